@@ -1,0 +1,44 @@
+import type { Config } from '@mailer/config';
+import { openDatabase, type Database, type DatabaseHandle } from '@mailer/db';
+import { createLogger, type Logger } from '@mailer/logger';
+import { createDeliveryQueue, openRedis, type DeliveryQueue, type Redis } from '@mailer/queue';
+
+/** Everything a request handler may touch, built once at boot (and by tests, against real services). */
+export interface ApiDependencies {
+  config: Config;
+  logger: Logger;
+  database: DatabaseHandle;
+  db: Database;
+  redis: Redis;
+  deliveryQueue: DeliveryQueue;
+  /** The clock every rule that depends on time reads; tests move it. */
+  now: () => Date;
+}
+
+export interface ContainerOverrides {
+  logger?: Logger;
+  now?: () => Date;
+}
+
+export function createContainer(config: Config, overrides: ContainerOverrides = {}): ApiDependencies {
+  const logger = overrides.logger ?? createLogger({ level: config.logLevel, service: 'api' });
+  const database = openDatabase(config.databaseUrl, config.databasePoolSize);
+  const redis = openRedis(config.redisUrl, 'producer');
+  // Redis outages are reported by /readyz; intake continues and the reconciler catches up.
+  redis.on('error', () => undefined);
+  return {
+    config,
+    logger,
+    database,
+    db: database.db,
+    redis,
+    deliveryQueue: createDeliveryQueue(redis, config.redisPrefix),
+    now: overrides.now ?? (() => new Date()),
+  };
+}
+
+export async function closeContainer(deps: ApiDependencies): Promise<void> {
+  await deps.deliveryQueue.close().catch(() => undefined);
+  deps.redis.disconnect();
+  await deps.database.close();
+}

@@ -1,0 +1,64 @@
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { AppError } from '@mailer/domain';
+import type { ApiDependencies } from '../container';
+import { authenticate, authorize } from './auth';
+import { errorHandler } from './error-handler';
+import { requestContext } from './request-context';
+import { parseBody, parseQuery, type RouteDefinition } from './route';
+
+const BODY_LIMIT = '16mb';
+// Buffer any body as bytes; routes parse it after the auth and resource checks.
+const readRawBody = express.raw({ type: () => true, limit: BODY_LIMIT });
+
+function runRoute(route: RouteDefinition, deps: ApiDependencies) {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    if (route.auth.kind !== 'none') {
+      req.auth = await authenticate(deps.db, req.get('authorization'));
+      authorize(req.auth, route.auth);
+    }
+    await new Promise<void>((resolve, reject) => readRawBody(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
+    const query = parseQuery(route.query, req.query);
+    await route.handle({
+      req,
+      res,
+      deps,
+      key: req.auth!,
+      params: req.params as Record<string, string>,
+      query,
+      body: () => parseBody(route.body, req),
+    });
+    if (!res.headersSent) next(new Error(`route ${route.method.toUpperCase()} ${route.path} sent no response`));
+  };
+}
+
+export interface AppExtras {
+  /** Mounted before the API routes, e.g. the operator dashboard. */
+  mount?: (app: express.Express) => void;
+}
+
+export function createApp(deps: ApiDependencies, routes: RouteDefinition[], extras: AppExtras = {}): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  app.use(requestContext(deps.logger));
+  extras.mount?.(app);
+
+  const methodsByPath = new Map<string, string[]>();
+  for (const route of routes) {
+    app[route.method](route.path, runRoute(route, deps));
+    methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method.toUpperCase()]);
+  }
+  for (const [path, methods] of methodsByPath) {
+    const allow = methods.includes('GET') ? [...methods, 'HEAD'] : methods;
+    app.all(path, (_req, res) => {
+      res.setHeader('Allow', allow.join(', '));
+      throw new AppError('method_not_allowed', `This route accepts ${allow.join(', ')}.`);
+    });
+  }
+  app.use(() => {
+    throw new AppError('not_found', 'No such route.');
+  });
+  app.use(errorHandler);
+  return app;
+}

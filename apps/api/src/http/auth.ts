@@ -1,0 +1,45 @@
+import { and, eq, isNull } from 'drizzle-orm';
+import { apiKeys, type Database } from '@mailer/db';
+import { AppError, apiKeyMatches, grantsScope, hashApiKey, isWellFormedApiKey, type KeyKind, type Scope } from '@mailer/domain';
+
+export interface AuthenticatedKey {
+  keyId: string;
+  accountId: string;
+  kind: KeyKind;
+  scopes: string[];
+}
+
+/** What a route requires of its caller (interface section 5, CONTRACT section 3). */
+export type RouteAuth = { kind: 'none' } | { kind: 'sending' } | { kind: 'management'; scope: Scope };
+
+const unauthorized = (message: string) =>
+  new AppError('unauthorized', message, { headers: { 'WWW-Authenticate': 'Bearer realm="mailer"' } });
+
+export async function authenticate(db: Database, header: string | undefined): Promise<AuthenticatedKey> {
+  const match = header ? /^Bearer ([^\s]+)$/i.exec(header.trim()) : null;
+  if (!match) throw unauthorized('An Authorization: Bearer <key> header is required.');
+  const presented = match[1]!;
+  if (!isWellFormedApiKey(presented)) throw unauthorized('The API key is not valid.');
+  const [row] = await db
+    .select({ id: apiKeys.id, accountId: apiKeys.accountId, kind: apiKeys.kind, keyHash: apiKeys.keyHash, scopes: apiKeys.scopes })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.keyHash, hashApiKey(presented)), isNull(apiKeys.revokedAt)))
+    .limit(1);
+  if (!row || !apiKeyMatches(presented, row.keyHash)) throw unauthorized('The API key is not valid.');
+  return { keyId: row.id, accountId: row.accountId, kind: row.kind, scopes: row.scopes };
+}
+
+/** Key type, then scope, as the contract orders the checks. */
+export function authorize(key: AuthenticatedKey, auth: RouteAuth): void {
+  if (auth.kind === 'none') return;
+  if (auth.kind === 'sending') {
+    if (key.kind !== 'sending') throw new AppError('wrong_key_type', 'This route requires the account\'s sending key (svc_live_…).');
+    return;
+  }
+  if (key.kind !== 'management') throw new AppError('wrong_key_type', 'This route requires a management key (mgmt_live_…).');
+  if (!grantsScope(key.scopes, auth.scope)) {
+    throw new AppError('insufficient_scope', `This key lacks the scope ${auth.scope}.`, {
+      details: [{ path: 'scope', message: `requires ${auth.scope}` }],
+    });
+  }
+}

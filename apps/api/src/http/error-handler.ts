@@ -1,0 +1,54 @@
+import type { NextFunction, Request, Response } from 'express';
+import { AppError, ERROR_STATUS, type ErrorCode } from '@mailer/domain';
+
+/** Connection-level failures of PostgreSQL: the service is unavailable, not broken. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const e = error as { code?: string; message?: string } | undefined;
+  if (!e) return false;
+  if (e.code && /^(08|57P0[1-3]|53300)/.test(e.code)) return true;
+  if (e.code && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH'].includes(e.code)) return true;
+  return /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED/i.test(e.message ?? '');
+}
+
+/** Errors raised by body-parser and Express itself, by their `type`. */
+const FRAMEWORK_ERRORS: Record<string, { code: ErrorCode; message: string }> = {
+  'entity.too.large': { code: 'payload_too_large', message: 'The request body exceeds 16 MiB.' },
+  'entity.parse.failed': { code: 'invalid_json', message: 'The request body is not valid JSON.' },
+  'encoding.unsupported': { code: 'unsupported_media_type', message: 'The request body encoding is not supported.' },
+  'charset.unsupported': { code: 'unsupported_media_type', message: 'The request body charset is not supported.' },
+  'request.aborted': { code: 'invalid_json', message: 'The request body was not received completely.' },
+};
+
+function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  const type = (error as { type?: string } | undefined)?.type;
+  const known = type ? FRAMEWORK_ERRORS[type] : undefined;
+  if (known) return new AppError(known.code, known.message);
+  if (isDatabaseUnavailable(error)) {
+    return new AppError('service_unavailable', 'The service is temporarily unavailable; retry later.', {
+      headers: { 'Retry-After': '5' },
+    });
+  }
+  return new AppError('internal_error', 'An unexpected error occurred.');
+}
+
+export function sendError(res: Response, error: AppError): void {
+  for (const [name, value] of Object.entries(error.headers ?? {})) res.setHeader(name, value);
+  res.status(ERROR_STATUS[error.code]).json({
+    error: { code: error.code, message: error.message, ...(error.details?.length ? { details: error.details } : {}) },
+  });
+}
+
+/** The one place errors become HTTP: ours as they are, framework errors by type, anything else as a logged 500. */
+export function errorHandler(error: unknown, req: Request, res: Response, _next: NextFunction): void {
+  const appError = toAppError(error);
+  if (appError.code === 'internal_error' || appError.code === 'service_unavailable') {
+    const err = error as Error;
+    req.log?.error('request failed', { code: appError.code, error: err?.message, stack: err?.stack });
+  }
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  sendError(res, appError);
+}

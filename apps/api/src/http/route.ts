@@ -1,0 +1,87 @@
+import type { Request, Response } from 'express';
+import { z } from 'zod';
+import { AppError } from '@mailer/domain';
+import type { ApiDependencies } from '../container';
+import type { AuthenticatedKey, RouteAuth } from './auth';
+import { zodDetails } from './zod-details';
+
+export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
+
+export interface RouteResponse {
+  description: string;
+  schema?: z.ZodType;
+}
+
+/**
+ * One endpoint: what it needs of the caller, the schemas that validate its input (and
+ * document it in /openapi.json), and its handler. Handlers receive the body through
+ * `body()` so that they can look up the route's resource first, as the contract orders
+ * the checks: authentication, key type, scope, resource, then body.
+ */
+export interface RouteDefinition<Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> {
+  method: HttpMethod;
+  /** Express-style path, e.g. `/v1/domains/:id`. */
+  path: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  auth: RouteAuth;
+  /** Extra request headers to document (e.g. Idempotency-Key). */
+  headers?: Record<string, { description: string; required: boolean }>;
+  query?: Q;
+  body?: B;
+  responses: Record<number, RouteResponse>;
+  handle(ctx: RouteContext<z.infer<Q>, z.infer<B>>): Promise<void>;
+}
+
+export interface RouteContext<Q, B> {
+  req: Request;
+  res: Response;
+  deps: ApiDependencies;
+  /** Present on every route whose auth is not `none`. */
+  key: AuthenticatedKey;
+  params: Record<string, string>;
+  query: Q;
+  /** Parses and validates the JSON body; throws the contract's 415 / 400 / 422. */
+  body(): B;
+}
+
+export function defineRoute<Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType>(
+  route: RouteDefinition<Q, B>,
+): RouteDefinition {
+  return route as unknown as RouteDefinition;
+}
+
+export function parseQuery<Q extends z.ZodType>(schema: Q | undefined, query: unknown): z.infer<Q> {
+  if (!schema) return {} as z.infer<Q>;
+  const parsed = schema.safeParse(query);
+  if (!parsed.success) {
+    throw new AppError('invalid_query', 'A query parameter is invalid.', { details: zodDetails(parsed.error) });
+  }
+  return parsed.data;
+}
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+/** Reads the raw body buffered by the route runner: 415 unless JSON, 400 when unparseable, 422 against the schema. */
+export function parseBody<B extends z.ZodType>(schema: B | undefined, req: Request): z.infer<B> {
+  const raw: Buffer | undefined = Buffer.isBuffer(req.body) ? req.body : undefined;
+  const hasBody = raw !== undefined && raw.length > 0;
+  if (hasBody && !JSON_TYPE.test(req.get('content-type') ?? '')) {
+    throw new AppError('unsupported_media_type', 'The request body must be application/json.');
+  }
+  let value: unknown = undefined;
+  if (hasBody) {
+    try {
+      value = JSON.parse(raw.toString('utf8'));
+    } catch {
+      throw new AppError('invalid_json', 'The request body is not valid JSON.');
+    }
+  }
+  if (!schema) return value as z.infer<B>;
+  const parsed = schema.safeParse(value === undefined ? {} : value);
+  if (!parsed.success) {
+    throw new AppError('validation_error', 'The request body is invalid.', { details: zodDetails(parsed.error) });
+  }
+  return parsed.data;
+}

@@ -1,0 +1,3 @@
+export { createContainer, closeContainer, type ApiDependencies } from './container';
+export { buildApi } from './server';
+export * from './testing';

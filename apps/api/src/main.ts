@@ -1,0 +1,28 @@
+import { ConfigError, loadConfig } from '@mailer/config';
+import { closeContainer, createContainer } from './container';
+import { listen } from './server';
+
+async function main() {
+  const config = loadConfig();
+  const deps = createContainer(config);
+  const server = await listen(deps);
+  deps.logger.info('api listening', { host: config.host, port: config.port });
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    deps.logger.info('api stopping', { signal });
+    // Stop accepting, let in-flight requests finish, then close pools.
+    server.close(() => void closeContainer(deps).finally(() => process.exit(0)));
+    server.closeIdleConnections();
+    setTimeout(() => process.exit(1), 15_000).unref();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((error: Error) => {
+  console.error(error instanceof ConfigError ? error.message : error);
+  process.exit(1);
+});

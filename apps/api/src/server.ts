@@ -1,0 +1,18 @@
+import type { Server } from 'node:http';
+import type { ApiDependencies } from './container';
+import { createApp } from './http/app';
+import { apiRoutes } from './routes';
+
+export function buildApi(deps: ApiDependencies) {
+  return createApp(deps, apiRoutes);
+}
+
+export function listen(deps: ApiDependencies): Promise<Server> {
+  const app = buildApi(deps);
+  return new Promise((resolve, reject) => {
+    const server = app.listen(deps.config.port, deps.config.host, (error?: Error) => (error ? reject(error) : resolve(server)));
+    // Behind a load balancer, idle keep-alive sockets must outlive its timeout.
+    server.keepAliveTimeout = 65_000;
+    server.headersTimeout = 66_000;
+  });
+}

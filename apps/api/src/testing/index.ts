@@ -1,0 +1,1 @@
+export { startTestApi, type TestApi } from './test-api';

@@ -1,0 +1,22 @@
+/** @jest-config-loader esbuild-register */
+import type { Config } from 'jest';
+
+// Tests run the TypeScript sources directly (SWC strips types; `tsc -b` is the type check).
+// Workspace packages resolve to their sources so a test never runs stale build output.
+const config: Config = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/apps', '<rootDir>/packages'],
+  testMatch: ['**/src/**/*.test.ts'],
+  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } }] },
+  moduleNameMapper: {
+    '^@mailer/(config|logger|domain|db|queue|testing)$': '<rootDir>/packages/$1/src',
+    '^@mailer/(api|worker)$': '<rootDir>/apps/$1/src',
+  },
+  globalSetup: '<rootDir>/packages/testing/src/global-setup.ts',
+  globalTeardown: '<rootDir>/packages/testing/src/global-teardown.ts',
+  testTimeout: 30000,
+  reporters: ['default', '<rootDir>/scripts/jest-summary-reporter.js'],
+};
+
+export default config;

@@ -1,0 +1,39 @@
+import { loadConfig, ConfigError } from './config';
+
+describe('loadConfig', () => {
+  it('applies the contract defaults', () => {
+    const config = loadConfig({});
+    expect(config.databaseUrl).toBe('postgres://postgres@127.0.0.1:5432/mailer');
+    expect(config.redisUrl).toBe('redis://127.0.0.1:6379');
+    expect(config.port).toBe(3000);
+    expect(config.host).toBe('0.0.0.0');
+    expect(config.smtp.port).toBe(25);
+    expect(config.smtp.allowPrivateMx).toBe(false);
+    expect(config.worker.reconcileIntervalMs).toBe(30_000);
+    expect(config.worker.retryScheduleMs).toEqual([60_000, 300_000, 900_000, 1_800_000, 3_600_000, 7_200_000, 14_400_000]);
+    expect(config.worker.maxDeliveryAgeMs).toBe(72 * 3_600_000);
+    expect(config.retentionDays).toBe(30);
+    expect(config.smtp.dataTimeoutMs).toBe(600_000);
+    expect(config.encryptionKey).toHaveLength(32);
+  });
+
+  it('parses DNS_SERVERS as a host:port list', () => {
+    expect(loadConfig({ DNS_SERVERS: '127.0.0.1:5300, [::1]:53' }).dns.servers).toEqual(['127.0.0.1:5300', '[::1]:53']);
+  });
+
+  it.each([
+    ['PORT', 'http'],
+    ['RETRY_SCHEDULE', '1m,soon'],
+    ['MAX_DELIVERY_AGE', 'forever'],
+    ['ALLOW_PRIVATE_MX', 'maybe'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['ENCRYPTION_KEY', 'c2hvcnQ='],
+  ])('names %s when its value %s is invalid', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(name);
+  });
+
+  it('requires ENCRYPTION_KEY in production', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow('ENCRYPTION_KEY');
+  });
+});

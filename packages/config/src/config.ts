@@ -1,0 +1,137 @@
+import { hostname } from 'node:os';
+import { z } from 'zod';
+import { parseDuration } from './duration';
+
+const duration = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((text, ctx) => {
+      const ms = parseDuration(text);
+      if (ms === undefined || ms <= 0) {
+        ctx.addIssue({ code: 'custom', message: `"${text}" is not a duration such as 30s, 5m or 72h` });
+        return z.NEVER;
+      }
+      return ms;
+    });
+
+const bool = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'])
+    .default(fallback ? 'true' : 'false')
+    .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const int = (fallback: number, min: number, max: number) =>
+  z.coerce.number().int().min(min).max(max).default(fallback);
+
+const hostPort = z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[^\s:,]+)(:\d{1,5})?$/, 'expected host or host:port');
+
+/**
+ * A development-only key so that `npm ci && npm start` works on a fresh machine.
+ * In production ENCRYPTION_KEY is required: it protects DKIM private keys at rest
+ * and signs pagination cursors.
+ */
+const DEVELOPMENT_ENCRYPTION_KEY = Buffer.alloc(32, 'mailer-development-only-key').toString('base64');
+
+const envSchema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    LOG_LEVEL: z.enum(['error', 'warn', 'info', 'debug']).default('info'),
+    DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).default('postgres://postgres@127.0.0.1:5432/mailer'),
+    DATABASE_POOL_SIZE: int(20, 1, 500),
+    REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
+    REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]+$/).default('mailer'),
+    HOST: z.string().min(1).default('0.0.0.0'),
+    PORT: int(3000, 0, 65535),
+    WORKER_METRICS_PORT: int(3001, 0, 65535),
+    DNS_SERVERS: z
+      .string()
+      .default('')
+      .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean))
+      .pipe(z.array(hostPort)),
+    DNS_TIMEOUT: duration('2s'),
+    SMTP_PORT: int(25, 1, 65535),
+    SMTP_HELO_NAME: z.string().min(1).default(hostname()),
+    SMTP_CA_FILE: z.string().optional(),
+    SMTP_CONNECT_TIMEOUT: duration('30s'),
+    SMTP_COMMAND_TIMEOUT: duration('5m'),
+    SMTP_DATA_TIMEOUT: duration('10m'),
+    ALLOW_PRIVATE_MX: bool(false),
+    WORKER_CONCURRENCY: int(50, 1, 1000),
+    DESTINATION_CONCURRENCY: int(10, 1, 1000),
+    RECONCILE_INTERVAL: duration('30s'),
+    RETRY_SCHEDULE: z
+      .string()
+      .default('1m,5m,15m,30m,1h,2h,4h')
+      .transform((text, ctx) => {
+        const steps = text.split(',').map((s) => parseDuration(s));
+        if (steps.length === 0 || steps.some((s) => s === undefined || s <= 0)) {
+          ctx.addIssue({ code: 'custom', message: 'expected comma-separated durations such as 1m,5m,1h' });
+          return z.NEVER;
+        }
+        return steps as number[];
+      }),
+    MAX_DELIVERY_AGE: duration('72h'),
+    RETENTION_DAYS: int(30, 1, 3650),
+    OPERATOR_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+    ENCRYPTION_KEY: z
+      .string()
+      .optional()
+      .refine((v) => v === undefined || Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64-encoded'),
+  })
+  .superRefine((env, ctx) => {
+    if (env.NODE_ENV === 'production' && !env.ENCRYPTION_KEY) {
+      ctx.addIssue({ code: 'custom', path: ['ENCRYPTION_KEY'], message: 'is required in production' });
+    }
+  });
+
+export type Config = ReturnType<typeof toConfig>;
+
+function toConfig(env: z.infer<typeof envSchema>) {
+  return {
+    env: env.NODE_ENV,
+    logLevel: env.LOG_LEVEL,
+    databaseUrl: env.DATABASE_URL,
+    databasePoolSize: env.DATABASE_POOL_SIZE,
+    redisUrl: env.REDIS_URL,
+    redisPrefix: env.REDIS_PREFIX,
+    host: env.HOST,
+    port: env.PORT,
+    workerMetricsPort: env.WORKER_METRICS_PORT,
+    dns: { servers: env.DNS_SERVERS, timeoutMs: env.DNS_TIMEOUT },
+    smtp: {
+      port: env.SMTP_PORT,
+      heloName: env.SMTP_HELO_NAME,
+      caFile: env.SMTP_CA_FILE,
+      connectTimeoutMs: env.SMTP_CONNECT_TIMEOUT,
+      commandTimeoutMs: env.SMTP_COMMAND_TIMEOUT,
+      dataTimeoutMs: env.SMTP_DATA_TIMEOUT,
+      allowPrivateMx: env.ALLOW_PRIVATE_MX,
+    },
+    worker: {
+      concurrency: env.WORKER_CONCURRENCY,
+      destinationConcurrency: env.DESTINATION_CONCURRENCY,
+      reconcileIntervalMs: env.RECONCILE_INTERVAL,
+      retryScheduleMs: env.RETRY_SCHEDULE,
+      maxDeliveryAgeMs: env.MAX_DELIVERY_AGE,
+    },
+    retentionDays: env.RETENTION_DAYS,
+    operatorToken: env.OPERATOR_TOKEN,
+    encryptionKey: Buffer.from(env.ENCRYPTION_KEY ?? DEVELOPMENT_ENCRYPTION_KEY, 'base64'),
+  };
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** Parses the environment once at boot; a bad value fails with a message naming the variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const blankToUnset = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(blankToUnset);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.') || '(environment)'}: ${issue.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  return toConfig(parsed.data);
+}

@@ -1,0 +1,2 @@
+export { loadConfig, ConfigError, type Config } from './config';
+export { parseDuration } from './duration';

@@ -1,0 +1,4 @@
+export * from './schema';
+export { openDatabase, type Database, type DatabaseHandle, type Tx, type DbOrTx } from './database';
+export { migrateDatabase, ensureDatabase, MIGRATIONS_FOLDER } from './migrate';
+export * from './stores/accounts-store';

@@ -1,0 +1,131 @@
+import { sql } from 'drizzle-orm';
+import { bigint, boolean, customType, index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { accounts } from './accounts';
+import { createdAt, instant, updatedAt } from './columns';
+import { domains } from './domains';
+import { senders } from './senders';
+
+export const DELIVERY_STATUSES = ['queued', 'sending', 'deferred', 'accepted', 'bounced', 'failed'] as const;
+export type DeliveryStatusValue = (typeof DELIVERY_STATUSES)[number];
+
+/** The normalized cause of a status, as the API shows it (CONTRACT.md section 4). */
+export interface StoredCause {
+  code: string;
+  permanent: boolean;
+  smtp_code: number | null;
+  enhanced_status: string | null;
+}
+
+const bytea = customType<{ data: Buffer }>({ dataType: () => 'bytea' });
+
+export const emails = pgTable(
+  'emails',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id').notNull().references(() => accounts.id),
+    senderId: text('sender_id').notNull().references(() => senders.id),
+    domainId: text('domain_id').notNull().references(() => domains.id),
+    fromEmail: text('from_email').notNull(),
+    /** Display name for the From header: the request's, else the sender's at acceptance. */
+    fromName: text('from_name'),
+    type: text('type').notNull().default('transactional'),
+    subject: text('subject').notNull(),
+    /** Normalized to/cc addresses as shown back; BCC addresses live only on their deliveries. */
+    to: jsonb('to').$type<string[]>().notNull(),
+    cc: jsonb('cc').$type<string[]>().notNull(),
+    bccCount: integer('bcc_count').notNull(),
+    /** Body parts; set to null once every delivery is terminal. */
+    textBody: text('text_body'),
+    htmlBody: text('html_body'),
+    /** RFC 5322 Message-ID, fixed at acceptance so every attempt sends the same one. */
+    messageIdHeader: text('message_id_header').notNull(),
+    status: text('status', { enum: DELIVERY_STATUSES }).notNull().default('queued'),
+    cause: jsonb('cause').$type<StoredCause>(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    completedAt: instant('completed_at'),
+    contentPurgedAt: instant('content_purged_at'),
+  },
+  (t) => [
+    index('emails_account_list_idx').on(t.accountId, t.createdAt.desc(), t.id.desc()),
+    index('emails_sender_idx').on(t.senderId),
+    index('emails_created_idx').on(t.createdAt),
+  ],
+);
+
+export const attachments = pgTable(
+  'attachments',
+  {
+    emailId: text('email_id').notNull().references(() => emails.id, { onDelete: 'cascade' }),
+    position: integer('position').notNull(),
+    filename: text('filename').notNull(),
+    contentType: text('content_type').notNull(),
+    contentId: text('content_id'),
+    size: integer('size').notNull(),
+    /** Decoded bytes; set to null once every delivery is terminal. */
+    content: bytea('content'),
+  },
+  (t) => [primaryKey({ columns: [t.emailId, t.position] })],
+);
+
+/** One row per unique normalized recipient: the unit of delivery status and of usage. */
+export const deliveries = pgTable(
+  'deliveries',
+  {
+    id: text('id').primaryKey(),
+    emailId: text('email_id').notNull().references(() => emails.id, { onDelete: 'cascade' }),
+    accountId: text('account_id').notNull().references(() => accounts.id),
+    recipient: text('recipient').notNull(),
+    recipientDomain: text('recipient_domain').notNull(),
+    kind: text('kind', { enum: ['to', 'cc', 'bcc'] }).notNull(),
+    status: text('status', { enum: DELIVERY_STATUSES }).notNull().default('queued'),
+    attemptCount: integer('attempt_count').notNull().default(0),
+    cause: jsonb('cause').$type<StoredCause>(),
+    /** When the delivery is next owed an attempt; the reconciler re-enqueues what is due. */
+    nextAttemptAt: instant('next_attempt_at').notNull().defaultNow(),
+    /** While `sending`: until when the worker that leased it owns it. */
+    leaseExpiresAt: instant('lease_expires_at'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('deliveries_email_idx').on(t.emailId),
+    index('deliveries_owed_idx').on(t.nextAttemptAt).where(sql`status in ('queued', 'sending', 'deferred')`),
+    index('deliveries_account_active_idx').on(t.accountId).where(sql`status in ('queued', 'sending', 'deferred')`),
+  ],
+);
+
+/** One SMTP transaction (or the local decision that replaced one) for some of a message's recipients. */
+export const attempts = pgTable(
+  'attempts',
+  {
+    id: text('id').primaryKey(),
+    emailId: text('email_id').notNull().references(() => emails.id, { onDelete: 'cascade' }),
+    number: integer('number').notNull(),
+    startedAt: instant('started_at').notNull(),
+    endedAt: instant('ended_at').notNull(),
+    outcome: text('outcome', { enum: ['accepted', 'deferred', 'bounced', 'failed'] }).notNull(),
+    /** to/cc addresses only; BCC recipients are counted, never named. */
+    recipients: jsonb('recipients').$type<string[]>().notNull(),
+    bccRecipients: integer('bcc_recipients').notNull().default(0),
+    tls: boolean('tls').notNull().default(false),
+    cause: jsonb('cause').$type<StoredCause>(),
+    /** For operators only; never returned by the API. */
+    mxHost: text('mx_host'),
+  },
+  (t) => [index('attempts_email_idx').on(t.emailId, t.number)],
+);
+
+export const events = pgTable(
+  'events',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    emailId: text('email_id').notNull().references(() => emails.id, { onDelete: 'cascade' }),
+    type: text('type').notNull(),
+    at: instant('at').notNull().defaultNow(),
+    /** to/cc address, or null for message-level events and BCC deliveries. */
+    recipient: text('recipient'),
+    cause: jsonb('cause').$type<StoredCause>(),
+  },
+  (t) => [index('events_email_idx').on(t.emailId, t.at, t.id)],
+);

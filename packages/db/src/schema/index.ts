@@ -1,0 +1,6 @@
+export * from './accounts';
+export * from './api-keys';
+export * from './domains';
+export * from './senders';
+export * from './emails';
+export * from './intake';

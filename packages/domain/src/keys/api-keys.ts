@@ -1,0 +1,43 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { randomBase62 } from '../ids';
+
+export const SENDING_KEY_PREFIX = 'svc_live_';
+export const MANAGEMENT_KEY_PREFIX = 'mgmt_live_';
+
+export const SCOPES = ['domains:read', 'domains:write', 'senders:read', 'senders:write'] as const;
+export type Scope = (typeof SCOPES)[number];
+export type KeyKind = 'sending' | 'management';
+
+const KEY_SHAPE = /^(svc_live_|mgmt_live_)[0-9A-Za-z]{32,128}$/;
+
+export function generateApiKey(kind: KeyKind): string {
+  return (kind === 'sending' ? SENDING_KEY_PREFIX : MANAGEMENT_KEY_PREFIX) + randomBase62(40);
+}
+
+/** Keys are stored only as this hash; they carry 238 random bits, so a fast hash is enough. */
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+export function isWellFormedApiKey(key: string): boolean {
+  return KEY_SHAPE.test(key);
+}
+
+/** Constant-time comparison of a presented key's hash with a stored one. */
+export function apiKeyMatches(presented: string, storedHash: string): boolean {
+  const a = Buffer.from(hashApiKey(presented), 'hex');
+  const b = Buffer.from(storedHash, 'hex');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** A `:write` scope also grants the matching `:read` (CONTRACT.md section 3). */
+export function grantsScope(granted: readonly string[], needed: Scope): boolean {
+  if (granted.includes(needed)) return true;
+  return needed.endsWith(':read') && granted.includes(needed.replace(/:read$/, ':write'));
+}
+
+export function parseScopes(list: string): Scope[] | undefined {
+  const scopes = [...new Set(list.split(',').map((s) => s.trim()).filter(Boolean))];
+  if (scopes.length === 0 || !scopes.every((s): s is Scope => (SCOPES as readonly string[]).includes(s))) return undefined;
+  return scopes;
+}

@@ -1,0 +1,30 @@
+import type { JobsOptions } from 'bullmq';
+
+/**
+ * The one queue between the API and the delivery daemon. Jobs carry ids only: Postgres
+ * holds the message and decides what is owed, so a lost or repeated job never loses or
+ * duplicates a delivery.
+ */
+export const DELIVERY_QUEUE = 'deliveries';
+
+export const DELIVER_MESSAGE_JOB = 'deliver-message';
+
+export interface DeliverMessagePayload {
+  emailId: string;
+}
+
+/**
+ * A job's id is derived from the message and the time its deliveries are due, so the
+ * API, the worker's retry scheduling and the reconciler all name the same owed work the
+ * same way and BullMQ ignores a second add.
+ */
+export function deliverMessageJobId(emailId: string, dueAt: Date): string {
+  return `${emailId}-${dueAt.getTime()}`;
+}
+
+export const DELIVER_MESSAGE_OPTIONS: JobsOptions = {
+  removeOnComplete: true,
+  removeOnFail: { age: 24 * 3600 },
+  // Delivery retries are scheduled from Postgres by the worker, not by BullMQ.
+  attempts: 1,
+};

@@ -1,0 +1,3 @@
+export * from './catalog';
+export { openRedis, type Redis } from './connection';
+export { createDeliveryQueue, type DeliveryQueue } from './producer';

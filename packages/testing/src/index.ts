@@ -1,0 +1,1 @@
+export { createTestDatabase, testRedisPrefix, databaseUrl } from './test-database';
