@@ -1,6 +1,7 @@
 import type { Config } from '@mailer/config';
 import { openDatabase, type Database, type DatabaseHandle } from '@mailer/db';
 import { createLogger, type Logger } from '@mailer/logger';
+import { createCursorCodec, type CursorCodec } from '@mailer/domain';
 import { createDeliveryQueue, openRedis, type DeliveryQueue, type Redis } from '@mailer/queue';
 
 /** Everything a request handler may touch, built once at boot (and by tests, against real services). */
@@ -11,6 +12,7 @@ export interface ApiDependencies {
   db: Database;
   redis: Redis;
   deliveryQueue: DeliveryQueue;
+  cursors: CursorCodec;
   /** The clock every rule that depends on time reads; tests move it. */
   now: () => Date;
 }
@@ -33,6 +35,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     db: database.db,
     redis,
     deliveryQueue: createDeliveryQueue(redis, config.redisPrefix),
+    cursors: createCursorCodec(config.encryptionKey),
     now: overrides.now ?? (() => new Date()),
   };
 }

@@ -1,3 +1,6 @@
 export * from './errors';
 export * from './ids';
 export * from './keys/api-keys';
+export * from './pagination/cursor';
+export * from './crypto/seal';
+export * from './crypto/dkim-key';

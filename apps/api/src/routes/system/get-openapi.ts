@@ -1,9 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { defineRoute } from '../../http/route';
+import { defineRoute, type RouteDefinition } from '../../http/route';
 import { buildOpenApiDocument } from '../../http/openapi';
-
-let cached: unknown;
 
 /** The decisions the contract leaves to us are written in docs/api-decisions.md and shipped as the document's description. */
 function description(): string {
@@ -14,17 +12,19 @@ function description(): string {
   }
 }
 
-export const getOpenApi = defineRoute({
-  method: 'get',
-  path: '/openapi.json',
-  tag: 'operations',
-  summary: 'This OpenAPI 3.1 document.',
-  auth: { kind: 'none' },
-  responses: { 200: { description: 'The document.' } },
-  async handle({ res }) {
-    // Imported lazily: the route table imports this file.
-    const { apiRoutes } = await import('../index');
-    cached ??= buildOpenApiDocument(apiRoutes, description());
-    res.json(cached);
-  },
-});
+/** Documents `routes()`, which includes this route itself. */
+export function createGetOpenApi(routes: () => RouteDefinition[]) {
+  let cached: unknown;
+  return defineRoute({
+    method: 'get',
+    path: '/openapi.json',
+    tag: 'operations',
+    summary: 'This OpenAPI 3.1 document.',
+    auth: { kind: 'none' },
+    responses: { 200: { description: 'The document.' } },
+    async handle({ res }) {
+      cached ??= buildOpenApiDocument(routes(), description());
+      res.json(cached);
+    },
+  });
+}
