@@ -1,0 +1,1 @@
+export { buildMime, type OutgoingMessage, type OutgoingAttachment } from './build-mime';
