@@ -1,0 +1,46 @@
+import { buildApi } from '../server';
+import { apiRoutes } from '../routes';
+import { openApiPath } from './openapi';
+import { startTestApi, type TestApi } from '../testing';
+
+let api: TestApi;
+beforeAll(async () => {
+  api = await startTestApi();
+});
+afterAll(() => api.close());
+
+/** Every method+path Express actually serves, read from the router (the 405 catch-alls register every method; skip them). */
+function servedRoutes(): string[] {
+  const app = buildApi(api.deps) as unknown as { router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] } };
+  return app.router.stack
+    .filter((layer) => layer.route && Object.keys(layer.route.methods).length === 1)
+    .flatMap((layer) => Object.keys(layer.route!.methods).map((method) => `${method} ${openApiPath(layer.route!.path)}`));
+}
+
+describe('/openapi.json', () => {
+  it('documents every route the app serves, with its security and responses', async () => {
+    const res = await api.http.get('/openapi.json');
+    expect(res.status).toBe(200);
+    const documented = Object.entries(res.body.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>
+      Object.keys(ops).map((method) => `${method} ${path}`),
+    );
+    const served = servedRoutes();
+    expect(served.length).toBe(apiRoutes.length);
+    expect(served.filter((route) => !documented.includes(route))).toEqual([]);
+    for (const ops of Object.values(res.body.paths as Record<string, Record<string, { responses: object; security: unknown[] }>>)) {
+      for (const op of Object.values(ops)) {
+        expect(Object.keys(op.responses).length).toBeGreaterThan(0);
+        expect(Array.isArray(op.security)).toBe(true);
+      }
+    }
+  });
+
+  it('describes request bodies with the zod schemas that validate them', async () => {
+    const res = await api.http.get('/openapi.json');
+    const withBodies = apiRoutes.filter((route) => route.body);
+    for (const route of withBodies) {
+      const op = res.body.paths[openApiPath(route.path)][route.method];
+      expect(op.requestBody.content['application/json'].schema).toBeDefined();
+    }
+  });
+});
