@@ -3,6 +3,7 @@ import { openDatabase, type Database, type DatabaseHandle } from '@mailer/db';
 import { createLogger, type Logger } from '@mailer/logger';
 import { createCursorCodec, type CursorCodec } from '@mailer/domain';
 import { createDeliveryQueue, openRedis, type DeliveryQueue, type Redis } from '@mailer/queue';
+import { createApiMetrics, type ApiMetrics } from './operator/metrics';
 
 /** Everything a request handler may touch, built once at boot (and by tests, against real services). */
 export interface ApiDependencies {
@@ -13,6 +14,7 @@ export interface ApiDependencies {
   redis: Redis;
   deliveryQueue: DeliveryQueue;
   cursors: CursorCodec;
+  metrics: ApiMetrics;
   /** The clock every rule that depends on time reads; tests move it. */
   now: () => Date;
 }
@@ -28,13 +30,15 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const redis = openRedis(config.redisUrl, 'producer');
   // Redis outages are reported by /readyz; intake continues and the reconciler catches up.
   redis.on('error', () => undefined);
+  const deliveryQueue = createDeliveryQueue(redis, config.redisPrefix);
   return {
     config,
     logger,
     database,
     db: database.db,
     redis,
-    deliveryQueue: createDeliveryQueue(redis, config.redisPrefix),
+    deliveryQueue,
+    metrics: createApiMetrics(deliveryQueue),
     cursors: createCursorCodec(config.encryptionKey),
     now: overrides.now ?? (() => new Date()),
   };

@@ -1,10 +1,11 @@
 import type { Server } from 'node:http';
 import type { ApiDependencies } from './container';
 import { createApp } from './http/app';
+import { mountQueueDashboard } from './operator/mount-queue-dashboard';
 import { apiRoutes } from './routes';
 
 export function buildApi(deps: ApiDependencies) {
-  return createApp(deps, apiRoutes);
+  return createApp(deps, apiRoutes, { mount: (app) => mountQueueDashboard(app, deps) });
 }
 
 export function listen(deps: ApiDependencies): Promise<Server> {

@@ -4,3 +4,5 @@ export * from './keys/api-keys';
 export * from './pagination/cursor';
 export * from './crypto/seal';
 export * from './crypto/dkim-key';
+export * from './keys/operator-token';
+export * from './senders';

@@ -1,7 +1,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { AppError } from '@mailer/domain';
 import type { ApiDependencies } from '../container';
-import { authenticate, authorize } from './auth';
+import { authenticate, authenticateOperator, authorize } from './auth';
 import { errorHandler } from './error-handler';
 import { requestContext } from './request-context';
 import { parseBody, parseQuery, type RouteDefinition } from './route';
@@ -10,9 +10,23 @@ const BODY_LIMIT = '16mb';
 // Buffer any body as bytes; routes parse it after the auth and resource checks.
 const readRawBody = express.raw({ type: () => true, limit: BODY_LIMIT });
 
+/** Observes every answered request under its route pattern, never its concrete path (ids would explode the label set). */
+function recordRequestMetrics(deps: ApiDependencies) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const stop = deps.metrics.httpRequestDuration.startTimer();
+    res.once('finish', () => {
+      const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
+      stop({ method: req.method, route, status: String(res.statusCode) });
+    });
+    next();
+  };
+}
+
 function runRoute(route: RouteDefinition, deps: ApiDependencies) {
   return async (req: Request, res: Response, next: NextFunction) => {
-    if (route.auth.kind !== 'none') {
+    if (route.auth.kind === 'operator') {
+      authenticateOperator(req.get('authorization'), deps.config.operatorToken);
+    } else if (route.auth.kind !== 'none') {
       req.auth = await authenticate(deps.db, req.get('authorization'));
       authorize(req.auth, route.auth);
     }
@@ -42,6 +56,7 @@ export function createApp(deps: ApiDependencies, routes: RouteDefinition[], extr
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(requestContext(deps.logger));
+  app.use(recordRequestMetrics(deps));
   extras.mount?.(app);
 
   const methodsByPath = new Map<string, string[]>();

@@ -1,6 +1,15 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { apiKeys, type Database } from '@mailer/db';
-import { AppError, apiKeyMatches, grantsScope, hashApiKey, isWellFormedApiKey, type KeyKind, type Scope } from '@mailer/domain';
+import {
+  AppError,
+  apiKeyMatches,
+  grantsScope,
+  hashApiKey,
+  isOperatorAuthorized,
+  isWellFormedApiKey,
+  type KeyKind,
+  type Scope,
+} from '@mailer/domain';
 
 export interface AuthenticatedKey {
   keyId: string;
@@ -10,7 +19,7 @@ export interface AuthenticatedKey {
 }
 
 /** What a route requires of its caller (interface section 5, CONTRACT section 3). */
-export type RouteAuth = { kind: 'none' } | { kind: 'sending' } | { kind: 'management'; scope: Scope };
+export type RouteAuth = { kind: 'none' } | { kind: 'operator' } | { kind: 'sending' } | { kind: 'management'; scope: Scope };
 
 const unauthorized = (message: string) =>
   new AppError('unauthorized', message, { headers: { 'WWW-Authenticate': 'Bearer realm="mailer"' } });
@@ -29,9 +38,14 @@ export async function authenticate(db: Database, header: string | undefined): Pr
   return { keyId: row.id, accountId: row.accountId, kind: row.kind, scopes: row.scopes };
 }
 
+/** The operator surface (metrics, dashboard) takes OPERATOR_TOKEN, not an account's key. */
+export function authenticateOperator(header: string | undefined, token: string | undefined): void {
+  if (!isOperatorAuthorized(header, token)) throw unauthorized('The operator token is required.');
+}
+
 /** Key type, then scope, as the contract orders the checks. */
 export function authorize(key: AuthenticatedKey, auth: RouteAuth): void {
-  if (auth.kind === 'none') return;
+  if (auth.kind === 'none' || auth.kind === 'operator') return;
   if (auth.kind === 'sending') {
     if (key.kind !== 'sending') throw new AppError('wrong_key_type', 'This route requires the account\'s sending key (svc_live_…).');
     return;

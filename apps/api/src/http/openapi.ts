@@ -22,6 +22,8 @@ function security(route: RouteDefinition) {
   switch (route.auth.kind) {
     case 'none':
       return [];
+    case 'operator':
+      return [{ operatorToken: [] }];
     case 'sending':
       return [{ sendingKey: [] }];
     case 'management':
@@ -76,6 +78,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[], description: str
     components: {
       securitySchemes: {
         sendingKey: { type: 'http', scheme: 'bearer', description: 'The account\'s sending key, `svc_live_…`; email routes only.' },
+        operatorToken: { type: 'http', scheme: 'bearer', description: 'OPERATOR_TOKEN (also accepted as the HTTP Basic password).' },
         managementKey: { type: 'http', scheme: 'bearer', description: 'A management key, `mgmt_live_…`, with the scopes the route lists.' },
       },
       schemas: { Error: jsonSchema(errorSchema, 'output') },

@@ -38,7 +38,7 @@ export interface RouteContext<Q, B> {
   req: Request;
   res: Response;
   deps: ApiDependencies;
-  /** Present on every route whose auth is not `none`. */
+  /** Present on every route whose auth is `sending` or `management`. */
   key: AuthenticatedKey;
   params: Record<string, string>;
   query: Q;
