@@ -1,5 +1,6 @@
 import type { Config } from '@mailer/config';
 import { openDatabase, type Database, type DatabaseHandle } from '@mailer/db';
+import { createDnsResolver, type DnsResolver } from '@mailer/dns';
 import { createLogger, type Logger } from '@mailer/logger';
 import { createCursorCodec, type CursorCodec } from '@mailer/domain';
 import { createDeliveryQueue, openRedis, type DeliveryQueue, type Redis } from '@mailer/queue';
@@ -14,6 +15,8 @@ export interface ApiDependencies {
   redis: Redis;
   deliveryQueue: DeliveryQueue;
   cursors: CursorCodec;
+  /** The configured resolver (DNS_SERVERS, DNS_TIMEOUT) for domain checks. */
+  dns: DnsResolver;
   metrics: ApiMetrics;
   /** The clock every rule that depends on time reads; tests move it. */
   now: () => Date;
@@ -40,6 +43,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     deliveryQueue,
     metrics: createApiMetrics(deliveryQueue),
     cursors: createCursorCodec(config.encryptionKey),
+    dns: createDnsResolver(config.dns),
     now: overrides.now ?? (() => new Date()),
   };
 }

@@ -1,1 +1,36 @@
-console.log('cli placeholder')
+import { ConfigError, loadConfig } from '@mailer/config';
+import { openDatabase } from '@mailer/db';
+import { printError } from './output';
+import { runCli } from './program';
+
+/**
+ * `npm run cli -- <command>`: configuration from the environment (DATABASE_URL, …), one
+ * command against the database, then the pool is closed so the process exits. The CLI
+ * does not migrate: it expects a database `npm run migrate` (or `npm start`) has prepared.
+ */
+async function main(argv: string[]): Promise<number> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    printError(process.stderr, argv.includes('--json'), { code: 'invalid_configuration', message: error.message });
+    return 1;
+  }
+  const database = openDatabase(config.databaseUrl, 2);
+  try {
+    return await runCli(argv, { db: database.db, stdout: process.stdout, stderr: process.stderr });
+  } finally {
+    await database.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (status) => {
+    process.exitCode = status;
+  },
+  (error: unknown) => {
+    process.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

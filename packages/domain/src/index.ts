@@ -6,3 +6,4 @@ export * from './crypto/seal';
 export * from './crypto/dkim-key';
 export * from './keys/operator-token';
 export * from './senders';
+export * from './domains';

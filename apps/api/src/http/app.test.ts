@@ -33,6 +33,17 @@ describe('the HTTP shell', () => {
     expect(res.headers.allow).toContain('GET');
   });
 
+  it('treats a malformed percent-escape in the path as literal text, after authentication', async () => {
+    const anonymous = await api.http.get('/v1/domains/%zz');
+    expect(anonymous.status).toBe(401);
+    const account = await api.createAccount();
+    for (const path of ['/v1/domains/%zz', '/v1/domains/%E0%A4%A', '/v1/senders/%ff%fe']) {
+      const res = await api.http.get(path).set('Authorization', `Bearer ${account.management_key}`);
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe(path.startsWith('/v1/senders') ? 'sender_not_found' : 'domain_not_found');
+    }
+  });
+
   it('serves an OpenAPI 3.1 document', async () => {
     const res = await api.http.get('/openapi.json');
     expect(res.status).toBe(200);

@@ -45,6 +45,22 @@ function runRoute(route: RouteDefinition, deps: ApiDependencies) {
   };
 }
 
+/**
+ * A path with a malformed percent-escape (`/v1/domains/%zz`) would fail inside the router
+ * before authentication. Escaping its `%` signs makes the path mean its literal text, so
+ * the request meets the usual checks and a malformed id answers `*_not_found`.
+ */
+function escapeMalformedPercentEncoding(req: Request, _res: Response, next: NextFunction) {
+  const queryAt = req.url.indexOf('?');
+  const path = queryAt === -1 ? req.url : req.url.slice(0, queryAt);
+  try {
+    decodeURIComponent(path);
+  } catch {
+    req.url = path.replace(/%/g, '%25') + (queryAt === -1 ? '' : req.url.slice(queryAt));
+  }
+  next();
+}
+
 export interface AppExtras {
   /** Mounted before the API routes, e.g. the operator dashboard. */
   mount?: (app: express.Express) => void;
@@ -56,6 +72,7 @@ export function createApp(deps: ApiDependencies, routes: RouteDefinition[], extr
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(requestContext(deps.logger));
+  app.use(escapeMalformedPercentEncoding);
   app.use(recordRequestMetrics(deps));
   extras.mount?.(app);
 

@@ -3,11 +3,33 @@ import { getHealthz } from './system/get-healthz';
 import { getReadyz } from './system/get-readyz';
 import { getMetrics } from './system/get-metrics';
 import { createGetOpenApi } from './system/get-openapi';
+import { listSendersRoute } from './senders/list-senders';
+import { createSenderRoute } from './senders/create-sender';
+import { getSenderRoute } from './senders/get-sender';
+import { updateSenderRoute } from './senders/update-sender';
+import { deleteSenderRoute } from './senders/delete-sender';
+import { listDomainsRoute } from './domains/list-domains';
+import { createDomainRoute } from './domains/create-domain';
+import { getDomainRoute } from './domains/get-domain';
+import { deleteDomainRoute } from './domains/delete-domain';
+import { getDomainDnsRoute } from './domains/get-domain-dns';
+import { checkDomainDnsRoute } from './domains/check-domain-dns';
 
 /** Every endpoint of the service; the app and /openapi.json are both built from this list. */
 export const apiRoutes: RouteDefinition[] = [
   getHealthz,
   getReadyz,
   getMetrics,
+  listSendersRoute,
+  createSenderRoute,
+  getSenderRoute,
+  updateSenderRoute,
+  deleteSenderRoute,
+  listDomainsRoute,
+  createDomainRoute,
+  getDomainRoute,
+  deleteDomainRoute,
+  getDomainDnsRoute,
+  checkDomainDnsRoute,
   createGetOpenApi(() => apiRoutes),
 ];

@@ -1,4 +1,4 @@
-import { domainToASCII } from 'node:url';
+import { hostToAscii } from '../domains/domain-name';
 
 // RFC 5322 atext, and the RFC 5321 quoted string (qtextSMTP / quoted-pairSMTP).
 const DOT_ATOM = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/;
@@ -13,35 +13,46 @@ const MAX_ADDRESS_OCTETS = 254;
  * letter-digit-hyphen labels.
  */
 export function normalizeMailDomain(domain: string): string | undefined {
-  const ascii = domainToASCII(domain).toLowerCase();
+  const ascii = hostToAscii(domain).toLowerCase();
   if (ascii.length === 0 || ascii.length > 253) return undefined;
   const labels = ascii.split('.');
   if (labels.length < 2 || !labels.every((label) => LDH_LABEL.test(label))) return undefined;
   return ascii;
 }
 
-export type SenderEmailResult = { ok: true; email: string; emailKey: string } | { ok: false; message: string };
+/** An RFC 5321 mailbox: the local part as given, the domain part normalized. */
+export interface Mailbox {
+  local: string;
+  /** Lower-case A-labels. */
+  domain: string;
+  /** `local@domain`. */
+  address: string;
+  /**
+   * The whole address in lower case: senders are unique per domain under this key and
+   * `from` addresses are matched by it (case-insensitively, as CONTRACT.md section 7 says).
+   */
+  key: string;
+}
 
 /**
- * A sender address for the domain named `domainName` (an A-label, lower case): an
- * RFC 5321 mailbox whose domain part, once normalized, is that name. The local part is
- * kept exactly as given (ASCII only: SMTPUTF8 is not offered); the domain part is
- * stored normalized. `emailKey` is the whole address in lower case, the key under which
- * senders are unique per domain and `from` addresses are matched.
+ * Parses a sender address: a dot-atom or quoted local part of at most 64 octets (ASCII
+ * only: SMTPUTF8 is not offered) and a host name, IDN accepted, normalized to A-labels.
+ * Surrounding white space is ignored. Undefined when it is not such a mailbox.
  */
-export function parseSenderEmail(input: string, domainName: string): SenderEmailResult {
-  const invalid: SenderEmailResult = { ok: false, message: 'must be an email address such as hello@example.com' };
+export function parseMailbox(input: string): Mailbox | undefined {
   const trimmed = input.trim();
   const at = trimmed.lastIndexOf('@');
-  if (at <= 0) return invalid;
+  if (at <= 0) return undefined;
   const local = trimmed.slice(0, at);
-  if (local.length > MAX_LOCAL_OCTETS || !(DOT_ATOM.test(local) || QUOTED_STRING.test(local))) return invalid;
+  if (local.length > MAX_LOCAL_OCTETS || !(DOT_ATOM.test(local) || QUOTED_STRING.test(local))) return undefined;
   const domain = normalizeMailDomain(trimmed.slice(at + 1));
-  if (!domain) return invalid;
-  if (domain !== domainName.toLowerCase()) {
-    return { ok: false, message: `the domain part must be ${domainName}, the domain the sender is created under` };
-  }
-  const email = `${local}@${domain}`;
-  if (email.length > MAX_ADDRESS_OCTETS) return { ok: false, message: `must be at most ${MAX_ADDRESS_OCTETS} characters` };
-  return { ok: true, email, emailKey: email.toLowerCase() };
+  if (!domain) return undefined;
+  const address = `${local}@${domain}`;
+  if (address.length > MAX_ADDRESS_OCTETS) return undefined;
+  return { local, domain, address, key: address.toLowerCase() };
+}
+
+/** A sender's domain part must equal the domain it is created under (interface.md section 4.3), compared as A-labels. */
+export function mailboxBelongsTo(mailbox: Mailbox, domainName: string): boolean {
+  return mailbox.domain === normalizeMailDomain(domainName);
 }

@@ -1,0 +1,78 @@
+import {
+  AppError,
+  decideDomainCreation,
+  DKIM_SEAL_PURPOSE,
+  generateDkimKeyPair,
+  newId,
+  newOwnershipToken,
+  seal,
+} from '@mailer/domain';
+import { findActiveDomainKeys, insertDomain } from '@mailer/db';
+import { defineRoute } from '../../http/route';
+import { createDomainBodySchema } from './create-domain.schema';
+import { requireDomainView } from './domain-lookup';
+import { serializeDomain } from './domain-representation';
+import { domainSchema } from './domain.schema';
+
+/** Enough for a conflicting domain to be deleted between our look-up and our insert, and then some. */
+const MAX_ATTEMPTS = 3;
+
+export const createDomainRoute = defineRoute({
+  method: 'post',
+  path: '/v1/domains',
+  tag: 'domains',
+  summary: 'Add a sending domain; its DKIM key and ownership token are generated.',
+  description:
+    'Creating again with the same name and the same external_id is a natural retry: 200 with the existing domain. ' +
+    'Otherwise an active domain of that name is 409 domain_already_exists, and an external_id held by an active domain ' +
+    'of another name is 409 external_id_conflict. A deleted domain frees its name and external_id.',
+  auth: { kind: 'management', scope: 'domains:write' },
+  body: createDomainBodySchema,
+  responses: {
+    201: { description: 'Created.', schema: domainSchema },
+    200: { description: 'A natural retry: the existing domain.', schema: domainSchema },
+  },
+  async handle({ res, deps, key, body }) {
+    const input = body();
+    const request = { name: input.name, externalId: input.external_id ?? null };
+    let dkim: Awaited<ReturnType<typeof generateDkimKeyPair>> | undefined;
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const active = await findActiveDomainKeys(deps.db, key.accountId, request.name, request.externalId);
+      const decision = decideDomainCreation(request, active);
+      switch (decision.kind) {
+        case 'natural_retry':
+          res.status(200).json(serializeDomain(await requireDomainView(deps.db, key.accountId, decision.id)));
+          return;
+        case 'name_taken':
+          throw new AppError('domain_already_exists', `An active domain ${request.name} already exists in this account.`, {
+            details: [{ path: 'name', message: 'already an active domain of this account' }],
+          });
+        case 'external_id_taken':
+          throw new AppError('external_id_conflict', 'This external_id belongs to another active domain of this account.', {
+            details: [{ path: 'external_id', message: 'held by an active domain of another name' }],
+          });
+      }
+      dkim ??= await generateDkimKeyPair();
+      const now = deps.now();
+      const created = await insertDomain(deps.db, {
+        id: newId('domain'),
+        accountId: key.accountId,
+        name: request.name,
+        externalId: request.externalId,
+        ownershipToken: newOwnershipToken(),
+        dkimSelector: dkim.selector,
+        dkimPublicKey: dkim.publicKey,
+        dkimPrivateKeySealed: seal(deps.config.encryptionKey, DKIM_SEAL_PURPOSE, dkim.privateKeyPem),
+        createdAt: now,
+        updatedAt: now,
+      });
+      // No row: a concurrent request took the name or external_id first; decide again against it.
+      if (created) {
+        const view = { ...created, senderCount: 0, deliveryCounts: { accepted: 0, bounced: 0, failed: 0, deferred: 0 } };
+        res.status(201).location(`/v1/domains/${created.id}`).json(serializeDomain(view));
+        return;
+      }
+    }
+    throw new Error(`domain creation did not settle after ${MAX_ATTEMPTS} attempts`);
+  },
+});

@@ -1,0 +1,16 @@
+import { defineRoute } from '../../http/route';
+import { requireDomainView } from './domain-lookup';
+import { serializeDomain } from './domain-representation';
+import { domainSchema } from './domain.schema';
+
+export const getDomainRoute = defineRoute({
+  method: 'get',
+  path: '/v1/domains/:id',
+  tag: 'domains',
+  summary: 'Get a domain.',
+  auth: { kind: 'management', scope: 'domains:read' },
+  responses: { 200: { description: 'The domain.', schema: domainSchema } },
+  async handle({ res, deps, key, params }) {
+    res.json(serializeDomain(await requireDomainView(deps.db, key.accountId, params.id!)));
+  },
+});

@@ -1,0 +1,16 @@
+import { defineRoute } from '../../http/route';
+import { requireSender } from './lookups';
+import { senderSchema } from './sender.schema';
+import { serializeSender } from './serialize-sender';
+
+export const getSenderRoute = defineRoute({
+  method: 'get',
+  path: '/v1/senders/:id',
+  tag: 'senders',
+  summary: 'Get a sender.',
+  auth: { kind: 'management', scope: 'senders:read' },
+  responses: { 200: { description: 'The sender.', schema: senderSchema } },
+  async handle({ res, deps, key, params }) {
+    res.json(serializeSender(await requireSender(deps.db, key, params.id!)));
+  },
+});

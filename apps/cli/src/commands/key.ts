@@ -1,0 +1,63 @@
+import type { Command } from 'commander';
+import { accountExists, createManagementKey, revokeKey, rotateSendingKey, type Database } from '@mailer/db';
+import { parseScopes, SCOPES } from '@mailer/domain';
+import { CliError, printResult } from '../output';
+import type { CliDependencies } from '../program';
+
+async function requireAccount(db: Database, id: string): Promise<void> {
+  if (!(await accountExists(db, id))) throw new CliError('account_not_found', `No account with id ${id}.`);
+}
+
+export function registerKeyCommands(program: Command, deps: CliDependencies): void {
+  const key = program.command('key').description('manage API keys');
+
+  key
+    .command('create')
+    .description('create a management key with the given scopes')
+    .requiredOption('--account <id>', 'the account (acc_…)')
+    .requiredOption('--scopes <list>', `comma-separated, from: ${SCOPES.join(', ')}`)
+    .option('--json', 'print {"id","key","scopes"}')
+    .action(async (options: { account: string; scopes: string; json?: boolean }) => {
+      const scopes = parseScopes(options.scopes);
+      if (!scopes) throw new CliError('invalid_scopes', `--scopes must be a comma-separated list of: ${SCOPES.join(', ')}.`);
+      await requireAccount(deps.db, options.account);
+      const created = await createManagementKey(deps.db, options.account, scopes);
+      printResult(
+        deps.stdout,
+        options.json,
+        created,
+        [
+          `Created management key ${created.id} for ${options.account}.`,
+          `Scopes: ${created.scopes.join(', ')}`,
+          `Key:    ${created.key}`,
+          'Store the key now: it is not shown again.',
+        ].join('\n'),
+      );
+    });
+
+  key
+    .command('revoke')
+    .description('revoke a key at once')
+    .requiredOption('--id <key_id>', 'the key id (key_…)')
+    .option('--json', 'print {"id","revoked":true}')
+    .action(async (options: { id: string; json?: boolean }) => {
+      if (!(await revokeKey(deps.db, options.id))) throw new CliError('key_not_found', `No active key with id ${options.id}.`);
+      printResult(deps.stdout, options.json, { id: options.id, revoked: true }, `Revoked key ${options.id}.`);
+    });
+
+  key
+    .command('rotate-sending')
+    .description("issue a new sending key; the account's previous sending key stops working at once")
+    .requiredOption('--account <id>', 'the account (acc_…)')
+    .option('--json', 'print {"sending_key"}')
+    .action(async (options: { account: string; json?: boolean }) => {
+      await requireAccount(deps.db, options.account);
+      const sendingKey = await rotateSendingKey(deps.db, options.account);
+      printResult(
+        deps.stdout,
+        options.json,
+        { sending_key: sendingKey },
+        [`New sending key for ${options.account}: ${sendingKey}`, 'The previous one no longer works. Store this key now: it is not shown again.'].join('\n'),
+      );
+    });
+}

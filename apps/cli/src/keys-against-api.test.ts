@@ -1,0 +1,55 @@
+import { startTestApi, type TestApi } from '@mailer/api';
+import { runCli } from './program';
+
+let api: TestApi;
+beforeAll(async () => {
+  api = await startTestApi();
+});
+afterAll(() => api.close());
+
+/** The CLI in-process against the API's own database. */
+async function cli(...argv: string[]) {
+  let stdout = '';
+  const status = await runCli([...argv, '--json'], {
+    db: api.deps.db,
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: () => undefined },
+  });
+  expect(status).toBe(0);
+  return JSON.parse(stdout);
+}
+
+/** A sender route: authenticated management keys with senders:read reach the domain lookup (404 for an unknown domain). */
+const probe = (key: string) => api.http.get('/v1/domains/dom_x/senders').set('Authorization', `Bearer ${key}`);
+const outcome = async (key: string) => {
+  const res = await probe(key);
+  return { status: res.status, code: res.body.error?.code };
+};
+
+describe('keys made by the CLI, used against the API', () => {
+  it('authenticate: the management key reaches the resource lookup, the sending key is the wrong type', async () => {
+    const created = await cli('account', 'create', '--name', 'CLI account');
+    expect(await outcome(created.management_key)).toEqual({ status: 404, code: 'domain_not_found' });
+    expect(await outcome(created.sending_key)).toEqual({ status: 403, code: 'wrong_key_type' });
+  });
+
+  it('carry exactly the scopes given, and stop working once revoked', async () => {
+    const { account } = await cli('account', 'create', '--name', 'Scoped');
+    const readers = await cli('key', 'create', '--account', account.id, '--scopes', 'senders:read');
+    const domainsOnly = await cli('key', 'create', '--account', account.id, '--scopes', 'domains:read,domains:write');
+    expect(await outcome(readers.key)).toEqual({ status: 404, code: 'domain_not_found' });
+    expect(await outcome(domainsOnly.key)).toEqual({ status: 403, code: 'insufficient_scope' });
+
+    expect(await cli('key', 'revoke', '--id', readers.id)).toEqual({ id: readers.id, revoked: true });
+    expect(await outcome(readers.key)).toEqual({ status: 401, code: 'unauthorized' });
+  });
+
+  it('rotate-sending: the old sending key is refused at once, the new one authenticates', async () => {
+    const created = await cli('account', 'create', '--name', 'Rotating');
+    const { sending_key: fresh } = await cli('key', 'rotate-sending', '--account', created.account.id);
+    expect(await outcome(created.sending_key)).toEqual({ status: 401, code: 'unauthorized' });
+    expect(await outcome(fresh)).toEqual({ status: 403, code: 'wrong_key_type' });
+    // Management keys are untouched by a sending-key rotation.
+    expect(await outcome(created.management_key)).toEqual({ status: 404, code: 'domain_not_found' });
+  });
+});

@@ -1,0 +1,45 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { eq } from 'drizzle-orm';
+import { accounts, openDatabase } from '@mailer/db';
+import { createTestDatabase } from '@mailer/testing';
+
+/** The built CLI, as `npm run cli` runs it: `npm test` runs `tsc -b` first, so dist is current. */
+const CLI = path.resolve(__dirname, '../dist/main.js');
+const run = promisify(execFile);
+
+describe('the built CLI (node apps/cli/dist/main.js)', () => {
+  it('creates an account against DATABASE_URL, prints JSON and exits 0 with the pool closed', async () => {
+    const url = await createTestDatabase();
+    const { stdout, stderr } = await run(process.execPath, [CLI, 'account', 'create', '--name', 'Spawned', '--json'], {
+      env: { PATH: process.env.PATH, DATABASE_URL: url },
+      timeout: 20_000,
+    });
+    expect(stderr).toBe('');
+    const out = JSON.parse(stdout);
+    expect(out).toEqual({
+      account: { id: expect.stringMatching(/^acc_/), name: 'Spawned', plan: 'free' },
+      sending_key: expect.stringMatching(/^svc_live_/),
+      management_key: expect.stringMatching(/^mgmt_live_/),
+    });
+    const database = openDatabase(url, 1);
+    try {
+      const [row] = await database.db.select().from(accounts).where(eq(accounts.id, out.account.id));
+      expect(row?.name).toBe('Spawned');
+    } finally {
+      await database.close();
+    }
+  });
+
+  it('exits 1 naming the variable when the configuration is invalid', async () => {
+    const failure = await run(process.execPath, [CLI, 'account', 'create', '--name', 'x', '--json'], {
+      env: { PATH: process.env.PATH, DATABASE_URL: 'mysql://nope' },
+      timeout: 20_000,
+    }).catch((error: { code: number; stdout: string; stderr: string }) => error);
+    expect(failure).toMatchObject({ code: 1, stdout: '' });
+    expect(JSON.parse((failure as { stderr: string }).stderr)).toEqual({
+      error: { code: 'invalid_configuration', message: expect.stringContaining('DATABASE_URL') },
+    });
+  });
+});

@@ -1,0 +1,216 @@
+import { and, eq, isNull } from 'drizzle-orm';
+import { accounts, apiKeys, openDatabase, plans, type DatabaseHandle } from '@mailer/db';
+import { hashApiKey } from '@mailer/domain';
+import { createTestDatabase, databaseUrl } from '@mailer/testing';
+import { runCli } from './program';
+
+let database: DatabaseHandle;
+beforeAll(async () => {
+  database = openDatabase(await createTestDatabase(), 4);
+});
+afterAll(() => database.close());
+
+async function run(...argv: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const status = await runCli(argv, {
+    db: database.db,
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+  });
+  return { status, stdout, stderr };
+}
+
+/** A failing command: non-zero status, nothing on stdout, `{"error":{code,message}}` on stderr. */
+async function failsWith(code: string, ...argv: string[]) {
+  const result = await run(...argv, '--json');
+  expect(result).toEqual({ status: 1, stdout: '', stderr: expect.stringMatching(/\n$/) });
+  expect(JSON.parse(result.stderr)).toEqual({ error: { code, message: expect.any(String) } });
+  return JSON.parse(result.stderr).error.message as string;
+}
+
+async function newAccount() {
+  const result = await run('account', 'create', '--name', 'Fixture', '--json');
+  return JSON.parse(result.stdout) as { account: { id: string }; sending_key: string; management_key: string };
+}
+
+const keyRow = async (key: string) => (await database.db.select().from(apiKeys).where(eq(apiKeys.keyHash, hashApiKey(key))))[0];
+
+describe('account create', () => {
+  it('prints the account and both keys as one JSON line, and stores them', async () => {
+    const result = await run('account', 'create', '--name', '  Acme Corp ', '--json');
+    expect(result.status).toBe(0);
+    expect(result.stderr).toBe('');
+    expect(result.stdout.trim().split('\n')).toHaveLength(1);
+    const out = JSON.parse(result.stdout);
+    expect(out).toEqual({
+      account: { id: expect.stringMatching(/^acc_[0-9A-Za-z]{22}$/), name: 'Acme Corp', plan: 'free' },
+      sending_key: expect.stringMatching(/^svc_live_[0-9A-Za-z]{32,}$/),
+      management_key: expect.stringMatching(/^mgmt_live_[0-9A-Za-z]{32,}$/),
+    });
+    const [account] = await database.db.select().from(accounts).where(eq(accounts.id, out.account.id));
+    expect(account).toMatchObject({ name: 'Acme Corp', planId: 'plan_free' });
+    expect(await keyRow(out.sending_key)).toMatchObject({ accountId: out.account.id, kind: 'sending', revokedAt: null });
+    expect(await keyRow(out.management_key)).toMatchObject({
+      accountId: out.account.id,
+      kind: 'management',
+      scopes: ['domains:read', 'domains:write', 'senders:read', 'senders:write'],
+    });
+  });
+
+  it('prints a readable form without --json', async () => {
+    const result = await run('account', 'create', '--name', 'Readable');
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/^Created account acc_\w+ \(Readable\) on the free plan\.\n/);
+    expect(result.stdout).toMatch(/Sending key: +svc_live_\w+/);
+    expect(result.stdout).toMatch(/Management key: mgmt_live_\w+/);
+    expect(() => JSON.parse(result.stdout)).toThrow();
+  });
+
+  it('refuses a missing or empty name', async () => {
+    expect(await failsWith('usage_error', 'account', 'create')).toContain('--name');
+    await failsWith('invalid_name', 'account', 'create', '--name', '   ');
+    await failsWith('invalid_name', 'account', 'create', '--name', 'a\u0007b');
+  });
+});
+
+describe('key create', () => {
+  it('creates a management key with the scopes asked for', async () => {
+    const { account } = await newAccount();
+    const result = await run('key', 'create', '--account', account.id, '--scopes', 'senders:read, domains:write', '--json');
+    expect(result.status).toBe(0);
+    const out = JSON.parse(result.stdout);
+    expect(out).toEqual({
+      id: expect.stringMatching(/^key_[0-9A-Za-z]{22}$/),
+      key: expect.stringMatching(/^mgmt_live_[0-9A-Za-z]{32,}$/),
+      scopes: ['senders:read', 'domains:write'],
+    });
+    expect(await keyRow(out.key)).toMatchObject({ id: out.id, accountId: account.id, kind: 'management', scopes: ['senders:read', 'domains:write'] });
+  });
+
+  it('refuses unknown scopes, an empty list and an unknown account', async () => {
+    const { account } = await newAccount();
+    for (const scopes of ['admin', 'senders:read,bogus', ',', 'senders:*']) {
+      expect(await failsWith('invalid_scopes', 'key', 'create', '--account', account.id, '--scopes', scopes)).toContain('senders:write');
+    }
+    await failsWith('account_not_found', 'key', 'create', '--account', 'acc_AAAAAAAAAAAAAAAAAAAAAA', '--scopes', 'senders:read');
+    await failsWith('usage_error', 'key', 'create', '--account', account.id);
+    await failsWith('usage_error', 'key', 'create', '--scopes', 'senders:read');
+  });
+});
+
+describe('key revoke', () => {
+  it('revokes an active key once; then it is unknown', async () => {
+    const { account } = await newAccount();
+    const created = JSON.parse((await run('key', 'create', '--account', account.id, '--scopes', 'senders:read', '--json')).stdout);
+    const result = await run('key', 'revoke', '--id', created.id, '--json');
+    expect(result).toEqual({ status: 0, stdout: `${JSON.stringify({ id: created.id, revoked: true })}\n`, stderr: '' });
+    expect((await keyRow(created.key))!.revokedAt).toBeInstanceOf(Date);
+    await failsWith('key_not_found', 'key', 'revoke', '--id', created.id);
+    await failsWith('key_not_found', 'key', 'revoke', '--id', 'key_AAAAAAAAAAAAAAAAAAAAAA');
+    await failsWith('usage_error', 'key', 'revoke');
+  });
+
+  it('says so in text without --json, and errors go to stderr', async () => {
+    const { account } = await newAccount();
+    const created = JSON.parse((await run('key', 'create', '--account', account.id, '--scopes', 'domains:read', '--json')).stdout);
+    expect(await run('key', 'revoke', '--id', created.id)).toEqual({ status: 0, stdout: `Revoked key ${created.id}.\n`, stderr: '' });
+    expect(await run('key', 'revoke', '--id', created.id)).toEqual({ status: 1, stdout: '', stderr: `error: No active key with id ${created.id}.\n` });
+  });
+});
+
+describe('key rotate-sending', () => {
+  it('issues a new sending key and revokes the old one in the same step', async () => {
+    const { account, sending_key: old } = await newAccount();
+    const result = await run('key', 'rotate-sending', '--account', account.id, '--json');
+    expect(result.status).toBe(0);
+    const out = JSON.parse(result.stdout);
+    expect(out).toEqual({ sending_key: expect.stringMatching(/^svc_live_[0-9A-Za-z]{32,}$/) });
+    expect(out.sending_key).not.toBe(old);
+    expect((await keyRow(old))!.revokedAt).toBeInstanceOf(Date);
+    const active = await database.db
+      .select()
+      .from(apiKeys)
+      .where(and(eq(apiKeys.accountId, account.id), eq(apiKeys.kind, 'sending'), isNull(apiKeys.revokedAt)));
+    expect(active.map((row) => row.keyHash)).toEqual([hashApiKey(out.sending_key)]);
+  });
+
+  it('refuses an unknown account', async () => {
+    await failsWith('account_not_found', 'key', 'rotate-sending', '--account', 'acc_AAAAAAAAAAAAAAAAAAAAAA');
+  });
+});
+
+describe('plan set', () => {
+  it('puts the account on a custom plan: given limits set, the rest carried over', async () => {
+    const { account } = await newAccount();
+    const first = await run('plan', 'set', '--account', account.id, '--per-minute', '600', '--max-active', '0', '--json');
+    expect(first.status).toBe(0);
+    const plan = JSON.parse(first.stdout);
+    expect(plan).toEqual({
+      id: expect.stringMatching(/^plan_/),
+      name: 'custom',
+      per_minute: 600,
+      per_hour: 300,
+      per_day: 300,
+      per_30_days: 3000,
+      max_active: 0,
+    });
+    const [row] = await database.db.select().from(accounts).where(eq(accounts.id, account.id));
+    expect(row!.planId).toBe(plan.id);
+
+    const second = JSON.parse(
+      (await run('plan', 'set', '--account', account.id, '--per-hour', '20000', '--per-day', '100000', '--per-30-days', '2147483647', '--json')).stdout,
+    );
+    expect(second).toMatchObject({ per_minute: 600, per_hour: 20000, per_day: 100000, per_30_days: 2147483647, max_active: 0 });
+    const [free] = await database.db.select().from(plans).where(eq(plans.id, 'plan_free'));
+    expect(free).toMatchObject({ perMinute: 30, perHour: 300, perDay: 300, per30Days: 3000, maxActive: 250 });
+  });
+
+  it('prints the limits in text without --json', async () => {
+    const { account } = await newAccount();
+    const result = await run('plan', 'set', '--account', account.id, '--per-day', '1000');
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain('per day 1000');
+  });
+
+  it('refuses limits that are not whole numbers, no limit at all and an unknown account', async () => {
+    const { account } = await newAccount();
+    for (const value of ['1.5', 'abc', '-1', '1e3', '', '2147483648', '99999999999']) {
+      expect(await failsWith('invalid_limit', 'plan', 'set', '--account', account.id, '--per-hour', value)).toContain('--per-hour');
+    }
+    await failsWith('no_limits', 'plan', 'set', '--account', account.id);
+    await failsWith('account_not_found', 'plan', 'set', '--account', 'acc_AAAAAAAAAAAAAAAAAAAAAA', '--per-minute', '5');
+    await failsWith('usage_error', 'plan', 'set', '--per-minute', '5');
+    const [row] = await database.db.select().from(accounts).where(eq(accounts.id, account.id));
+    expect(row!.planId).toBe('plan_free');
+  });
+});
+
+describe('the program', () => {
+  it('answers an unknown command with a usage error and --help with status 0', async () => {
+    expect(await failsWith('usage_error', 'account', 'delete')).toContain('delete');
+    const help = await run('--help');
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('account');
+    expect(help.stdout).toContain('migrate');
+  });
+
+  it('says the database is not migrated when it is not', async () => {
+    const name = `${new URL(database.pool.options.connectionString!).pathname.slice(1)}_blank`;
+    await database.pool.query(`create database ${name}`);
+    const blank = openDatabase(databaseUrl(name), 1);
+    try {
+      let stderr = '';
+      const result = await runCli(['account', 'create', '--name', 'x', '--json'], {
+        db: blank.db,
+        stdout: { write: () => undefined },
+        stderr: { write: (text: string) => (stderr += text) },
+      });
+      expect(result).toBe(1);
+      expect(JSON.parse(stderr)).toEqual({ error: { code: 'database_not_migrated', message: expect.stringContaining('npm run migrate') } });
+    } finally {
+      await blank.close();
+      await database.pool.query(`drop database ${name}`);
+    }
+  });
+});

@@ -1,0 +1,72 @@
+import { Command, CommanderError } from 'commander';
+import type { Database } from '@mailer/db';
+import { registerAccountCommands } from './commands/account';
+import { registerKeyCommands } from './commands/key';
+import { registerPlanCommands } from './commands/plan';
+import { CliError, printError, type CliOutput } from './output';
+
+/** What the commands work with; main.ts builds it from the environment, tests from a test database. */
+export interface CliDependencies {
+  db: Database;
+  stdout: CliOutput;
+  stderr: CliOutput;
+}
+
+/** A command group adds its subcommands (`account create`, …) to the program. */
+export type CommandGroup = (program: Command, deps: CliDependencies) => void;
+
+const COMMAND_GROUPS: CommandGroup[] = [registerAccountCommands, registerKeyCommands, registerPlanCommands];
+
+/** The driver's own error: drizzle wraps it (with the SQL and its parameters, which are not for printing). */
+function rootCause(error: unknown): { code?: string; message?: string } {
+  let current = error as { code?: string; message?: string; cause?: unknown };
+  while (current.cause && typeof current.cause === 'object') current = current.cause as typeof current;
+  return current;
+}
+
+/** Failures that are not the command's: the database is unreachable, missing or not migrated. */
+function databaseFailure({ code, message }: { code?: string; message?: string }): { code: string; message: string } | undefined {
+  // PostgreSQL's "undefined table": the database exists but has not been migrated.
+  if (code === '42P01') return { code: 'database_not_migrated', message: 'The database is not migrated; run npm run migrate first.' };
+  const unreachable =
+    (code && (/^(08|3D000|57P0[1-3]|28)/.test(code) || ['ECONNREFUSED', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code))) ||
+    /timeout exceeded when trying to connect|Connection terminated/i.test(message ?? '');
+  if (unreachable) return { code: 'database_unavailable', message: `The database is not reachable: ${message}` };
+  return undefined;
+}
+
+export function buildProgram(deps: CliDependencies, json: boolean): Command {
+  const program = new Command('mailer')
+    .description('Operator commands. They expect a migrated database (npm run migrate); they never migrate it.')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => void deps.stdout.write(text),
+      writeErr: (text) => void deps.stderr.write(text),
+      // Usage errors (a missing option, an unknown command) in the same shape as every other error.
+      outputError: (text, write) => {
+        if (!json) return write(text);
+        write(`${JSON.stringify({ error: { code: 'usage_error', message: text.trim().replace(/^error: /, '') } })}\n`);
+      },
+    });
+  for (const register of COMMAND_GROUPS) register(program, deps);
+  return program;
+}
+
+/** Runs one command line (without `node main.js`) and returns the process exit status. */
+export async function runCli(argv: string[], deps: CliDependencies): Promise<number> {
+  const json = argv.includes('--json');
+  try {
+    await buildProgram(deps, json).parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (error) {
+    // Commander has already printed its usage error or the help.
+    if (error instanceof CommanderError) return error.exitCode;
+    if (error instanceof CliError) {
+      printError(deps.stderr, json, error);
+    } else {
+      const cause = rootCause(error);
+      printError(deps.stderr, json, databaseFailure(cause) ?? { code: 'internal_error', message: cause.message || String(error) });
+    }
+    return 1;
+  }
+}

@@ -1,0 +1,44 @@
+import { startTestDnsServer, type TestDnsServer } from '@mailer/testing';
+import { observeDomainDns } from './observe-domain-dns';
+import { createDnsResolver } from './resolver';
+
+let server: TestDnsServer;
+beforeAll(async () => {
+  server = await startTestDnsServer();
+});
+afterEach(() => server.reset());
+afterAll(() => server.close());
+
+describe('observeDomainDns', () => {
+  it('looks up the ownership, DKIM and DMARC names', async () => {
+    const dns = createDnsResolver({ servers: [server.address], timeoutMs: 300 });
+    server.set('_mailer-verify.example.test', [{ type: 'TXT', data: 'mailer-verify=x' }]);
+    server.set('sel._domainkey.example.test', [{ type: 'TXT', data: 'v=DKIM1; p=K' }]);
+    const observation = await observeDomainDns(dns, { name: 'example.test', dkimSelector: 'sel' });
+    expect(observation).toEqual({
+      ownership: { kind: 'found', values: ['mailer-verify=x'] },
+      dkim: { kind: 'found', values: ['v=DKIM1; p=K'] },
+      dmarc: { kind: 'missing', nxdomain: true },
+    });
+  });
+
+  it('also asks the organizational domain for DMARC when the domain is a subdomain', async () => {
+    const dns = createDnsResolver({ servers: [server.address], timeoutMs: 300 });
+    server.set('_dmarc.example.test', [{ type: 'TXT', data: 'v=DMARC1; p=none' }]);
+    const observation = await observeDomainDns(dns, { name: 'mail.example.test', dkimSelector: 'sel' });
+    expect(observation.dmarc).toEqual({ kind: 'missing', nxdomain: true });
+    expect(observation.organizationalDmarc).toEqual({ kind: 'found', values: ['v=DMARC1; p=none'] });
+  });
+
+  it('ends by its deadline however slow the server is', async () => {
+    const dns = createDnsResolver({ servers: [server.address], timeoutMs: 10_000, tries: 2 });
+    server.fail('_mailer-verify.slow.test', 'timeout');
+    server.fail('sel._domainkey.slow.test', 'timeout');
+    const started = Date.now();
+    const observation = await observeDomainDns(dns, { name: 'slow.test', dkimSelector: 'sel' }, 300);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(observation.ownership).toEqual({ kind: 'temporary', reason: 'deadline_exceeded' });
+    expect(observation.dkim).toEqual({ kind: 'temporary', reason: 'deadline_exceeded' });
+    expect(observation.dmarc).toEqual({ kind: 'missing', nxdomain: true });
+  });
+});

@@ -1,0 +1,79 @@
+import { dkimRecordMatches } from './dkim-record';
+import { isDmarcCandidate, isValidDmarcRecord } from './dmarc-record';
+import { unquoteTxt } from './txt-record';
+import type { DnsPurpose } from './dns-records';
+
+/**
+ * The outcome of one DNS lookup, as a value: records found; authoritatively none
+ * (NXDOMAIN, or the name exists without such records); or a temporary failure
+ * (SERVFAIL, timeout, refused, deadline) that says nothing about the records.
+ */
+export type DnsAnswer<T> =
+  | { kind: 'found'; values: T[] }
+  | { kind: 'missing'; nxdomain: boolean }
+  | { kind: 'temporary'; reason: string };
+
+export const VERIFICATION_STATUS_VALUES = ['not_checked', 'missing', 'mismatch', 'verified'] as const;
+export type VerificationStatus = (typeof VERIFICATION_STATUS_VALUES)[number];
+export type LastCheckStatus = 'completed' | 'temporary_failure';
+
+/** TXT answers, each record's strings already joined. */
+export interface DomainDnsObservation {
+  ownership: DnsAnswer<string>;
+  dkim: DnsAnswer<string>;
+  dmarc: DnsAnswer<string>;
+  /** `_dmarc.<organizational domain>`, looked up only when that differs from the domain. */
+  organizationalDmarc?: DnsAnswer<string>;
+}
+
+export interface DnsCheckOutcome {
+  /** New status per component; a component left out keeps its status (its lookup failed temporarily). */
+  components: Partial<Record<DnsPurpose, VerificationStatus>>;
+  lastCheckStatus: LastCheckStatus;
+}
+
+type Judgement = VerificationStatus | 'temporary';
+
+function judge(answer: DnsAnswer<string>, matches: (value: string) => boolean): Judgement {
+  if (answer.kind === 'temporary') return 'temporary';
+  if (answer.kind === 'missing' || answer.values.length === 0) return 'missing';
+  return answer.values.some(matches) ? 'verified' : 'mismatch';
+}
+
+/** One name's DMARC answer: exactly one DMARC record, and valid (several make none apply, RFC 7489 6.6.3). */
+function judgeDmarc(answer: DnsAnswer<string>): Judgement {
+  if (answer.kind !== 'found') return judge(answer, () => false);
+  const candidates = answer.values.filter(isDmarcCandidate);
+  return judge(answer, () => candidates.length === 1 && isValidDmarcRecord(candidates[0]!));
+}
+
+/** A valid record at either name counts; a temporary failure outranks a definite miss, since the record may be there. */
+function combineDmarc(levels: Judgement[]): Judgement {
+  for (const outcome of ['verified', 'temporary', 'mismatch'] as const) {
+    if (levels.includes(outcome)) return outcome;
+  }
+  return 'missing';
+}
+
+/**
+ * Turns observed DNS answers into component statuses (CONTRACT.md section 6). Each
+ * component moves on its own; a temporary failure changes no component and makes the
+ * check's status `temporary_failure`.
+ */
+export function evaluateDnsCheck(
+  observation: DomainDnsObservation,
+  expected: { ownershipToken: string; dkimPublicKey: string },
+): DnsCheckOutcome {
+  const judgements: Record<DnsPurpose, Judgement> = {
+    ownership: judge(observation.ownership, (value) => unquoteTxt(value) === expected.ownershipToken),
+    dkim: judge(observation.dkim, (value) => dkimRecordMatches(value, expected.dkimPublicKey)),
+    dmarc: combineDmarc([observation.dmarc, observation.organizationalDmarc].filter((a) => a !== undefined).map(judgeDmarc)),
+  };
+  const components: DnsCheckOutcome['components'] = {};
+  let temporary = false;
+  for (const [purpose, judgement] of Object.entries(judgements) as [DnsPurpose, Judgement][]) {
+    if (judgement === 'temporary') temporary = true;
+    else components[purpose] = judgement;
+  }
+  return { components, lastCheckStatus: temporary ? 'temporary_failure' : 'completed' };
+}
