@@ -1,20 +1,20 @@
 import { startTestApi, type TestApi } from '@mailer/api';
-import { runCli } from './program';
+import { startTestCli, type TestCli } from './testing/test-cli';
 
 let api: TestApi;
+let testCli: TestCli;
 beforeAll(async () => {
   api = await startTestApi();
+  testCli = startTestCli(api.deps.db);
 });
-afterAll(() => api.close());
+afterAll(async () => {
+  await testCli.close();
+  await api.close();
+});
 
 /** The CLI in-process against the API's own database. */
 async function cli(...argv: string[]) {
-  let stdout = '';
-  const status = await runCli([...argv, '--json'], {
-    db: api.deps.db,
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: () => undefined },
-  });
+  const { status, stdout } = await testCli.run(...argv, '--json');
   expect(status).toBe(0);
   return JSON.parse(stdout);
 }

@@ -1,5 +1,7 @@
 import { ConfigError, loadConfig } from '@mailer/config';
 import { openDatabase } from '@mailer/db';
+import { createDnsResolver, type DnsResolver } from '@mailer/dns';
+import { createDeliveryQueue, openRedis, waitForRedis, type DeliveryQueue, type Redis } from '@mailer/queue';
 import { printError } from './output';
 import { runCli } from './program';
 
@@ -18,9 +20,26 @@ async function main(argv: string[]): Promise<number> {
     return 1;
   }
   const database = openDatabase(config.databaseUrl, 2);
+  let redis: Redis | undefined;
+  let queue: DeliveryQueue | undefined;
+  let dns: DnsResolver | undefined;
   try {
-    return await runCli(argv, { db: database.db, stdout: process.stdout, stderr: process.stderr });
+    return await runCli(argv, {
+      db: database.db,
+      stdout: process.stdout,
+      stderr: process.stderr,
+      deliveryQueue: async () => {
+        redis ??= openRedis(config.redisUrl, 'producer');
+        redis.on('error', () => undefined);
+        await waitForRedis(redis);
+        return (queue ??= createDeliveryQueue(redis, config.redisPrefix));
+      },
+      dns: () => (dns ??= createDnsResolver(config.dns)),
+      now: () => new Date(),
+    });
   } finally {
+    await queue?.close().catch(() => undefined);
+    redis?.disconnect();
     await database.close();
   }
 }

@@ -2,24 +2,20 @@ import { and, eq, isNull } from 'drizzle-orm';
 import { accounts, apiKeys, openDatabase, plans, type DatabaseHandle } from '@mailer/db';
 import { hashApiKey } from '@mailer/domain';
 import { createTestDatabase, databaseUrl } from '@mailer/testing';
-import { runCli } from './program';
+import { startTestCli, type TestCli } from './testing/test-cli';
 
 let database: DatabaseHandle;
+let cli: TestCli;
 beforeAll(async () => {
   database = openDatabase(await createTestDatabase(), 4);
+  cli = startTestCli(database.db);
 });
-afterAll(() => database.close());
+afterAll(async () => {
+  await cli.close();
+  await database.close();
+});
 
-async function run(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const status = await runCli(argv, {
-    db: database.db,
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-  });
-  return { status, stdout, stderr };
-}
+const run = (...argv: string[]) => cli.run(...argv);
 
 /** A failing command: non-zero status, nothing on stdout, `{"error":{code,message}}` on stderr. */
 async function failsWith(code: string, ...argv: string[]) {
@@ -200,13 +196,8 @@ describe('the program', () => {
     await database.pool.query(`create database ${name}`);
     const blank = openDatabase(databaseUrl(name), 1);
     try {
-      let stderr = '';
-      const result = await runCli(['account', 'create', '--name', 'x', '--json'], {
-        db: blank.db,
-        stdout: { write: () => undefined },
-        stderr: { write: (text: string) => (stderr += text) },
-      });
-      expect(result).toBe(1);
+      const { status, stderr } = await startTestCli(blank.db).run('account', 'create', '--name', 'x', '--json');
+      expect(status).toBe(1);
       expect(JSON.parse(stderr)).toEqual({ error: { code: 'database_not_migrated', message: expect.stringContaining('npm run migrate') } });
     } finally {
       await blank.close();

@@ -1,8 +1,13 @@
 import { Command, CommanderError } from 'commander';
 import type { Database } from '@mailer/db';
+import type { DnsResolver } from '@mailer/dns';
+import type { DeliveryQueue } from '@mailer/queue';
 import { registerAccountCommands } from './commands/account';
+import { registerDomainCommands } from './commands/domain';
+import { registerEmailCommands } from './commands/email';
 import { registerKeyCommands } from './commands/key';
 import { registerPlanCommands } from './commands/plan';
+import { registerQueueCommands } from './commands/queue';
 import { CliError, printError, type CliOutput } from './output';
 
 /** What the commands work with; main.ts builds it from the environment, tests from a test database. */
@@ -10,12 +15,23 @@ export interface CliDependencies {
   db: Database;
   stdout: CliOutput;
   stderr: CliOutput;
+  /** Opened on first use: only the queue and email commands need Redis, only `domain check` DNS. */
+  deliveryQueue: () => Promise<DeliveryQueue>;
+  dns: () => DnsResolver;
+  now: () => Date;
 }
 
 /** A command group adds its subcommands (`account create`, …) to the program. */
 export type CommandGroup = (program: Command, deps: CliDependencies) => void;
 
-const COMMAND_GROUPS: CommandGroup[] = [registerAccountCommands, registerKeyCommands, registerPlanCommands];
+const COMMAND_GROUPS: CommandGroup[] = [
+  registerAccountCommands,
+  registerKeyCommands,
+  registerPlanCommands,
+  registerQueueCommands,
+  registerEmailCommands,
+  registerDomainCommands,
+];
 
 /** The driver's own error: drizzle wraps it (with the SQL and its parameters, which are not for printing). */
 function rootCause(error: unknown): { code?: string; message?: string } {

@@ -1,4 +1,4 @@
-import { DKIM_SEAL_PURPOSE, generateDkimKeyPair, newId, randomBase62, seal, type DkimKeyPair } from '@mailer/domain';
+import { DKIM_SEAL_PURPOSE, generateDkimKeyPair, newId, newOwnershipToken, seal, type DkimKeyPair } from '@mailer/domain';
 import { domains, senders, type Database } from '@mailer/db';
 
 /**
@@ -23,7 +23,7 @@ export async function insertReadyDomain(
     id,
     accountId,
     name,
-    ownershipToken: `mailer-verify=${randomBase62(32)}`,
+    ownershipToken: newOwnershipToken(),
     dkimSelector: dkim.selector,
     dkimPublicKey: dkim.publicKey,
     dkimPrivateKeySealed: seal(encryptionKey, DKIM_SEAL_PURPOSE, dkim.privateKeyPem),

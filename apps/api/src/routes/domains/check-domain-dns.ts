@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { recordDnsCheck } from '@mailer/db';
-import { observeDomainDns } from '@mailer/dns';
-import { evaluateDnsCheck } from '@mailer/domain';
+import { verifyDomainDns } from '@mailer/dns';
 import { defineRoute } from '../../http/route';
 import { domainNotFound, requireDomain, requireDomainView } from './domain-lookup';
 import { serializeDomain } from './domain-representation';
@@ -22,11 +20,7 @@ export const checkDomainDnsRoute = defineRoute({
   async handle({ res, deps, key, params, body }) {
     const domain = await requireDomain(deps.db, key.accountId, params.id!);
     body();
-    const startedAt = deps.now();
-    const observation = await observeDomainDns(deps.dns, domain);
-    const outcome = evaluateDnsCheck(observation, domain);
-    const recorded = await recordDnsCheck(deps.db, key.accountId, domain.id, { ...outcome, startedAt, completedAt: deps.now() });
-    if (!recorded) throw domainNotFound();
+    if (!(await verifyDomainDns(deps.db, deps.dns, domain, deps.now))) throw domainNotFound();
     res.json(serializeDomain(await requireDomainView(deps.db, key.accountId, domain.id)));
   },
 });

@@ -1,0 +1,90 @@
+import { eq } from 'drizzle-orm';
+import { createAccount, deliveries, domains, openDatabase, type DatabaseHandle } from '@mailer/db';
+import { requiredDnsRecords } from '@mailer/domain';
+import { deliverMessageJobId } from '@mailer/queue';
+import { createTestDatabase, insertQueuedEmail, insertReadyDomain, insertSender, startTestDnsServer, type TestDnsServer } from '@mailer/testing';
+import { startTestCli, type TestCli } from './testing/test-cli';
+
+let database: DatabaseHandle;
+let dns: TestDnsServer;
+let cli: TestCli;
+let accountId: string;
+let domain: { id: string; name: string };
+let sender: { id: string; email: string };
+
+beforeAll(async () => {
+  database = openDatabase(await createTestDatabase(), 4);
+  dns = await startTestDnsServer();
+  cli = startTestCli(database.db, { dnsServers: [dns.address] });
+  accountId = (await createAccount(database.db, 'Operators')).account.id;
+  domain = await insertReadyDomain(database.db, Buffer.alloc(32, 1), accountId, 'ops.test');
+  sender = await insertSender(database.db, accountId, domain.id, 'hello@ops.test');
+});
+afterAll(async () => {
+  await cli.close();
+  await dns.close();
+  await database.close();
+});
+
+const queued = (to: string[]) =>
+  insertQueuedEmail(database.db, { accountId, senderId: sender.id, domainId: domain.id, from: sender.email, to });
+
+async function json(...argv: string[]) {
+  const result = await cli.run(...argv, '--json');
+  return { status: result.status, body: JSON.parse(result.status === 0 ? result.stdout : result.stderr) };
+}
+
+describe('queue stats', () => {
+  it('counts recipient deliveries by status in PostgreSQL and jobs by state in Redis', async () => {
+    const a = await queued(['a@example.test', 'b@example.test']);
+    await database.db.update(deliveries).set({ status: 'deferred' }).where(eq(deliveries.id, a.deliveries[1]!.id));
+    await (await cli.deliveryQueue()).enqueue(a.id, a.createdAt);
+    const { status, body } = await json('queue', 'stats');
+    expect(status).toBe(0);
+    expect(body.deliveries).toMatchObject({ queued: 1, deferred: 1, sending: 0, accepted: 0, bounced: 0, failed: 0 });
+    expect(body.jobs).toEqual({ waiting: 1, delayed: 0, active: 0, failed: 0 });
+  });
+});
+
+describe('email retry', () => {
+  it('makes the deferred deliveries due now and enqueues the message', async () => {
+    const email = await queued(['later@example.test']);
+    const inAnHour = new Date(Date.now() + 3_600_000);
+    await database.db.update(deliveries).set({ status: 'deferred', nextAttemptAt: inAnHour }).where(eq(deliveries.emailId, email.id));
+
+    const { status, body } = await json('email', 'retry', email.id);
+
+    expect(status).toBe(0);
+    expect(body).toEqual({ id: email.id, retried: 1 });
+    const [row] = await database.db.select().from(deliveries).where(eq(deliveries.emailId, email.id));
+    expect(row!.nextAttemptAt.getTime()).toBeLessThanOrEqual(Date.now());
+    const job = await (await cli.deliveryQueue()).queue.getJob(deliverMessageJobId(email.id, row!.nextAttemptAt));
+    expect(job?.data).toEqual({ emailId: email.id });
+  });
+
+  it('refuses an unknown message and one with nothing deferred', async () => {
+    expect(await json('email', 'retry', 'em_nonexistent')).toEqual({ status: 1, body: { error: { code: 'email_not_found', message: expect.any(String) } } });
+    const email = await queued(['now@example.test']);
+    expect((await json('email', 'retry', email.id)).body.error.code).toBe('nothing_deferred');
+  });
+});
+
+describe('domain check', () => {
+  it('runs the DNS check against the configured resolver and records it', async () => {
+    await database.db.update(domains).set({ ownershipStatus: 'not_checked', dkimStatus: 'not_checked', dmarcStatus: 'not_checked' }).where(eq(domains.id, domain.id));
+    const [row] = await database.db.select().from(domains).where(eq(domains.id, domain.id));
+    for (const record of requiredDnsRecords(row!)) dns.set(record.name, [{ type: 'TXT', data: record.value }]);
+
+    const { status, body } = await json('domain', 'check', domain.id);
+
+    expect(status).toBe(0);
+    expect(body).toMatchObject({ id: domain.id, name: 'ops.test', status: 'ready', ownership: { status: 'verified' }, dkim: { status: 'verified' }, dmarc: { status: 'verified' } });
+    expect(body.last_check.status).toBe('completed');
+    const [after] = await database.db.select().from(domains).where(eq(domains.id, domain.id));
+    expect(after!.lastCheckStatus).toBe('completed');
+  });
+
+  it('refuses an unknown domain', async () => {
+    expect((await json('domain', 'check', 'dom_unknown')).body.error.code).toBe('domain_not_found');
+  });
+});
