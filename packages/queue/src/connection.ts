@@ -11,3 +11,15 @@ export function openRedis(url: string, role: 'producer' | 'worker'): Redis {
 }
 
 export type { Redis };
+
+/** Resolves once the connection is ready; for one-shot tools (the CLI) that cannot fail fast on a connection still opening. */
+export function waitForRedis(redis: Redis, timeoutMs = 5_000): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`Redis is not reachable (${redis.status})`)), timeoutMs);
+    redis.once('ready', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}

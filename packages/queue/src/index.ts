@@ -1,3 +1,4 @@
 export * from './catalog';
-export { openRedis, type Redis } from './connection';
-export { createDeliveryQueue, type DeliveryQueue } from './producer';
+export { openRedis, waitForRedis, type Redis } from './connection';
+export { createDeliveryQueue, type DeliveryQueue, type DueMessage } from './producer';
+export { reconcileOwedDeliveries, RECONCILE_GRACE_MS } from './reconcile-owed-deliveries';

@@ -2,9 +2,19 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { DELIVER_MESSAGE_JOB, DELIVER_MESSAGE_OPTIONS, DELIVERY_QUEUE, deliverMessageJobId, type DeliverMessagePayload } from './catalog';
 
+/** The delivery job owed to a message: its id is derived from both members. */
+export interface DueMessage {
+  emailId: string;
+  dueAt: Date;
+}
+
 export interface DeliveryQueue {
   /** Adds the job for `emailId` due at `dueAt`; adding the same (emailId, dueAt) twice is a no-op. */
   enqueue(emailId: string, dueAt: Date, now?: Date): Promise<void>;
+  /** Adds many jobs in one round trip (BullMQ addBulk), with the same no-op rule. */
+  enqueueMany(jobs: DueMessage[], now?: Date): Promise<void>;
+  /** Those of `jobs` Redis does not hold: never added, lost, or completed and removed. */
+  missing(jobs: DueMessage[]): Promise<DueMessage[]>;
   queue: Queue<DeliverMessagePayload>;
   close(): Promise<void>;
 }
@@ -13,13 +23,36 @@ export function createDeliveryQueue(connection: Redis, prefix: string): Delivery
   const queue = new Queue<DeliverMessagePayload>(DELIVERY_QUEUE, { connection, prefix });
   // A producer without Redis must not crash the process; enqueue rejects and the caller logs it.
   queue.on('error', () => undefined);
+  // BullMQ waits for a connection that is not ready, however long Redis stays away: fail at once instead.
+  const connected = () => {
+    if (connection.status !== 'ready') throw new Error(`Redis is not connected (${connection.status})`);
+  };
+  const job = ({ emailId, dueAt }: DueMessage, now: Date) => ({
+    name: DELIVER_MESSAGE_JOB,
+    data: { emailId },
+    opts: { ...DELIVER_MESSAGE_OPTIONS, jobId: deliverMessageJobId(emailId, dueAt), delay: Math.max(0, dueAt.getTime() - now.getTime()) },
+  });
   return {
     queue,
     async enqueue(emailId, dueAt, now = new Date()) {
-      await queue.add(DELIVER_MESSAGE_JOB, { emailId }, {
-        ...DELIVER_MESSAGE_OPTIONS,
-        jobId: deliverMessageJobId(emailId, dueAt),
-        delay: Math.max(0, dueAt.getTime() - now.getTime()),
+      connected();
+      const { name, data, opts } = job({ emailId, dueAt }, now);
+      await queue.add(name, data, opts);
+    },
+    async enqueueMany(jobs, now = new Date()) {
+      connected();
+      if (jobs.length > 0) await queue.addBulk(jobs.map((j) => job(j, now)));
+    },
+    async missing(jobs) {
+      connected();
+      if (jobs.length === 0) return [];
+      const pipeline = connection.pipeline();
+      for (const j of jobs) pipeline.exists(queue.toKey(deliverMessageJobId(j.emailId, j.dueAt)));
+      const replies = (await pipeline.exec()) ?? [];
+      return jobs.filter((_, i) => {
+        const [error, exists] = replies[i] ?? [new Error('no reply'), 0];
+        if (error) throw error;
+        return exists === 0;
       });
     },
     close: () => queue.close(),

@@ -1,5 +1,4 @@
-import { and, eq, isNull } from 'drizzle-orm';
-import { apiKeys, type Database } from '@mailer/db';
+import type { Database } from '@mailer/db';
 import {
   AppError,
   apiKeyMatches,
@@ -10,6 +9,7 @@ import {
   type KeyKind,
   type Scope,
 } from '@mailer/domain';
+import { findActiveKey } from './key-lookup';
 
 export interface AuthenticatedKey {
   keyId: string;
@@ -29,11 +29,7 @@ export async function authenticate(db: Database, header: string | undefined): Pr
   if (!match) throw unauthorized('An Authorization: Bearer <key> header is required.');
   const presented = match[1]!;
   if (!isWellFormedApiKey(presented)) throw unauthorized('The API key is not valid.');
-  const [row] = await db
-    .select({ id: apiKeys.id, accountId: apiKeys.accountId, kind: apiKeys.kind, keyHash: apiKeys.keyHash, scopes: apiKeys.scopes })
-    .from(apiKeys)
-    .where(and(eq(apiKeys.keyHash, hashApiKey(presented)), isNull(apiKeys.revokedAt)))
-    .limit(1);
+  const row = await findActiveKey(db, hashApiKey(presented));
   if (!row || !apiKeyMatches(presented, row.keyHash)) throw unauthorized('The API key is not valid.');
   return { keyId: row.id, accountId: row.accountId, kind: row.kind, scopes: row.scopes };
 }

@@ -1,10 +1,13 @@
+import { DrizzleQueryError } from 'drizzle-orm/errors';
 import type { NextFunction, Request, Response } from 'express';
 import { AppError, ERROR_STATUS, type ErrorCode } from '@mailer/domain';
 
 /** Connection-level failures of PostgreSQL: the service is unavailable, not broken. */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  const e = error as { code?: string; message?: string } | undefined;
+  const e = error as { code?: string; message?: string; cause?: unknown } | undefined;
   if (!e) return false;
+  // drizzle wraps the driver's error in a DrizzleQueryError whose `cause` it is.
+  if (e.cause && isDatabaseUnavailable(e.cause)) return true;
   if (e.code && /^(08|57P0[1-3]|53300)/.test(e.code)) return true;
   if (e.code && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH'].includes(e.code)) return true;
   return /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED/i.test(e.message ?? '');
@@ -39,11 +42,20 @@ export function sendError(res: Response, error: AppError): void {
   });
 }
 
+/**
+ * The error to log: a DrizzleQueryError's message carries the statement's parameters
+ * (message content, recipient addresses), so its driver error is logged instead.
+ */
+export function loggableError(error: unknown): Error | undefined {
+  if (error instanceof DrizzleQueryError) return error.cause instanceof Error ? error.cause : new Error('database query failed');
+  return error as Error | undefined;
+}
+
 /** The one place errors become HTTP: ours as they are, framework errors by type, anything else as a logged 500. */
 export function errorHandler(error: unknown, req: Request, res: Response, _next: NextFunction): void {
   const appError = toAppError(error);
   if (appError.code === 'internal_error' || appError.code === 'service_unavailable') {
-    const err = error as Error;
+    const err = loggableError(error);
     req.log?.error('request failed', { code: appError.code, error: err?.message, stack: err?.stack });
   }
   if (res.headersSent) {

@@ -14,6 +14,9 @@ import { getDomainRoute } from './domains/get-domain';
 import { deleteDomainRoute } from './domains/delete-domain';
 import { getDomainDnsRoute } from './domains/get-domain-dns';
 import { checkDomainDnsRoute } from './domains/check-domain-dns';
+import { sendEmailRoute } from './emails/send-email';
+import { listEmailsRoute } from './emails/list-emails';
+import { getEmailRoute } from './emails/get-email';
 
 /** Every endpoint of the service; the app and /openapi.json are both built from this list. */
 export const apiRoutes: RouteDefinition[] = [
@@ -31,5 +34,8 @@ export const apiRoutes: RouteDefinition[] = [
   deleteDomainRoute,
   getDomainDnsRoute,
   checkDomainDnsRoute,
+  sendEmailRoute,
+  listEmailsRoute,
+  getEmailRoute,
   createGetOpenApi(() => apiRoutes),
 ];

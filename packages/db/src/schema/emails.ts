@@ -91,7 +91,7 @@ export const deliveries = pgTable(
   (t) => [
     index('deliveries_email_idx').on(t.emailId),
     index('deliveries_owed_idx').on(t.nextAttemptAt).where(sql`status in ('queued', 'sending', 'deferred')`),
-    index('deliveries_account_active_idx').on(t.accountId).where(sql`status in ('queued', 'sending', 'deferred')`),
+    // Active deliveries per account are counted in account_usage (kept by triggers), not by an index scan.
   ],
 );
 

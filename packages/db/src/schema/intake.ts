@@ -1,4 +1,4 @@
-import { index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { createdAt, instant } from './columns';
 
@@ -19,14 +19,35 @@ export const idempotencyKeys = pgTable(
   (t) => [primaryKey({ columns: [t.accountId, t.key] }), index('idempotency_keys_expiry_idx').on(t.expiresAt)],
 );
 
-/** Accepted recipient-emails, the unit the rolling plan windows count. Kept apart from emails so retention cannot undercount a window. */
+/**
+ * Accepted recipient-emails, the unit the rolling plan windows count. Kept apart from emails so retention cannot undercount a window.
+ * `cumulative` is the account's running total including this row, so the usage inside any
+ * window is `total - (cumulative - recipients)` of the window's first row: one index probe
+ * per window however busy the account is. Rows of one account are written in
+ * `accepted_at` order under the account_usage row lock, so both columns grow together.
+ */
 export const recipientUsage = pgTable(
   'recipient_usage',
   {
-    emailId: text('email_id').primaryKey(),
+    emailId: text('email_id').notNull(),
     accountId: text('account_id').notNull().references(() => accounts.id),
     recipients: integer('recipients').notNull(),
     acceptedAt: instant('accepted_at').notNull(),
+    /** Strictly increasing per account (every message has a recipient), hence the key. */
+    cumulative: bigint('cumulative', { mode: 'number' }).notNull(),
   },
-  (t) => [index('recipient_usage_account_idx').on(t.accountId, t.acceptedAt)],
+  (t) => [primaryKey({ columns: [t.accountId, t.cumulative] }), index('recipient_usage_account_idx').on(t.accountId, t.acceptedAt, t.cumulative)],
 );
+
+/**
+ * One row per account that has sent: the row intake locks to check and record usage
+ * atomically across API processes, the running total behind recipient_usage.cumulative,
+ * and the number of recipient deliveries in queued, sending or deferred, which triggers
+ * on `deliveries` keep current whoever changes a delivery's status.
+ */
+export const accountUsage = pgTable('account_usage', {
+  accountId: text('account_id').primaryKey().references(() => accounts.id),
+  recipientsTotal: bigint('recipients_total', { mode: 'number' }).notNull().default(0),
+  activeDeliveries: integer('active_deliveries').notNull().default(0),
+  lastAcceptedAt: instant('last_accepted_at'),
+});

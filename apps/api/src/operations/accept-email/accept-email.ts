@@ -1,0 +1,59 @@
+import { AppError, isValidIdempotencyKey, requestFingerprint, type EmailDraft, type RateLimitHeaders } from '@mailer/domain';
+import type { ApiDependencies } from '../../container';
+import { IntakeBatcher } from './intake-batcher';
+import type { AcceptedResponse } from './intake-outcomes';
+import { assertMessageSize } from './message-size';
+
+// One batcher per set of dependencies (per API process, or per test API), made on first use.
+const batchers = new WeakMap<ApiDependencies, IntakeBatcher>();
+
+function intake(deps: ApiDependencies): IntakeBatcher {
+  let batcher = batchers.get(deps);
+  if (!batcher) batchers.set(deps, (batcher = new IntakeBatcher(deps)));
+  return batcher;
+}
+
+/** 400 idempotency_key_required unless the header holds 1..255 characters. */
+export function requireIdempotencyKey(header: string | undefined): string {
+  if (!isValidIdempotencyKey(header)) {
+    throw new AppError('idempotency_key_required', 'POST /v1/emails needs an Idempotency-Key header of 1 to 255 characters.');
+  }
+  return header;
+}
+
+export interface AcceptEmailInput {
+  accountId: string;
+  idempotencyKey: string;
+  /** The request body as parsed JSON: what "the same request" is judged on. */
+  body: unknown;
+  draft: EmailDraft;
+}
+
+export interface AcceptEmailResult {
+  response: AcceptedResponse | Record<string, unknown>;
+  replayed: boolean;
+  rateLimit: RateLimitHeaders;
+}
+
+/**
+ * Accepts a validated message for delivery (CONTRACT.md section 4): the size check, then
+ * idempotency, sender policy and plan limits in one transaction that stores the message
+ * durably before the 202 (see IntakeBatcher and runIntakeBatch). Refusals are thrown as
+ * AppErrors carrying their headers.
+ */
+export async function acceptEmail(deps: ApiDependencies, input: AcceptEmailInput): Promise<AcceptEmailResult> {
+  await assertMessageSize(deps, input.accountId, input.draft);
+  const outcome = await intake(deps).submit(input.accountId, {
+    idempotencyKey: input.idempotencyKey,
+    fingerprint: requestFingerprint(input.body),
+    draft: input.draft,
+  });
+  switch (outcome.kind) {
+    case 'accepted':
+      return { response: outcome.response, replayed: false, rateLimit: outcome.rateLimit };
+    case 'replayed':
+      return { response: outcome.response, replayed: true, rateLimit: outcome.rateLimit };
+    case 'refused':
+      throw outcome.error;
+  }
+}

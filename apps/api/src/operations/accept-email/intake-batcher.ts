@@ -1,0 +1,130 @@
+import type { ApiDependencies } from '../../container';
+import { isDatabaseUnavailable, loggableError } from '../../http/error-handler';
+import { runIntakeBatch } from './intake-batch';
+import type { IntakeOutcome, IntakeRequest } from './intake-outcomes';
+
+/** Bounds of one batch: rows per statement and bytes held in one transaction. */
+const MAX_REQUESTS = 100;
+const MAX_RECIPIENTS = 2_000;
+const MAX_BYTES = 16 * 1024 * 1024;
+/** Redis slower than this after the commit does not hold the 202 back. */
+const AFTER_COMMIT_TIMEOUT_MS = 2_000;
+
+/** What a request ends as; a `retry` outcome is requeued by the batcher, never handed out. */
+export type FinalOutcome = Exclude<IntakeOutcome, { kind: 'retry' }>;
+
+interface Pending {
+  request: IntakeRequest;
+  bytes: number;
+  resolve(outcome: FinalOutcome): void;
+  reject(error: unknown): void;
+}
+
+/** Roughly the bytes a request adds to a batch's statements (text in UTF-16 units, attachments decoded). */
+const payloadBytes = (r: IntakeRequest) =>
+  (r.draft.text?.length ?? 0) + (r.draft.html?.length ?? 0) + r.draft.attachments.reduce((sum, a) => sum + a.content.length, 0);
+
+/**
+ * Group commit for intake. Requests of one account are serialized anyway (the usage
+ * lock), so while one transaction of an account runs, the account's next requests wait
+ * here and then go together in one transaction: one lock, one commit and the same few
+ * statements for all of them instead of per request. Across accounts batches run in
+ * parallel. Each request still gets its own outcome, exactly as alone: admitted in
+ * arrival order while the plan has room. A batch never holds one Idempotency-Key twice:
+ * a repeat waits for the next batch and finds the first one's record.
+ */
+export class IntakeBatcher {
+  private readonly waiting = new Map<string, Pending[]>();
+
+  constructor(private readonly deps: ApiDependencies) {}
+
+  submit(accountId: string, request: IntakeRequest): Promise<FinalOutcome> {
+    return new Promise((resolve, reject) => {
+      const pending = { request, bytes: payloadBytes(request), resolve, reject };
+      const waiting = this.waiting.get(accountId);
+      if (waiting) {
+        waiting.push(pending);
+        return;
+      }
+      const queue = [pending];
+      this.waiting.set(accountId, queue);
+      void this.drain(accountId, queue);
+    });
+  }
+
+  /** Runs the account's batches one after another until none is waiting. */
+  private async drain(accountId: string, queue: Pending[]): Promise<void> {
+    while (queue.length > 0) await this.run(accountId, takeBatch(queue), queue);
+    this.waiting.delete(accountId);
+  }
+
+  private async run(accountId: string, batch: Pending[], queue: Pending[]): Promise<void> {
+    let outcomes: IntakeOutcome[];
+    try {
+      outcomes = await runIntakeBatch(this.deps, accountId, batch.map((p) => p.request));
+    } catch (error) {
+      // One request must not fail the others: unless the database is away, retry each alone.
+      if (batch.length > 1 && !isDatabaseUnavailable(error)) {
+        for (const pending of batch) await this.run(accountId, [pending], queue);
+      } else {
+        for (const pending of batch) pending.reject(error);
+      }
+      return;
+    }
+    const accepted = outcomes.flatMap((o) => (o.kind === 'accepted' ? [o] : []));
+    const afterCommit = this.afterCommit(accepted);
+    batch.forEach((pending, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.kind === 'retry') queue.unshift(pending);
+      else if (outcome.kind === 'accepted') void afterCommit.then(() => pending.resolve(outcome));
+      else pending.resolve(outcome);
+    });
+  }
+
+  /**
+   * Once committed, the messages are owed delivery whatever happens next: their jobs are
+   * enqueued, and any that do not make it (Redis away, say) are added by the reconciler.
+   * A failure here never turns a 202 into an error, nor does slowness hold it back long.
+   */
+  private async afterCommit(accepted: Extract<IntakeOutcome, { kind: 'accepted' }>[]): Promise<void> {
+    if (accepted.length === 0) return;
+    const { deps } = this;
+    const emailIds = accepted.map((o) => o.job.emailId);
+    let timer: NodeJS.Timeout | undefined;
+    const slow = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        deps.logger.warn('enqueueing is slow; answering anyway', { email_ids: emailIds });
+        resolve();
+      }, AFTER_COMMIT_TIMEOUT_MS);
+    });
+    const enqueue = deps.deliveryQueue.enqueueMany(accepted.map((o) => o.job), deps.now()).catch((error: unknown) => {
+      deps.logger.warn('delivery jobs not enqueued; the reconciler will add them', { email_ids: emailIds, error: loggableError(error)?.message });
+    });
+    await Promise.race([enqueue, slow]);
+    clearTimeout(timer);
+  }
+}
+
+/** Takes the next batch off the queue in arrival order, leaving repeats of a key in it for later. */
+function takeBatch(queue: Pending[]): Pending[] {
+  const batch: Pending[] = [];
+  const keys = new Set<string>();
+  let recipients = 0;
+  let bytes = 0;
+  for (let i = 0; i < queue.length && batch.length < MAX_REQUESTS; ) {
+    const pending = queue[i]!;
+    const size = pending.request.draft.recipients.recipients.length;
+    const fits = batch.length === 0 || (recipients + size <= MAX_RECIPIENTS && bytes + pending.bytes <= MAX_BYTES);
+    if (!fits) break;
+    if (keys.has(pending.request.idempotencyKey)) {
+      i++;
+      continue;
+    }
+    keys.add(pending.request.idempotencyKey);
+    recipients += size;
+    bytes += pending.bytes;
+    batch.push(pending);
+    queue.splice(i, 1);
+  }
+  return batch;
+}

@@ -1,0 +1,10 @@
+import type { RateLimitHeaders } from '@mailer/domain';
+
+/** The RateLimit-* headers every POST /v1/emails answer carries (CONTRACT.md section 4). */
+export function rateLimitHeaderValues(headers: RateLimitHeaders): Record<string, string> {
+  return {
+    'RateLimit-Limit': String(headers.limit),
+    'RateLimit-Remaining': String(headers.remaining),
+    'RateLimit-Reset': String(headers.reset),
+  };
+}

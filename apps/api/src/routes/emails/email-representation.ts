@@ -1,0 +1,110 @@
+import { z } from 'zod';
+import type { EmailDetail, EmailSummary, StoredCause } from '@mailer/db';
+import { formatMailbox } from '@mailer/domain';
+import { iso } from '../../http/serialize';
+
+const STATUSES = ['queued', 'sending', 'deferred', 'accepted', 'bounced', 'failed'] as const;
+const status = z.enum(STATUSES);
+const timestamp = z.string().meta({ description: 'RFC 3339, UTC, milliseconds.' });
+
+export const causeSchema = z
+  .object({ code: z.string(), permanent: z.boolean(), smtp_code: z.number().int().nullable(), enhanced_status: z.string().nullable() })
+  .meta({ description: 'A normalized delivery cause; never the remote reply text.' });
+
+export const emailSummarySchema = z.object({
+  id: z.string(),
+  status,
+  type: z.string(),
+  from: z.string().meta({ description: '`Display Name <address>` when the From header has a display name, else the address.' }),
+  to: z.array(z.string()),
+  cc: z.array(z.string()),
+  bcc_count: z.number().int(),
+  subject: z.string(),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+
+export const emailDetailSchema = emailSummarySchema.extend({
+  cause: causeSchema.nullable(),
+  deliveries: z.array(
+    z.object({ recipient: z.string(), kind: z.enum(['to', 'cc']), status, attempt_count: z.number().int(), cause: causeSchema.nullable(), updated_at: timestamp }),
+  ),
+  bcc_deliveries: z.object(Object.fromEntries(STATUSES.map((s) => [s, z.number().int()])) as Record<(typeof STATUSES)[number], z.ZodNumber>),
+  attempts: z.array(
+    z.object({
+      number: z.number().int(),
+      started_at: timestamp,
+      ended_at: timestamp,
+      outcome: z.enum(['accepted', 'deferred', 'bounced', 'failed']),
+      recipients: z.array(z.string()),
+      bcc_recipients: z.number().int(),
+      tls: z.boolean(),
+      cause: causeSchema.nullable(),
+    }),
+  ),
+  events: z.array(
+    z.object({ type: z.string(), at: timestamp, recipient: z.string().optional(), cause: causeSchema.optional() }),
+  ),
+  attachments: z.array(z.object({ filename: z.string(), content_type: z.string(), size: z.number().int(), inline: z.boolean() })),
+  timestamps: z.object({ created_at: timestamp, updated_at: timestamp, completed_at: timestamp.nullable() }),
+});
+
+/** Only the four public members of a stored cause, whatever else a writer put there. */
+function cause(stored: StoredCause | null): z.infer<typeof causeSchema> | null {
+  if (!stored) return null;
+  return { code: stored.code, permanent: stored.permanent, smtp_code: stored.smtp_code ?? null, enhanced_status: stored.enhanced_status ?? null };
+}
+
+export function toEmailSummary(email: EmailSummary): z.infer<typeof emailSummarySchema> {
+  return {
+    id: email.id,
+    status: email.status,
+    type: email.type,
+    from: formatMailbox(email.fromEmail, email.fromName),
+    to: email.to,
+    cc: email.cc,
+    bcc_count: email.bccCount,
+    subject: email.subject,
+    created_at: iso(email.createdAt),
+    updated_at: iso(email.updatedAt),
+  };
+}
+
+/**
+ * The detail view. Whatever the stored rows hold, nothing derived from a BCC address is
+ * shown: BCC deliveries only as counts, and recipients of attempts and events only when
+ * they are one of the message's to/cc addresses.
+ */
+export function toEmailDetail(detail: EmailDetail): z.infer<typeof emailDetailSchema> {
+  const { email } = detail;
+  const shown = new Set([...email.to, ...email.cc].map((a) => a.toLowerCase()));
+  const isShown = (address: string | null): address is string => address !== null && shown.has(address.toLowerCase());
+  const order = (address: string) => [...email.to, ...email.cc].findIndex((a) => a.toLowerCase() === address.toLowerCase());
+  const bccDeliveries = Object.fromEntries(STATUSES.map((s) => [s, 0])) as Record<(typeof STATUSES)[number], number>;
+  for (const d of detail.deliveries) if (d.kind === 'bcc') bccDeliveries[d.status]++;
+  return {
+    ...toEmailSummary(email),
+    cause: cause(email.cause),
+    deliveries: detail.deliveries
+      .filter((d): d is typeof d & { kind: 'to' | 'cc' } => d.kind !== 'bcc' && isShown(d.recipient))
+      .sort((a, b) => order(a.recipient) - order(b.recipient))
+      .map((d) => ({ recipient: d.recipient, kind: d.kind, status: d.status, attempt_count: d.attemptCount, cause: cause(d.cause), updated_at: iso(d.updatedAt) })),
+    bcc_deliveries: bccDeliveries,
+    attempts: detail.attempts.map((a) => ({
+      number: a.number,
+      started_at: iso(a.startedAt),
+      ended_at: iso(a.endedAt),
+      outcome: a.outcome,
+      recipients: a.recipients.filter(isShown),
+      bcc_recipients: a.bccRecipients,
+      tls: a.tls,
+      cause: cause(a.cause),
+    })),
+    events: detail.events.map((e) => {
+      const eventCause = cause(e.cause);
+      return { type: e.type, at: iso(e.at), ...(isShown(e.recipient) ? { recipient: e.recipient } : {}), ...(eventCause ? { cause: eventCause } : {}) };
+    }),
+    attachments: detail.attachments.map((a) => ({ filename: a.filename, content_type: a.contentType, size: a.size, inline: a.contentId !== null })),
+    timestamps: { created_at: iso(email.createdAt), updated_at: iso(email.updatedAt), completed_at: iso(email.completedAt) },
+  };
+}

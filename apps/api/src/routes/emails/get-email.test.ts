@@ -1,0 +1,100 @@
+import { eq } from 'drizzle-orm';
+import { attempts, deliveries, emails, events } from '@mailer/db';
+import { newId } from '@mailer/domain';
+import { startTestApi, type TestApi } from '../../testing';
+import { sendingAccount, type SendingAccount } from './sending-account.fixture';
+
+let api: TestApi;
+let acme: SendingAccount;
+beforeAll(async () => {
+  api = await startTestApi();
+  acme = await sendingAccount(api);
+});
+afterAll(() => api.close());
+
+const BCC = 'bcc.person@bcc-secret.test';
+const bounce = { code: 'recipient_unknown', permanent: true, smtp_code: 550, enhanced_status: '5.1.1', reply: '550 5.1.1 <cc@example.test> unknown, queue id ABC123' };
+
+describe('GET /v1/emails/{id}', () => {
+  it('answers 404 email_not_found for malformed, unknown and other accounts’ ids', async () => {
+    const other = await sendingAccount(api, { domain: 'other.test' });
+    const foreign = (await other.send(other.message())).body.id;
+    for (const id of ['nope', 'em_short', newId('email'), foreign, newId('domain')]) {
+      const res = await acme.get(`/v1/emails/${id}`);
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe('email_not_found');
+    }
+  });
+
+  it('shows safe metadata only: deliveries, BCC counts, attempts, events, attachments, cause, timestamps', async () => {
+    const sent = await acme.send(
+      acme.message({
+        to: ['ann@example.test'],
+        cc: ['cc@example.test'],
+        bcc: [BCC],
+        content: { plain: 'secret body text', html: '<p>secret body html</p>' },
+        attachments: [
+          { filename: 'r.pdf', content_base64: Buffer.from('%PDF').toString('base64') },
+          { filename: 'logo.png', content_base64: Buffer.from('png').toString('base64'), content_id: 'logo' },
+        ],
+      }),
+    );
+    expect(sent.status).toBe(202);
+    const id: string = sent.body.id;
+    // What the delivery daemon records after one attempt per recipient domain.
+    const started = new Date(Date.now() + 1000);
+    const ended = new Date(started.getTime() + 500);
+    await api.deps.db.update(deliveries).set({ status: 'accepted', attemptCount: 1, updatedAt: ended }).where(eq(deliveries.recipient, 'ann@example.test'));
+    await api.deps.db.update(deliveries).set({ status: 'bounced', attemptCount: 1, cause: bounce, updatedAt: ended }).where(eq(deliveries.recipient, 'cc@example.test'));
+    await api.deps.db.update(deliveries).set({ status: 'deferred', attemptCount: 1, updatedAt: ended }).where(eq(deliveries.recipient, BCC));
+    await api.deps.db.insert(attempts).values([
+      { id: newId('attempt'), emailId: id, number: 1, startedAt: started, endedAt: ended, outcome: 'bounced', recipients: ['ann@example.test', 'cc@example.test'], bccRecipients: 0, tls: true, cause: bounce, mxHost: 'mx1.example.test' },
+      { id: newId('attempt'), emailId: id, number: 2, startedAt: started, endedAt: ended, outcome: 'deferred', recipients: [BCC], bccRecipients: 1, tls: false, cause: null, mxHost: 'mx.bcc-secret.test' },
+    ]);
+    await api.deps.db.insert(events).values([
+      { emailId: id, type: 'accepted', at: ended, recipient: 'ann@example.test' },
+      { emailId: id, type: 'bounced', at: ended, recipient: 'cc@example.test', cause: bounce },
+      { emailId: id, type: 'deferred', at: ended, recipient: BCC },
+    ]);
+    await api.deps.db.update(emails).set({ status: 'deferred', cause: bounce, updatedAt: ended }).where(eq(emails.id, id));
+
+    const res = await acme.get(`/v1/emails/${id}`);
+    expect(res.status).toBe(200);
+    const publicCause = { code: 'recipient_unknown', permanent: true, smtp_code: 550, enhanced_status: '5.1.1' };
+    expect(res.body).toEqual({
+      id,
+      status: 'deferred',
+      type: 'transactional',
+      from: 'Acme <hello@acme.test>',
+      to: ['ann@example.test'],
+      cc: ['cc@example.test'],
+      bcc_count: 1,
+      subject: 'Your receipt',
+      created_at: sent.body.created_at,
+      updated_at: ended.toISOString(),
+      cause: publicCause,
+      deliveries: [
+        { recipient: 'ann@example.test', kind: 'to', status: 'accepted', attempt_count: 1, cause: null, updated_at: ended.toISOString() },
+        { recipient: 'cc@example.test', kind: 'cc', status: 'bounced', attempt_count: 1, cause: publicCause, updated_at: ended.toISOString() },
+      ],
+      bcc_deliveries: { queued: 0, sending: 0, deferred: 1, accepted: 0, bounced: 0, failed: 0 },
+      attempts: [
+        { number: 1, started_at: started.toISOString(), ended_at: ended.toISOString(), outcome: 'bounced', recipients: ['ann@example.test', 'cc@example.test'], bcc_recipients: 0, tls: true, cause: publicCause },
+        { number: 2, started_at: started.toISOString(), ended_at: ended.toISOString(), outcome: 'deferred', recipients: [], bcc_recipients: 1, tls: false, cause: null },
+      ],
+      events: [
+        { type: 'queued', at: sent.body.created_at },
+        { type: 'accepted', at: ended.toISOString(), recipient: 'ann@example.test' },
+        { type: 'bounced', at: ended.toISOString(), recipient: 'cc@example.test', cause: publicCause },
+        { type: 'deferred', at: ended.toISOString() },
+      ],
+      attachments: [
+        { filename: 'r.pdf', content_type: 'application/pdf', size: 4, inline: false },
+        { filename: 'logo.png', content_type: 'image/png', size: 3, inline: true },
+      ],
+      timestamps: { created_at: sent.body.created_at, updated_at: ended.toISOString(), completed_at: null },
+    });
+    const text = JSON.stringify(res.body);
+    for (const secret of ['bcc.person', 'bcc-secret', 'mx1.example.test', 'secret body', 'ABC123', 'JVBERg']) expect(text).not.toContain(secret);
+  });
+});

@@ -1,0 +1,147 @@
+import { eq, sql } from 'drizzle-orm';
+import { deliveries, recipientUsage } from '@mailer/db';
+import { startTestApi, type TestApi } from '../../testing';
+import { sendingAccount, type SendingAccount, type SendingAccountOptions } from './sending-account.fixture';
+
+let api: TestApi;
+beforeAll(async () => {
+  api = await startTestApi();
+});
+afterAll(() => api.close());
+afterEach(() => {
+  api.clock.now = undefined;
+});
+
+const T0 = new Date('2030-06-01T00:00:00.000Z').getTime();
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+let domainCounter = 0;
+
+const account = (options: SendingAccountOptions = {}) => sendingAccount(api, { domain: `limits${++domainCounter}.test`, ...options });
+const recipients = (n: number, tag = 'r') => Array.from({ length: n }, (_, i) => `${tag}${i}@example.test`);
+
+async function sendAt(acc: SendingAccount, at: number, count: number) {
+  api.clock.now = new Date(at);
+  return acc.send(acc.message({ to: recipients(count, `t${at}-`) }));
+}
+
+const usedRecipients = async (accountId: string) =>
+  Number((await api.deps.db.select({ n: sql`coalesce(sum(${recipientUsage.recipients}), 0)` }).from(recipientUsage).where(eq(recipientUsage.accountId, accountId)))[0]!.n);
+
+describe('free plan windows (429 rate_limit_exceeded)', () => {
+  it('allows 30 recipient-emails per rolling minute and says when more fit', async () => {
+    const acc = await account();
+    const first = await sendAt(acc, T0, 30);
+    expect(first.status).toBe(202);
+    expect(first.headers).toMatchObject({ 'ratelimit-limit': '30', 'ratelimit-remaining': '0', 'ratelimit-reset': '60' });
+
+    const refused = await sendAt(acc, T0 + 10_000, 1);
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.code).toBe('rate_limit_exceeded');
+    expect(refused.headers['retry-after']).toBe('50');
+    expect(refused.headers).toMatchObject({ 'ratelimit-limit': '30', 'ratelimit-remaining': '0', 'ratelimit-reset': '50' });
+    expect((await sendAt(acc, T0 + MINUTE - 1, 1)).headers['retry-after']).toBe('1');
+    expect(await usedRecipients(acc.accountId)).toBe(30);
+
+    const later = await sendAt(acc, T0 + MINUTE, 1);
+    expect(later.status).toBe(202);
+  });
+
+  it('refuses a request whole when it would cross a window', async () => {
+    const acc = await account();
+    expect((await sendAt(acc, T0, 20)).status).toBe(202);
+    const res = await sendAt(acc, T0 + 1000, 11);
+    expect(res.status).toBe(429);
+    expect(res.headers['retry-after']).toBe('59');
+    expect((await sendAt(acc, T0 + 2000, 10)).status).toBe(202);
+    expect(await usedRecipients(acc.accountId)).toBe(30);
+  });
+
+  it('allows 300 per rolling 24 hours, and the hour window as well', async () => {
+    // The free plan's windows; active deliveries out of the way (the daemon would end them meanwhile).
+    const acc = await account({ limits: { maxActive: 10_000 } });
+    for (let minute = 0; minute < 10; minute++) expect((await sendAt(acc, T0 + minute * MINUTE, 30)).status).toBe(202);
+    const full = await sendAt(acc, T0 + 10 * MINUTE, 1);
+    expect(full.status).toBe(429);
+    // Both the hour and the 24 hours are full; the day frees its first 30 only at T0 + 24 h.
+    expect(full.headers['retry-after']).toBe(String((DAY - 10 * MINUTE) / 1000));
+    expect(full.headers['ratelimit-limit']).toBe('300');
+    expect(full.headers['ratelimit-remaining']).toBe('0');
+    expect((await sendAt(acc, T0 + HOUR, 1)).status).toBe(429);
+    expect((await sendAt(acc, T0 + DAY, 30)).status).toBe(202);
+    expect((await sendAt(acc, T0 + DAY + 1000, 1)).status).toBe(429);
+  });
+
+  it('counts the hour and the 30 days on custom plans', async () => {
+    const acc = await account({ limits: { perMinute: 100, perHour: 5, perDay: 100, per30Days: 12, maxActive: 100 } });
+    expect((await sendAt(acc, T0, 5)).status).toBe(202);
+    const hourFull = await sendAt(acc, T0 + 30 * MINUTE, 1);
+    expect(hourFull.status).toBe(429);
+    expect(hourFull.headers['retry-after']).toBe(String(30 * 60));
+    expect((await sendAt(acc, T0 + HOUR, 5)).status).toBe(202);
+    expect((await sendAt(acc, T0 + 10 * DAY, 2)).status).toBe(202);
+    const monthFull = await sendAt(acc, T0 + 20 * DAY, 1);
+    expect(monthFull.status).toBe(429);
+    expect(monthFull.headers['retry-after']).toBe(String((30 * DAY - 20 * DAY) / 1000));
+    expect((await sendAt(acc, T0 + 30 * DAY, 5)).status).toBe(202);
+  });
+
+  it('refuses a message with more recipients than a window allows, saying waiting cannot help', async () => {
+    const acc = await account();
+    const res = await sendAt(acc, T0, 31);
+    expect(res.status).toBe(429);
+    expect(res.headers['retry-after']).toBe('60');
+    expect(res.body.error.details[0].message).toMatch(/alone has more unique recipients than the minute window allows/);
+  });
+
+  it('counts unique recipients once, replays and refusals not at all', async () => {
+    const acc = await account();
+    api.clock.now = new Date(T0);
+    const res = await acc.send(acc.message({ to: ['a@example.test', 'A@EXAMPLE.test'], cc: ['a@example.test', 'b@example.test'], bcc: ['b@example.test'] }), 'k');
+    expect(res.status).toBe(202);
+    expect(res.headers['ratelimit-remaining']).toBe('28');
+    expect((await acc.send(acc.message({ to: ['a@example.test', 'A@EXAMPLE.test'], cc: ['a@example.test', 'b@example.test'], bcc: ['b@example.test'] }), 'k')).headers['ratelimit-remaining']).toBe('28');
+    expect(await usedRecipients(acc.accountId)).toBe(2);
+  });
+});
+
+describe('active deliveries (429 active_delivery_limit_exceeded)', () => {
+  it('allows at most 250 queued, sending or deferred deliveries on the free plan', async () => {
+    const acc = await account();
+    for (let minute = 0; minute < 8; minute++) expect((await sendAt(acc, T0 + minute * MINUTE, 30)).status).toBe(202);
+    expect((await sendAt(acc, T0 + 8 * MINUTE, 10)).status).toBe(202);
+    const res = await sendAt(acc, T0 + 9 * MINUTE, 1);
+    expect(res.status).toBe(429);
+    expect(res.body.error.code).toBe('active_delivery_limit_exceeded');
+    expect(res.headers['retry-after']).toBe('30');
+    expect(res.headers['ratelimit-limit']).toBeDefined();
+  });
+
+  it('frees room as deliveries end, whoever ends them', async () => {
+    const acc = await account({ limits: { perMinute: 100, perHour: 100, perDay: 100, per30Days: 100, maxActive: 3 } });
+    const sent = await sendAt(acc, T0, 3);
+    expect(sent.status).toBe(202);
+    expect((await sendAt(acc, T0 + 1000, 1)).body.error.code).toBe('active_delivery_limit_exceeded');
+    // The delivery daemon moves deliveries along; only terminal ones stop counting.
+    await api.deps.db.update(deliveries).set({ status: 'sending' }).where(eq(deliveries.emailId, sent.body.id));
+    expect((await sendAt(acc, T0 + 2000, 1)).status).toBe(429);
+    await api.deps.db.update(deliveries).set({ status: 'deferred' }).where(eq(deliveries.emailId, sent.body.id));
+    expect((await sendAt(acc, T0 + 3000, 1)).status).toBe(429);
+    await api.deps.db.update(deliveries).set({ status: 'accepted' }).where(eq(deliveries.emailId, sent.body.id));
+    expect((await sendAt(acc, T0 + 4000, 3)).status).toBe(202);
+    expect((await sendAt(acc, T0 + 5000, 1)).status).toBe(429);
+  });
+});
+
+describe('concurrent requests against a limit', () => {
+  it('never lets 20 parallel requests exceed the minute window together', async () => {
+    const acc = await account();
+    api.clock.now = new Date(T0);
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => acc.send(acc.message({ to: recipients(2, `p${i}-`) }))));
+    expect(answers.filter((a) => a.status === 202)).toHaveLength(15);
+    expect(answers.filter((a) => a.status === 429)).toHaveLength(5);
+    for (const answer of answers) expect(answer.headers['ratelimit-limit']).toBe('30');
+    expect(await usedRecipients(acc.accountId)).toBe(30);
+  });
+});

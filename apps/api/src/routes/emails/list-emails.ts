@@ -1,0 +1,22 @@
+import { listEmails } from '@mailer/db';
+import { decodeCursor, pageQuerySchema, pageResponseSchema, toPage } from '../../http/pagination';
+import { defineRoute } from '../../http/route';
+import { emailSummarySchema, toEmailSummary } from './email-representation';
+
+export const listEmailsRoute = defineRoute({
+  method: 'get',
+  path: '/v1/emails',
+  tag: 'emails',
+  summary: "The account's retained messages, newest first.",
+  description: 'Keyset-paginated by (created_at, id): pass next_cursor back as `cursor`; a cursor is valid only for this list and account.',
+  auth: { kind: 'sending' },
+  query: pageQuerySchema,
+  responses: { 200: { description: 'One page.', schema: pageResponseSchema(emailSummarySchema) } },
+  async handle({ res, deps, key, query }) {
+    const scope = `emails:${key.accountId}`;
+    const position = decodeCursor(deps.cursors, scope, query.cursor);
+    const rows = await listEmails(deps.db, key.accountId, position, query.limit + 1);
+    const page = toPage(deps.cursors, scope, rows, query.limit);
+    res.json({ data: page.rows.map(toEmailSummary), next_cursor: page.nextCursor });
+  },
+});

@@ -1,0 +1,66 @@
+import { eq } from 'drizzle-orm';
+import { deliveries, owedDeliveryJobs } from '@mailer/db';
+import { deliverMessageJobId, reconcileOwedDeliveries, RECONCILE_GRACE_MS } from '@mailer/queue';
+import { startTestApi, type TestApi } from '../../testing';
+import { sendingAccount } from './sending-account.fixture';
+
+let api: TestApi;
+beforeAll(async () => {
+  api = await startTestApi();
+});
+afterAll(() => api.close());
+
+/** What the delivery daemon runs every RECONCILE_INTERVAL. */
+const reconcile = (now: Date) =>
+  reconcileOwedDeliveries(api.deps.deliveryQueue, owedDeliveryJobs(api.deps.db, { now, graceMs: RECONCILE_GRACE_MS, pageSize: 2 }), now);
+
+const jobIds = async () => (await api.deps.deliveryQueue.queue.getJobs(['waiting', 'delayed', 'active', 'prioritized'])).map((j) => j.id).sort();
+
+describe('the reconciler after Redis lost its jobs', () => {
+  it('re-creates exactly the owed jobs in one pass and adds nothing on the next', async () => {
+    const acme = await sendingAccount(api);
+    const sent: { id: string; createdAt: Date }[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await acme.send(acme.message({ to: [`r${i}@example.test`, `s${i}@other.test`] }));
+      expect(res.status).toBe(202);
+      sent.push({ id: res.body.id, createdAt: new Date(res.body.created_at) });
+    }
+    const enqueued = sent.map((s) => deliverMessageJobId(s.id, s.createdAt)).sort();
+    expect(await jobIds()).toEqual(enqueued);
+
+    const [done, failed, leased, later, owed] = sent;
+    // done: delivered; failed: given up; leased: a worker died holding it; later: deferred, not yet due.
+    await api.deps.db.update(deliveries).set({ status: 'accepted' }).where(eq(deliveries.emailId, done!.id));
+    await api.deps.db.update(deliveries).set({ status: 'failed' }).where(eq(deliveries.emailId, failed!.id));
+    const now = new Date(Date.now() + 60_000);
+    const leaseExpiredAt = new Date(now.getTime() - 1000);
+    await api.deps.db.update(deliveries).set({ status: 'sending', leaseExpiresAt: leaseExpiredAt }).where(eq(deliveries.emailId, leased!.id));
+    await api.deps.db.update(deliveries).set({ status: 'deferred', nextAttemptAt: new Date(now.getTime() + 3_600_000) }).where(eq(deliveries.emailId, later!.id));
+
+    // FLUSHALL, as far as this queue is concerned.
+    await api.deps.deliveryQueue.queue.obliterate({ force: true });
+    expect(await jobIds()).toEqual([]);
+
+    expect(await reconcile(now)).toBe(2);
+    expect(await jobIds()).toEqual([deliverMessageJobId(leased!.id, leaseExpiredAt), deliverMessageJobId(owed!.id, owed!.createdAt)].sort());
+    expect(await reconcile(now)).toBe(0);
+    expect(await jobIds()).toHaveLength(2);
+
+    // Once the deferred delivery falls due (plus the grace), it is owed too.
+    const due = new Date(now.getTime() + 3_600_000 + RECONCILE_GRACE_MS);
+    expect(await reconcile(due)).toBe(1);
+    expect(await jobIds()).toContain(deliverMessageJobId(later!.id, new Date(now.getTime() + 3_600_000)));
+  });
+
+  it('leaves deliveries due within the grace period to the API’s own enqueue', async () => {
+    const acme = await sendingAccount(api, { domain: 'fresh.test' });
+    const res = await acme.send(acme.message());
+    const createdAt = new Date(res.body.created_at);
+    const job = deliverMessageJobId(res.body.id, createdAt);
+    await api.deps.deliveryQueue.queue.obliterate({ force: true });
+    await reconcile(new Date(createdAt.getTime() + RECONCILE_GRACE_MS - 1));
+    expect(await jobIds()).not.toContain(job);
+    await reconcile(new Date(createdAt.getTime() + RECONCILE_GRACE_MS));
+    expect(await jobIds()).toContain(job);
+  });
+});

@@ -1,0 +1,39 @@
+import { defineRoute } from '../../http/route';
+import { acceptEmail, requireIdempotencyKey } from '../../operations/accept-email/accept-email';
+import { rateLimitHeaderValues } from '../../operations/accept-email/rate-limit-headers';
+import { acceptedEmailSchema, sendEmailBodySchema } from './send-email.schema';
+
+export const sendEmailRoute = defineRoute({
+  method: 'post',
+  path: '/v1/emails',
+  tag: 'emails',
+  summary: 'Accept a message for delivery.',
+  description:
+    'Stores the message durably, then answers 202. Every answer that reaches the acceptance decision (202, replays, 409, ' +
+    '422 sender_not_allowed, 429) carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset.',
+  auth: { kind: 'sending' },
+  headers: {
+    'Idempotency-Key': {
+      required: true,
+      description: '1 to 255 characters, scoped to the account and live for 24 hours from the first accepted request.',
+    },
+  },
+  body: sendEmailBodySchema,
+  responses: {
+    202: { description: 'Accepted and queued (or the original answer replayed, with Idempotent-Replayed: true).', schema: acceptedEmailSchema },
+  },
+  async handle({ req, res, deps, key, body }) {
+    const idempotencyKey = requireIdempotencyKey(req.get('idempotency-key'));
+    const draft = body();
+    const result = await acceptEmail(deps, {
+      accountId: key.accountId,
+      idempotencyKey,
+      // Parsed again as plain JSON: the idempotency fingerprint is taken of the request as sent.
+      body: JSON.parse((req.body as Buffer).toString('utf8')) as unknown,
+      draft,
+    });
+    res.set(rateLimitHeaderValues(result.rateLimit));
+    if (result.replayed) res.set('Idempotent-Replayed', 'true');
+    res.status(202).json(result.response);
+  },
+});

@@ -1,0 +1,44 @@
+import { randomUUID } from 'node:crypto';
+import { setAccountPlan, type PlanLimits } from '@mailer/db';
+import { insertReadyDomain, insertSender } from '@mailer/testing';
+import type { TestApi } from '../../testing';
+
+export interface SendingAccountOptions {
+  domain?: string;
+  sender?: string;
+  displayName?: string | null;
+  limits?: Partial<PlanLimits>;
+}
+
+/** An account with a ready domain and an active sender, for tests whose subject is intake. */
+export async function sendingAccount(api: TestApi, options: SendingAccountOptions = {}) {
+  const provisioned = await api.createAccount();
+  const accountId = provisioned.account.id;
+  const domainName = options.domain ?? 'acme.test';
+  const domain = await insertReadyDomain(api.deps.db, api.config.encryptionKey, accountId, domainName);
+  const sender = await insertSender(api.deps.db, accountId, domain.id, options.sender ?? `hello@${domainName}`, {
+    displayName: options.displayName === undefined ? 'Acme' : options.displayName,
+  });
+  if (options.limits) await setAccountPlan(api.deps.db, accountId, options.limits);
+  const auth = `Bearer ${provisioned.sending_key}`;
+  return {
+    ...provisioned,
+    accountId,
+    domain,
+    sender,
+    auth,
+    /** A valid message from the sender; `overrides` replace members. */
+    message: (overrides: Record<string, unknown> = {}) => ({
+      from: sender.email,
+      to: ['ann@example.test'],
+      subject: 'Your receipt',
+      content: { plain: 'Thanks for your order.' },
+      ...overrides,
+    }),
+    send: (body: unknown, idempotencyKey: string = randomUUID()) =>
+      api.http.post('/v1/emails').set('Authorization', auth).set('Idempotency-Key', idempotencyKey).send(body as object),
+    get: (path: string) => api.http.get(path).set('Authorization', auth),
+  };
+}
+
+export type SendingAccount = Awaited<ReturnType<typeof sendingAccount>>;

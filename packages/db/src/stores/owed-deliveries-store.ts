@@ -1,0 +1,46 @@
+import { sql } from 'drizzle-orm';
+import type { DbOrTx } from '../database';
+
+/** A message owed a delivery job, due at `dueAt` (what the job id is derived from). */
+export interface OwedDeliveryJob {
+  emailId: string;
+  dueAt: Date;
+}
+
+export interface OwedDeliveryQuery {
+  now: Date;
+  /**
+   * Queued and deferred deliveries count as owed only once due this long ago, leaving
+   * the API's own enqueue and the daemon's retry scheduling time to act first.
+   */
+  graceMs: number;
+  /** Rows per page. */
+  pageSize: number;
+}
+
+/**
+ * Every message with a delivery owed an attempt, page by page in email id order: queued
+ * or deferred ones due (`next_attempt_at` passed by the grace), and sending ones whose
+ * lease expired (their worker died). A message's due time is its earliest owed
+ * delivery's: `next_attempt_at`, or for an expired lease `lease_expires_at`, which
+ * names a job distinct from the one that was lost with the worker.
+ */
+export async function* owedDeliveryJobs(db: DbOrTx, query: OwedDeliveryQuery): AsyncGenerator<OwedDeliveryJob[]> {
+  const dueBy = new Date(query.now.getTime() - query.graceMs);
+  let afterId = '';
+  for (;;) {
+    const result = await db.execute(sql`
+      select email_id, min(case when status = 'sending' then lease_expires_at else next_attempt_at end) as due_at
+      from deliveries
+      where email_id > ${afterId}
+        and ((status in ('queued', 'deferred') and next_attempt_at <= ${dueBy})
+          or (status = 'sending' and lease_expires_at <= ${query.now}))
+      group by email_id
+      order by email_id
+      limit ${query.pageSize}`);
+    const page = (result.rows as { email_id: string; due_at: Date | string }[]).map((r) => ({ emailId: r.email_id, dueAt: new Date(r.due_at) }));
+    if (page.length > 0) yield page;
+    if (page.length < query.pageSize) return;
+    afterId = page[page.length - 1]!.emailId;
+  }
+}

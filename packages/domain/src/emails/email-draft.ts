@@ -1,0 +1,39 @@
+import { effectiveSenderState, type SenderConfiguredState } from '../senders/sender-state';
+import type { EmailType } from './email-limits';
+import type { FromField } from './from-address';
+import type { RecipientSet } from './recipients';
+
+export interface DraftAttachment {
+  filename: string;
+  contentType: string;
+  /** Makes the part inline, referenced from the HTML as `cid:<contentId>`. */
+  contentId: string | null;
+  content: Buffer;
+}
+
+/** A POST /v1/emails body once every field rule has passed: normalized, decoded, deduplicated. */
+export interface EmailDraft {
+  from: FromField;
+  type: EmailType;
+  subject: string;
+  text: string | null;
+  html: string | null;
+  recipients: RecipientSet;
+  attachments: DraftAttachment[];
+}
+
+/**
+ * Why `from` may not send (CONTRACT.md section 4), or null when it may: it must be an
+ * active sender of the account (enabled, not deleted) whose domain is ready.
+ */
+export function sendingIdentityProblem(identity: { configuredState: SenderConfiguredState; domainReady: boolean } | undefined): string | null {
+  if (!identity) return 'no active sender with this address exists in the account';
+  switch (effectiveSenderState(identity.configuredState, identity.domainReady)) {
+    case 'disabled':
+      return 'the sender with this address is disabled';
+    case 'domain_not_ready':
+      return "the sender's domain is not ready (ownership, DKIM and DMARC must all be verified)";
+    case 'active':
+      return null;
+  }
+}
