@@ -1,1 +1,21 @@
-console.log('worker placeholder')
+import { ConfigError, loadConfig } from '@mailer/config';
+import { DELIVERY_QUEUE } from '@mailer/queue';
+import { createContainer } from './container';
+import { startDaemon } from './daemon';
+import { serveMetrics } from './metrics';
+import { installShutdown } from './shutdown';
+
+/** The delivery daemon: config → container → BullMQ worker and reconciler → metrics → signal handling. */
+async function main() {
+  const config = loadConfig();
+  const deps = createContainer(config);
+  const daemon = startDaemon(deps);
+  const metrics = serveMetrics(deps.metrics, config, deps.logger);
+  installShutdown(deps, daemon, metrics);
+  deps.logger.info('worker started', { queue: DELIVERY_QUEUE, concurrency: config.worker.concurrency });
+}
+
+main().catch((error: Error) => {
+  console.error(error instanceof ConfigError ? error.message : error);
+  process.exit(1);
+});

@@ -59,6 +59,9 @@ const envSchema = z
     ALLOW_PRIVATE_MX: bool(false),
     WORKER_CONCURRENCY: int(50, 1, 1000),
     DESTINATION_CONCURRENCY: int(10, 1, 1000),
+    DELIVERY_LEASE: duration('30m'),
+    SMTP_POOL_IDLE: duration('5s'),
+    WORKER_SHUTDOWN_GRACE: duration('20s'),
     RECONCILE_INTERVAL: duration('30s'),
     RETRY_SCHEDULE: z
       .string()
@@ -107,6 +110,8 @@ function toConfig(env: z.infer<typeof envSchema>) {
       commandTimeoutMs: env.SMTP_COMMAND_TIMEOUT,
       dataTimeoutMs: env.SMTP_DATA_TIMEOUT,
       allowPrivateMx: env.ALLOW_PRIVATE_MX,
+      /** An idle pooled connection to an MX is closed after this. */
+      poolIdleMs: env.SMTP_POOL_IDLE,
     },
     worker: {
       concurrency: env.WORKER_CONCURRENCY,
@@ -114,6 +119,10 @@ function toConfig(env: z.infer<typeof envSchema>) {
       reconcileIntervalMs: env.RECONCILE_INTERVAL,
       retryScheduleMs: env.RETRY_SCHEDULE,
       maxDeliveryAgeMs: env.MAX_DELIVERY_AGE,
+      /** How long a worker owns the deliveries it leased; an attempt is cut off before it ends. */
+      leaseMs: env.DELIVERY_LEASE,
+      /** On SIGTERM, how long in-flight attempts may finish before their leases are released. */
+      shutdownGraceMs: env.WORKER_SHUTDOWN_GRACE,
     },
     retentionDays: env.RETENTION_DAYS,
     operatorToken: env.OPERATOR_TOKEN,

@@ -7,3 +7,5 @@ export * from './crypto/dkim-key';
 export * from './keys/operator-token';
 export * from './senders';
 export * from './domains';
+export * from './delivery';
+export * from './emails';

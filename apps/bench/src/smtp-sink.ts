@@ -1,0 +1,64 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { openSync, readFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import path from 'node:path';
+
+/**
+ * Postfix's `smtp-sink` (from Debian's postfix package) as the benchmark's recipient MX:
+ * a fast SMTP server that discards what it receives and counts it (`-c`).
+ */
+export function findSmtpSink(): string | undefined {
+  for (const dir of [...(process.env.PATH ?? '').split(':'), '/usr/sbin', '/usr/local/sbin']) {
+    const candidate = path.join(dir, 'smtp-sink');
+    if (dir && spawnSync('test', ['-x', candidate]).status === 0) return candidate;
+  }
+  return undefined;
+}
+
+export const SMTP_SINK_MISSING = [
+  'smtp-sink was not found. It comes with Debian\'s postfix package:',
+  '  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y postfix',
+  '(installing the package does not need the system Postfix to run).',
+].join('\n');
+
+export interface SmtpSink {
+  address: string;
+  /** Messages received so far. */
+  count(): number;
+  stop(): Promise<void>;
+}
+
+export async function startSmtpSink(binary: string, address: string, port: number, outputFile: string): Promise<SmtpSink> {
+  // As root smtp-sink drops to the postfix user once it listens; otherwise it runs as is.
+  const user = process.getuid?.() === 0 ? ['-u', 'postfix'] : [];
+  const child: ChildProcess = spawn(binary, ['-c', ...user, `${address}:${port}`, '1000'], { stdio: ['ignore', openSync(outputFile, 'w'), 'inherit'] });
+  const count = () => {
+    // -c keeps rewriting "... mesg=N" on one line (with CRs); the last one is current.
+    const tail = readFileSync(outputFile, 'utf8').slice(-300);
+    const matches = [...tail.matchAll(/mesg=(\d+)/g)];
+    return matches.length > 0 ? Number(matches[matches.length - 1]![1]) : 0;
+  };
+  for (let i = 0; ; i++) {
+    const up = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, address);
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (up) break;
+    if (i > 50 || child.exitCode !== null) throw new Error(`smtp-sink did not start on ${address}:${port}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    address,
+    count,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}

@@ -1,0 +1,127 @@
+import { setMaxListeners } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { rootCertificates } from 'node:tls';
+import type { Config } from '@mailer/config';
+import { claimMessages, openDatabase, writeAttempts, type AttemptWrite, type Claim, type Database, type DatabaseHandle } from '@mailer/db';
+import { createDnsResolver } from '@mailer/dns';
+import { createLogger, type Logger } from '@mailer/logger';
+import { createDeliveryQueue, openRedis, type DeliveryQueue, type Redis } from '@mailer/queue';
+import { SmtpConnectionPool } from './delivery/connection-pool';
+import { DestinationLimiter } from './delivery/destination-limiter';
+import { createMessageComposer, type MessageComposer } from './delivery/message-composer';
+import { createRouteLookups } from './delivery/route-cache';
+import type { TransportContext } from './delivery/smtp-transport';
+import { Batcher } from './jobs/batcher';
+import { createWorkerMetrics, type WorkerMetrics } from './metrics';
+
+/** Everything a delivery job may touch, built once at boot (and by tests, against real services). */
+export interface WorkerDependencies {
+  config: Config;
+  logger: Logger;
+  database: DatabaseHandle;
+  db: Database;
+  /** The BullMQ worker's connection: blocks and reconnects while Redis is away. */
+  workerRedis: Redis;
+  /** Enqueues retries; fails fast while Redis is away (the reconciler catches up). */
+  producerRedis: Redis;
+  deliveryQueue: DeliveryQueue;
+  transport: TransportContext;
+  /** Builds and DKIM-signs messages, on worker threads. */
+  composer: MessageComposer;
+  /** Claims (context and lease) of concurrent jobs, one statement per batch; undefined for a message that does not exist. */
+  claims: Batcher<string, Claim | undefined>;
+  /** Attempts of concurrent jobs, one statement per batch; false when a lease was lost. */
+  attempts: Batcher<AttemptWrite, boolean>;
+  metrics: WorkerMetrics;
+  /** Aborted when the shutdown grace period is over: in-flight attempts stop and release their leases. */
+  shutdown: AbortController;
+  now: () => Date;
+}
+
+/**
+ * Threads that build and sign messages: one core's worth beside the event loop, leaving
+ * the rest of a small machine to PostgreSQL and the API.
+ */
+const COMPOSITION_THREADS = Math.max(1, Math.min(2, availableParallelism() - 1));
+
+export interface ContainerOverrides {
+  logger?: Logger;
+  now?: () => Date;
+}
+
+export function createContainer(config: Config, overrides: ContainerOverrides = {}): WorkerDependencies {
+  const logger = overrides.logger ?? createLogger({ level: config.logLevel, service: 'worker' });
+  const database = openDatabase(config.databaseUrl, config.databasePoolSize);
+  const workerRedis = openRedis(config.redisUrl, 'worker');
+  const producerRedis = openRedis(config.redisUrl, 'producer');
+  workerRedis.on('error', () => undefined);
+  producerRedis.on('error', () => undefined);
+  const now = overrides.now ?? (() => new Date());
+  const shutdown = new AbortController();
+  // Every in-flight attempt listens to it.
+  setMaxListeners(0, shutdown.signal);
+  return {
+    config,
+    logger,
+    database,
+    db: database.db,
+    workerRedis,
+    producerRedis,
+    deliveryQueue: createDeliveryQueue(producerRedis, config.redisPrefix),
+    transport: createTransportContext(config),
+    composer: createMessageComposer(config.encryptionKey, COMPOSITION_THREADS),
+    claims: new Batcher((emailIds) => claim(database, config, emailIds, now())),
+    attempts: new Batcher(async (writes) => {
+      const written = await writeAttempts(database.pool, writes);
+      return writes.map((_, i) => written.has(i));
+    }),
+    metrics: createWorkerMetrics(),
+    shutdown,
+    now,
+  };
+}
+
+/**
+ * Two jobs of one message in a batch must not both get its lease: the first gets the
+ * claim, the others the context with nothing leased, as if they had come second.
+ */
+async function claim(database: DatabaseHandle, config: Config, emailIds: string[], now: Date): Promise<(Claim | undefined)[]> {
+  const claims = await claimMessages(database.pool, [...new Set(emailIds)], now, config.worker.leaseMs);
+  const seen = new Set<string>();
+  return emailIds.map((id) => {
+    const found = claims.get(id);
+    if (!found || !seen.has(id)) {
+      seen.add(id);
+      return found;
+    }
+    return { context: found.context, lease: { ...found.lease, deliveries: [], others: [] } };
+  });
+}
+
+/** DNS, SMTP pool, per-destination limits and session settings, as configured. */
+export function createTransportContext(config: Config): TransportContext {
+  return {
+    routes: createRouteLookups(createDnsResolver(config.dns)),
+    pool: new SmtpConnectionPool(config.smtp.poolIdleMs),
+    limiter: new DestinationLimiter(config.worker.destinationConcurrency),
+    settings: {
+      heloName: config.smtp.heloName,
+      connectTimeoutMs: config.smtp.connectTimeoutMs,
+      commandTimeoutMs: config.smtp.commandTimeoutMs,
+      dataTimeoutMs: config.smtp.dataTimeoutMs,
+      trustedCa: [...rootCertificates, ...(config.smtp.caFile ? [readFileSync(config.smtp.caFile, 'utf8')] : [])],
+    },
+    port: config.smtp.port,
+    allowPrivateMx: config.smtp.allowPrivateMx,
+  };
+}
+
+export async function closeContainer(deps: WorkerDependencies): Promise<void> {
+  deps.transport.pool.closeAll();
+  await deps.composer.close();
+  await deps.deliveryQueue.close().catch(() => undefined);
+  deps.producerRedis.disconnect();
+  deps.workerRedis.disconnect();
+  await deps.database.close();
+}

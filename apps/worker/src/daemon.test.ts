@@ -1,0 +1,86 @@
+import { eq } from 'drizzle-orm';
+import { deliveries } from '@mailer/db';
+import { deliverMessageJobId } from '@mailer/queue';
+import { startTestSmtpServer, type TestSmtpServer } from '@mailer/testing';
+import { startWorkerHarness, type SendingSetup, type WorkerHarness } from './testing/worker-harness';
+
+let h: WorkerHarness;
+let setup: SendingSetup;
+let peer: TestSmtpServer;
+
+/** Deletes every Redis key of this test's prefix: a FLUSHALL that spares other test files. */
+async function flushTestKeys() {
+  const keys = await h.deps.producerRedis.keys(`${h.config.redisPrefix}:*`);
+  if (keys.length > 0) await h.deps.producerRedis.del(...keys);
+}
+
+beforeAll(async () => {
+  h = await startWorkerHarness({ WORKER_SHUTDOWN_GRACE: '300ms', RETRY_SCHEDULE: '1m' });
+  setup = await h.createSendingSetup({ domain: 'daemon.test' });
+  h.dns.set('rcpt.test', [{ type: 'MX', exchange: 'mx.rcpt.test', priority: 10 }]);
+  h.dns.set('mx.rcpt.test', [{ type: 'A', address: '127.0.0.2' }]);
+});
+beforeEach(async () => {
+  peer = await startTestSmtpServer({ host: '127.0.0.2', port: h.smtpPort });
+});
+afterEach(() => peer.close());
+afterAll(() => h.close());
+
+describe('the delivery daemon', () => {
+  it('delivers what the queue hands it', async () => {
+    const daemon = h.startDaemon();
+    const ids = await Promise.all(Array.from({ length: 5 }, (_, i) => h.queueEmail(setup, { to: [`u${i}@rcpt.test`] })));
+    for (const id of ids) await h.deps.deliveryQueue.enqueue(id, new Date());
+    for (const id of ids) await h.waitForStatus(id, ['accepted']);
+    expect(peer.messages).toHaveLength(5);
+    await daemon.stop();
+  });
+
+  it('still delivers queued and deferred messages after their jobs were wiped from Redis, through the reconciler', async () => {
+    const past = new Date(Date.now() - 60_000);
+    const queued = await Promise.all(Array.from({ length: 3 }, (_, i) => h.queueEmail(setup, { to: [`q${i}@rcpt.test`], createdAt: past })));
+    const deferredId = await h.queueEmail(setup, { to: ['d@rcpt.test'], createdAt: past });
+    await h.deps.db.update(deliveries).set({ status: 'deferred', attemptCount: 1, nextAttemptAt: past }).where(eq(deliveries.emailId, deferredId));
+    for (const id of [...queued, deferredId]) await h.deps.deliveryQueue.enqueue(id, past);
+    await flushTestKeys();
+    expect(await h.deps.deliveryQueue.queue.getJob(deliverMessageJobId(queued[0]!, past))).toBeUndefined();
+
+    const daemon = h.startDaemon();
+    expect(await daemon.reconcile()).toBe(4);
+    for (const id of [...queued, deferredId]) await h.waitForStatus(id, ['accepted']);
+    expect(peer.messages.map((m) => m.to[0]).sort()).toEqual(['d@rcpt.test', 'q0@rcpt.test', 'q1@rcpt.test', 'q2@rcpt.test']);
+    await daemon.stop();
+  });
+});
+
+describe('stopping', () => {
+  it('lets an in-flight attempt finish within the grace period', async () => {
+    peer.behavior.data = { kind: 'delay', ms: 150 };
+    const daemon = h.startDaemon();
+    const id = await h.queueEmail(setup, { to: ['finish@rcpt.test'] });
+    await h.deps.deliveryQueue.enqueue(id, new Date());
+    await h.waitForStatus(id, ['sending']);
+    await daemon.stop();
+    expect((await h.readEmail(id)).email.status).toBe('accepted');
+    expect(peer.messages).toHaveLength(1);
+  });
+
+  it('releases the lease of an attempt still running when the grace period ends', async () => {
+    const silent = await startTestSmtpServer({ host: '127.0.0.3', port: h.smtpPort, silent: true });
+    h.dns.set('hang.test', [{ type: 'A', address: '127.0.0.3' }]);
+    const daemon = h.startDaemon();
+    const id = await h.queueEmail(setup, { to: ['ann@hang.test'] });
+    await h.deps.deliveryQueue.enqueue(id, new Date());
+    await h.waitForStatus(id, ['sending']);
+    const stoppedAt = Date.now();
+    await daemon.stop();
+    expect(Date.now() - stoppedAt).toBeLessThan(1_500);
+    const stored = await h.readEmail(id);
+    expect(stored.email.status).toBe('queued');
+    expect(stored.deliveries[0]).toMatchObject({ status: 'queued', leaseExpiresAt: null, attemptCount: 0 });
+    expect(stored.attempts).toHaveLength(0);
+    // Another worker picks it up at once.
+    expect(await h.deps.deliveryQueue.queue.getJob(deliverMessageJobId(id, stored.deliveries[0]!.nextAttemptAt))).toBeDefined();
+    await silent.close();
+  });
+});

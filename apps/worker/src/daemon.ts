@@ -1,0 +1,80 @@
+import { Worker, type Job } from 'bullmq';
+import { owedDeliveryJobs } from '@mailer/db';
+import { DELIVERY_QUEUE, RECONCILE_GRACE_MS, reconcileOwedDeliveries, type DeliverMessagePayload } from '@mailer/queue';
+import type { WorkerDependencies } from './container';
+import { deliverMessage } from './jobs/deliver-message';
+
+/** After a job failed (the database was away, say), the message gets another job this much later. */
+const FAILED_JOB_RETRY_MS = 30_000;
+const RECONCILE_PAGE_SIZE = 1_000;
+
+export interface Daemon {
+  worker: Worker<DeliverMessagePayload>;
+  /** One reconciler pass; resolves with how many jobs it added. */
+  reconcile(): Promise<number>;
+  /**
+   * Stops taking jobs and the reconciler, and waits for the in-flight jobs. After the
+   * shutdown grace period the rest are aborted: deliveries whose message had not gone out
+   * are released for another worker, the others recorded.
+   */
+  stop(): Promise<void>;
+}
+
+/**
+ * The BullMQ consumer of the delivery queue, `WORKER_CONCURRENCY` jobs at a time, and the
+ * reconciler: every `RECONCILE_INTERVAL` it enqueues the jobs of owed deliveries that
+ * Redis lost (FLUSHALL, Redis down at acceptance, a dead worker's lease).
+ */
+export function startDaemon(deps: WorkerDependencies): Daemon {
+  const worker = new Worker<DeliverMessagePayload>(DELIVERY_QUEUE, (job) => runJob(deps, job), {
+    connection: deps.workerRedis,
+    prefix: deps.config.redisPrefix,
+    concurrency: deps.config.worker.concurrency,
+  });
+  worker.on('error', (error) => deps.logger.error('queue error', { error: error.message }));
+
+  const reconcile = async () => {
+    const now = deps.now();
+    const owed = owedDeliveryJobs(deps.db, { now, graceMs: RECONCILE_GRACE_MS, pageSize: RECONCILE_PAGE_SIZE });
+    const added = await reconcileOwedDeliveries(deps.deliveryQueue, owed, now);
+    if (added > 0) deps.logger.info('reconciler enqueued owed deliveries', { added });
+    return added;
+  };
+  let reconciling = false;
+  const reconcileTimer = setInterval(() => {
+    if (reconciling) return;
+    reconciling = true;
+    reconcile()
+      .catch((error: Error) => deps.logger.warn('reconciliation failed', { error: error.message }))
+      .finally(() => (reconciling = false));
+  }, deps.config.worker.reconcileIntervalMs);
+
+  return {
+    worker,
+    reconcile,
+    async stop() {
+      clearInterval(reconcileTimer);
+      const grace = setTimeout(() => deps.shutdown.abort(new Error('shutdown')), deps.config.worker.shutdownGraceMs);
+      try {
+        await worker.close();
+      } finally {
+        clearTimeout(grace);
+      }
+    },
+  };
+}
+
+async function runJob(deps: WorkerDependencies, job: Job<DeliverMessagePayload>): Promise<void> {
+  const { emailId } = job.data;
+  const log = deps.logger.child({ email_id: emailId, job_id: job.id });
+  try {
+    await deliverMessage(deps, emailId, log);
+    deps.metrics.jobs.inc({ result: 'completed' });
+  } catch (error) {
+    deps.metrics.jobs.inc({ result: 'failed' });
+    log.error('delivery job failed', { error: (error as Error).message });
+    // Job ids are per due time, so this one is new; leases taken before the failure expire on their own.
+    await deps.deliveryQueue.enqueue(emailId, new Date(deps.now().getTime() + FAILED_JOB_RETRY_MS), deps.now()).catch(() => undefined);
+    throw error;
+  }
+}

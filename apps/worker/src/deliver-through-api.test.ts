@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto';
+import { startTestApi, type TestApi } from '@mailer/api';
+import { insertReadyDomain, insertSender, startTestSmtpServer, type TestSmtpServer } from '@mailer/testing';
+import { startWorkerHarness, type WorkerHarness } from './testing/worker-harness';
+import { verifyDkim } from './testing/verify-dkim';
+
+/** POST /v1/emails on the API, delivery by the daemon, GET /v1/emails/{id} to read the outcome. */
+let h: WorkerHarness;
+let api: TestApi;
+let auth: string;
+const peers: TestSmtpServer[] = [];
+
+async function mx(domain: string, address: string, options: Omit<Parameters<typeof startTestSmtpServer>[0], 'host' | 'port'> = {}) {
+  h.dns.set(domain, [{ type: 'MX', exchange: `mx-host.${domain}`, priority: 10 }]);
+  h.dns.set(`mx-host.${domain}`, [{ type: 'A', address }]);
+  const peer = await startTestSmtpServer({ host: address, port: h.smtpPort, ...options });
+  peers.push(peer);
+  return peer;
+}
+
+const send = (body: Record<string, unknown>) =>
+  api.http.post('/v1/emails').set('Authorization', auth).set('Idempotency-Key', randomUUID()).send({ from: 'hello@shop.test', subject: 'Your receipt', ...body });
+const detail = (id: string) => api.http.get(`/v1/emails/${id}`).set('Authorization', auth);
+
+async function waitForApiStatus(id: string, statuses: string[]) {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const res = await detail(id);
+    if (statuses.includes(res.body.status)) return res.body as Record<string, any>;
+    if (Date.now() > deadline) throw new Error(`status ${res.body.status}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+beforeAll(async () => {
+  h = await startWorkerHarness({ RETRY_SCHEDULE: '1s' });
+  api = await startTestApi({ DATABASE_URL: h.env.DATABASE_URL!, REDIS_PREFIX: h.env.REDIS_PREFIX! });
+  const provisioned = await api.createAccount();
+  const domain = await insertReadyDomain(api.deps.db, api.config.encryptionKey, provisioned.account.id, 'shop.test');
+  h.dns.set(`${domain.dkim.selector}._domainkey.shop.test`, [{ type: 'TXT', data: `v=DKIM1; k=rsa; p=${domain.dkim.publicKey}` }]);
+  await insertSender(api.deps.db, provisioned.account.id, domain.id, 'hello@shop.test', { displayName: 'Shop Support' });
+  auth = `Bearer ${provisioned.sending_key}`;
+  h.startDaemon();
+});
+afterEach(async () => {
+  await Promise.all(peers.splice(0).map((p) => p.close()));
+});
+afterAll(async () => {
+  await api.close();
+  await h.close();
+});
+
+describe('POST /v1/emails to the recipient MX', () => {
+  it('delivers a DKIM-signed message whose detail shows attempts and events, and nothing of the BCC or the MX', async () => {
+    const one = await mx('one.test', '127.0.0.2');
+    const hidden = await mx('hidden-bcc.test', '127.0.0.3');
+    const accepted = await send({
+      to: ['ann@one.test'],
+      cc: ['Bob@ONE.test'],
+      bcc: ['secret@hidden-bcc.test'],
+      content: { plain: 'Thanks!', html: '<p>Thanks! <img src="cid:logo"></p>' },
+      attachments: [{ filename: 'logo.png', content_base64: 'iVBORw0KGgo=', content_id: 'logo' }],
+    });
+    expect(accepted.status).toBe(202);
+    const body = await waitForApiStatus(accepted.body.id, ['accepted']);
+
+    expect(one.messages).toHaveLength(1);
+    expect(hidden.messages).toHaveLength(1);
+    expect(hidden.messages[0]!.to).toEqual(['secret@hidden-bcc.test']);
+    const raw = one.messages[0]!.raw;
+    expect(raw.toString()).toMatch(/^From: Shop Support <hello@shop\.test>\r$/m);
+    expect(raw.toString()).not.toContain('secret@hidden-bcc.test');
+    expect((await verifyDkim(raw, h.dns.address))[0]).toMatchObject({ signingDomain: 'shop.test', status: { result: 'pass' } });
+
+    expect(body.deliveries.map((d: any) => [d.recipient, d.status, d.attempt_count])).toEqual([
+      ['ann@one.test', 'accepted', 1],
+      ['Bob@one.test', 'accepted', 1],
+    ]);
+    expect(body.bcc_deliveries).toMatchObject({ accepted: 1, queued: 0 });
+    expect(body.attempts).toHaveLength(2);
+    expect(body.attempts.map((a: any) => [a.outcome, a.tls, a.bcc_recipients]).sort()).toEqual([
+      ['accepted', true, 0],
+      ['accepted', true, 1],
+    ]);
+    expect(body.events.map((e: any) => e.type)).toEqual(expect.arrayContaining(['queued', 'sending', 'accepted']));
+    expect(body.timestamps.completed_at).not.toBeNull();
+    const json = JSON.stringify(body);
+    for (const secret of ['secret', 'hidden-bcc', 'mx-host', 'OK: queued', 'Thanks']) expect(json).not.toContain(secret);
+  });
+
+  it('shows a bounce with its normalized cause and not the reply text', async () => {
+    await mx('one.test', '127.0.0.2', { rcpt: () => '550 5.1.1 <x@one.test>: Recipient address rejected: User unknown in local recipient table' });
+    const accepted = await send({ to: ['nobody@one.test'], content: { plain: 'Hi' } });
+    const body = await waitForApiStatus(accepted.body.id, ['bounced']);
+    expect(body.cause).toEqual({ code: 'recipient_unknown', permanent: true, smtp_code: 550, enhanced_status: '5.1.1' });
+    expect(body.deliveries[0]).toMatchObject({ status: 'bounced', cause: { code: 'recipient_unknown' } });
+    expect(JSON.stringify(body)).not.toContain('local recipient table');
+  });
+
+  it('defers, shows the deferral, then delivers on retry; the body is gone afterwards while the history stays', async () => {
+    const peer = await mx('one.test', '127.0.0.2', { data: { kind: 'reply', reply: '451 4.7.1 Greylisted' } });
+    const accepted = await send({ to: ['ann@one.test'], content: { plain: 'Retry me' } });
+    const deferred = await waitForApiStatus(accepted.body.id, ['deferred']);
+    expect(deferred.cause).toEqual({ code: 'greylisted', permanent: false, smtp_code: 451, enhanced_status: '4.7.1' });
+    peer.behavior.data = { kind: 'accept' };
+    const body = await waitForApiStatus(accepted.body.id, ['accepted']);
+    expect(body.attempts.map((a: any) => a.outcome)).toEqual(['deferred', 'accepted']);
+    expect(body.events.map((e: any) => e.type)).toEqual(['queued', 'sending', 'deferred', 'sending', 'accepted']);
+    const stored = await h.readEmail(accepted.body.id);
+    expect(stored.email).toMatchObject({ textBody: null, htmlBody: null });
+    expect(stored.email.contentPurgedAt).toBeInstanceOf(Date);
+  });
+});

@@ -1,0 +1,36 @@
+import type { AttachmentContent, DeliveryContext, MessageContent } from '@mailer/db';
+import { buildMime, type OutgoingMessage } from '@mailer/message';
+import type { DkimSigner, SigningDomain } from './dkim-signer';
+
+/** What to build and how to sign it; plain data, so that it can cross to a signing thread. */
+export interface CompositionRequest {
+  message: OutgoingMessage;
+  domain: SigningDomain;
+}
+
+/**
+ * The message as every recipient domain receives it: the From header carries the display
+ * name intake stored (the request's, else the sender's), BCC recipients appear nowhere in
+ * it, and it is signed with `d=` the sending domain.
+ */
+export function compositionRequest(context: DeliveryContext, content: MessageContent, attachments: AttachmentContent[]): CompositionRequest {
+  return {
+    message: {
+      from: { address: context.email.fromEmail, name: context.email.fromName },
+      to: content.to,
+      cc: content.cc,
+      subject: content.subject,
+      text: content.text,
+      html: content.html,
+      attachments,
+      messageId: content.messageId,
+      date: context.email.createdAt,
+    },
+    domain: { name: context.domain.name, selector: context.domain.dkimSelector, sealedPrivateKey: context.domain.dkimPrivateKeySealed },
+  };
+}
+
+/** Built and DKIM-signed once per message, whatever the number of recipient domains. */
+export async function composeSignedMessage(request: CompositionRequest, dkim: DkimSigner): Promise<Buffer> {
+  return dkim.sign(await buildMime(request.message), request.domain);
+}

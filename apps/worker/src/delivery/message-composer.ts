@@ -1,0 +1,66 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { composeSignedMessage, type CompositionRequest } from './compose-message';
+import { createDkimSigner } from './dkim-signer';
+
+export interface MessageComposer {
+  /** The message built and DKIM-signed (see composeSignedMessage). */
+  compose(request: CompositionRequest): Promise<Buffer>;
+  close(): Promise<void>;
+}
+
+const THREAD_SCRIPT = path.join(__dirname, 'composition-thread.js');
+
+/**
+ * Builds and signs on `threads` worker threads, round robin; with 0 threads (or when run
+ * from TypeScript sources, as the unit tests are, where no compiled thread script exists)
+ * on the calling thread.
+ */
+export function createMessageComposer(encryptionKey: Buffer, threads: number): MessageComposer {
+  if (threads === 0 || !existsSync(THREAD_SCRIPT)) {
+    const dkim = createDkimSigner(encryptionKey);
+    return { compose: (request) => composeSignedMessage(request, dkim), close: async () => undefined };
+  }
+  const waiting = new Map<number, { thread: number; resolve: (signed: Buffer) => void; reject: (error: Error) => void }>();
+  let nextId = 0;
+  let closing = false;
+  const workers: Worker[] = [];
+  // A thread that dies fails what it was composing and is replaced.
+  const spawn = (index: number) => {
+    const worker = new Worker(THREAD_SCRIPT, { workerData: { encryptionKey } });
+    worker.on('message', ({ id, signed, error }: { id: number; signed?: Uint8Array; error?: string }) => {
+      const pending = waiting.get(id);
+      waiting.delete(id);
+      if (!pending) return;
+      if (error !== undefined || !signed) pending.reject(new Error(error ?? 'no message'));
+      else pending.resolve(Buffer.from(signed.buffer, signed.byteOffset, signed.byteLength));
+    });
+    worker.on('error', () => undefined);
+    worker.once('exit', () => {
+      for (const [id, pending] of waiting) {
+        if (pending.thread !== index) continue;
+        waiting.delete(id);
+        pending.reject(new Error('the composition thread exited'));
+      }
+      if (!closing) spawn(index);
+    });
+    worker.unref();
+    workers[index] = worker;
+  };
+  for (let i = 0; i < threads; i++) spawn(i);
+  return {
+    compose(request) {
+      const id = nextId++;
+      const thread = id % threads;
+      return new Promise((resolve, reject) => {
+        waiting.set(id, { thread, resolve, reject });
+        workers[thread]!.postMessage({ id, request });
+      });
+    },
+    async close() {
+      closing = true;
+      await Promise.all(workers.map((w) => w.terminate()));
+    },
+  };
+}

@@ -1,0 +1,63 @@
+import { resolveHostAddresses, resolveMailRoute, type DnsResolver, type HostAddresses, type MailRoute } from '@mailer/dns';
+
+/**
+ * Answers kept this long: a busy recipient domain costs one MX and one address lookup per
+ * interval instead of per message. Short next to real TTLs (usually minutes to hours), so
+ * a changed MX is followed within seconds. Temporary failures are never kept.
+ */
+export const ROUTE_CACHE_MS = 30_000;
+const MAX_ENTRIES = 10_000;
+const DEADLINE = { kind: 'temporary', reason: 'deadline_exceeded' } as const;
+
+export interface RouteLookups {
+  mailRoute(domain: string, signal?: AbortSignal): Promise<MailRoute>;
+  hostAddresses(host: string, signal?: AbortSignal): Promise<HostAddresses>;
+}
+
+/** MX and address lookups through the configured resolver, cached and shared while in flight. */
+export function createRouteLookups(dns: DnsResolver, ttlMs = ROUTE_CACHE_MS): RouteLookups {
+  const cached = <T extends { kind: string }>(lookup: (name: string) => Promise<T>, deadline: T) => {
+    const entries = new Map<string, { answer: Promise<T>; expires: number }>();
+    return (name: string, signal?: AbortSignal): Promise<T> => {
+      const now = Date.now();
+      const hit = entries.get(name);
+      if (hit && hit.expires > now) return hit.answer;
+      // Shared by concurrent callers, so it must not be cut short by one caller's signal;
+      // the resolver's own timeout bounds it.
+      const answer = lookup(name);
+      const entry = { answer, expires: now + ttlMs };
+      if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
+      entries.set(name, entry);
+      answer.then(
+        (result) => {
+          if (result.kind === 'temporary' && entries.get(name) === entry) entries.delete(name);
+        },
+        () => entries.delete(name),
+      );
+      return signal ? raceSignal(answer, signal, deadline) : answer;
+    };
+  };
+  return {
+    mailRoute: cached((domain) => resolveMailRoute(dns, domain), DEADLINE as MailRoute),
+    hostAddresses: cached((host) => resolveHostAddresses(dns, host), DEADLINE as HostAddresses),
+  };
+}
+
+/** The answer, or `deadline` (a temporary failure) as soon as the caller's signal aborts. */
+function raceSignal<T>(answer: Promise<T>, signal: AbortSignal, deadline: T): Promise<T> {
+  if (signal.aborted) return Promise.resolve(deadline);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(deadline);
+    signal.addEventListener('abort', onAbort, { once: true });
+    answer.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}

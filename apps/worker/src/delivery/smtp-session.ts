@@ -1,0 +1,223 @@
+import { PassThrough } from 'node:stream';
+import SMTPConnection, { type SMTPConnectionEnvelope } from 'nodemailer/lib/smtp-connection';
+
+export type TlsPolicy = 'require_tls' | 'opportunistic';
+
+/** One MX address to talk to, under one sender's transport security policy. */
+export interface SessionTarget {
+  /** The MX host name: sent as SNI and the name a `require_tls` certificate must be valid for. */
+  host: string;
+  /** The address to connect to, resolved through the configured resolver. */
+  address: string;
+  port: number;
+  policy: TlsPolicy;
+}
+
+export interface SessionSettings {
+  heloName: string;
+  connectTimeoutMs: number;
+  commandTimeoutMs: number;
+  /** How long the reply to the final dot is awaited (RFC 5321 section 4.5.3.2.6: 10 minutes). */
+  dataTimeoutMs: number;
+  /** CAs a `require_tls` certificate may chain to: the system's plus SMTP_CA_FILE. */
+  trustedCa: string[];
+}
+
+export type NodemailerError = SMTPConnection.SMTPError;
+
+/** Why no session could be set up with an address; the next address or MX is tried. */
+export interface OpenFailure {
+  kind: 'tls' | 'timeout' | 'unreachable' | 'aborted';
+  /** The server's reply when it refused us with one (e.g. a 554 greeting); never shown to API clients. */
+  reply?: string;
+  message: string;
+}
+
+export interface RcptRejection {
+  recipient: string;
+  reply: string;
+}
+
+/** How one mail transaction ended; expected outcomes are values, not exceptions. */
+export type SendOutcome =
+  | { kind: 'sent'; rejected: RcptRejection[]; reply: string }
+  | { kind: 'failed'; rejected: RcptRejection[]; error: NodemailerError; finalDotSent: boolean }
+  | { kind: 'aborted'; rejected: RcptRejection[]; finalDotSent: boolean };
+
+const noop = () => undefined;
+
+function tlsMode(policy: TlsPolicy, plain: boolean) {
+  if (plain) return { ignoreTLS: true };
+  if (policy === 'require_tls') return { requireTLS: true };
+  return { opportunisticTLS: true };
+}
+
+/**
+ * An open SMTP connection (after EHLO and, when used, STARTTLS) that runs one mail
+ * transaction at a time and can be reused after RSET.
+ */
+export class SmtpSession {
+  private ended = false;
+
+  constructor(
+    private readonly conn: SMTPConnection,
+    readonly target: SessionTarget,
+    private readonly settings: SessionSettings,
+  ) {
+    conn.once('end', () => {
+      this.ended = true;
+    });
+  }
+
+  /** Whether the transaction ran over TLS (STARTTLS succeeded). */
+  get tls(): boolean {
+    return this.conn.secure;
+  }
+
+  get usable(): boolean {
+    return !this.ended && !this.conn.destroyed;
+  }
+
+  /** RSET before reusing a pooled connection; false when it is gone (the server's idle timeout). */
+  reset(): Promise<boolean> {
+    if (!this.usable) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const onEnd = () => resolve(false);
+      this.conn.once('end', onEnd);
+      this.conn.reset((error) => {
+        this.conn.off('end', onEnd);
+        resolve(!error);
+      });
+    });
+  }
+
+  /**
+   * MAIL FROM, one RCPT TO per recipient, DATA with the message. The final dot's reply is
+   * awaited for `dataTimeoutMs`; every other reply for `commandTimeoutMs`.
+   */
+  send(from: string, recipients: string[], message: Buffer, signal: AbortSignal): Promise<SendOutcome> {
+    const envelope = { from, to: recipients, size: message.length } as SMTPConnectionEnvelope;
+    const rejected = () => (envelope.rejectedErrors ?? []).map((e) => ({ recipient: e.recipient ?? '', reply: e.response ?? '' }));
+    let finalDotSent = false;
+    const source = new PassThrough();
+    source.once('end', () => {
+      finalDotSent = true;
+      this.socketTimeout(this.settings.dataTimeoutMs);
+    });
+
+    return new Promise<SendOutcome>((resolve) => {
+      let settled = false;
+      const settle = (outcome: SendOutcome) => {
+        if (settled) return;
+        settled = true;
+        signal.removeEventListener('abort', onAbort);
+        this.conn.off('end', onEnd);
+        this.socketTimeout(this.settings.commandTimeoutMs);
+        resolve(outcome);
+      };
+      const onAbort = () => {
+        settle({ kind: 'aborted', rejected: rejected(), finalDotSent });
+        // Mid-transaction: drop the connection; a QUIT now could land inside the message.
+        this.conn.close();
+      };
+      // nodemailer reports a failure through the send callback; 'end' alone (nothing reported) is a lost connection.
+      const onEnd = () =>
+        setImmediate(() => settle({ kind: 'failed', rejected: rejected(), error: Object.assign(new Error('connection closed'), { code: 'ECONNECTION' }), finalDotSent }));
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.conn.once('end', onEnd);
+      this.conn.send(envelope, source, (error, info) => {
+        if (error) settle({ kind: 'failed', rejected: rejected(), error, finalDotSent });
+        else settle({ kind: 'sent', rejected: rejected(), reply: info.response });
+      });
+      source.end(message);
+    });
+  }
+
+  /** Ends an idle session politely (QUIT) when it is still open. */
+  close(): void {
+    if (!this.usable) return;
+    try {
+      this.conn.quit();
+    } catch {
+      this.conn.close();
+    }
+  }
+
+  private socketTimeout(ms: number) {
+    const socket = this.conn._socket;
+    if (socket && !socket.destroyed) socket.setTimeout(ms);
+  }
+}
+
+/**
+ * Connects to one address and completes EHLO and STARTTLS as the policy demands:
+ * - `require_tls`: STARTTLS is mandatory, TLS 1.2 or later, and the certificate must
+ *   chain to a trusted CA and be valid for the MX host name; otherwise no session (and
+ *   so not one byte of the message) — failure kind `tls`.
+ * - `opportunistic`: STARTTLS when offered, any certificate and protocol version; plain
+ *   text when not offered or refused, and a new plain connection when the handshake fails.
+ */
+export async function openSession(target: SessionTarget, settings: SessionSettings, signal: AbortSignal): Promise<SmtpSession | OpenFailure> {
+  const first = await connect(target, settings, false, signal);
+  if (first instanceof SmtpSession || first.kind !== 'tls' || target.policy === 'require_tls') return first;
+  return connect(target, settings, true, signal);
+}
+
+function connect(target: SessionTarget, settings: SessionSettings, plain: boolean, signal: AbortSignal): Promise<SmtpSession | OpenFailure> {
+  const conn = new SMTPConnection({
+    host: target.address,
+    port: target.port,
+    servername: target.host,
+    name: settings.heloName,
+    connectionTimeout: settings.connectTimeoutMs,
+    greetingTimeout: settings.commandTimeoutMs,
+    socketTimeout: settings.commandTimeoutMs,
+    ...tlsMode(target.policy, plain),
+    tls:
+      target.policy === 'require_tls'
+        ? { rejectUnauthorized: true, minVersion: 'TLSv1.2', ca: settings.trustedCa }
+        : { rejectUnauthorized: false, minVersion: 'TLSv1', ciphers: 'DEFAULT@SECLEVEL=0' },
+    logger: false,
+  });
+  conn.on('error', noop);
+  return new Promise((resolve) => {
+    let settled = false;
+    const settle = (result: SmtpSession | OpenFailure) => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener('abort', onAbort);
+      resolve(result);
+    };
+    const fail = (error: NodemailerError) => {
+      settle(classifyOpenError(error, target.policy, conn.upgrading === true));
+      conn.close();
+    };
+    const onAbort = () => {
+      settle({ kind: 'aborted', message: 'aborted' });
+      conn.close();
+    };
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    const onEnd = () => setImmediate(() => fail(Object.assign(new Error('connection closed'), { code: 'ECONNECTION' })));
+    conn.once('error', fail);
+    conn.once('end', onEnd);
+    conn.connect((error) => {
+      if (error) return fail(error);
+      conn.off('error', fail);
+      conn.off('end', onEnd);
+      if (target.policy === 'require_tls' && !conn.secure) return fail(Object.assign(new Error('no TLS'), { code: 'ETLS' }));
+      settle(new SmtpSession(conn, target, settings));
+    });
+  });
+}
+
+/** `duringHandshake`: the error came while STARTTLS was upgrading the socket (certificate, version, cipher). */
+function classifyOpenError(error: NodemailerError, policy: TlsPolicy, duringHandshake: boolean): OpenFailure {
+  const base = { message: error.message, ...(error.response ? { reply: error.response } : {}) };
+  if (error.code === 'ETLS' || duringHandshake) return { kind: 'tls', ...base };
+  // With requireTLS, a server that cannot do EHLO cannot do STARTTLS either.
+  if (policy === 'require_tls' && error.command === 'EHLO') return { kind: 'tls', ...base };
+  if (error.code === 'ETIMEDOUT') return { kind: 'timeout', ...base };
+  return { kind: 'unreachable', ...base };
+}

@@ -1,0 +1,287 @@
+import { loadConfig } from '@mailer/config';
+import { startTestDnsServer, startTestSmtpServer, TEST_CA_FILE, type TestDnsServer, type TestSmtpServer } from '@mailer/testing';
+import { createTransportContext } from '../container';
+import { freePort } from '../testing/worker-harness';
+import type { TlsPolicy } from './smtp-session';
+import { deliverToDomain, type TransportContext } from './smtp-transport';
+
+let dns: TestDnsServer;
+let port: number;
+const peers: TestSmtpServer[] = [];
+const contexts: TransportContext[] = [];
+
+const MESSAGE = Buffer.from('From: hello@sender.test\r\nTo: ann@ok.test\r\nSubject: Hi\r\nMessage-ID: <1@sender.test>\r\n\r\nHello.\r\n');
+
+function transport(env: Record<string, string> = {}): TransportContext {
+  const ctx = createTransportContext(
+    loadConfig({
+      DNS_SERVERS: dns.address,
+      DNS_TIMEOUT: '300ms',
+      SMTP_PORT: String(port),
+      SMTP_HELO_NAME: 'worker.mailer.test',
+      SMTP_CA_FILE: TEST_CA_FILE,
+      ALLOW_PRIVATE_MX: 'true',
+      SMTP_CONNECT_TIMEOUT: '1s',
+      SMTP_COMMAND_TIMEOUT: '1s',
+      SMTP_DATA_TIMEOUT: '2s',
+      SMTP_POOL_IDLE: '500ms',
+      ...env,
+    }),
+  );
+  contexts.push(ctx);
+  return ctx;
+}
+
+async function peer(host: string, options: Parameters<typeof startTestSmtpServer>[0] extends infer O ? Omit<O, 'host' | 'port'> : never = {}) {
+  const server = await startTestSmtpServer({ host, port, ...options });
+  peers.push(server);
+  return server;
+}
+
+/** `domain` gets one MX, `mx`, at `address`. */
+function route(domain: string, mx: string, address: string) {
+  dns.set(domain, [{ type: 'MX', exchange: mx, priority: 10 }]);
+  dns.set(mx, [{ type: 'A', address }]);
+}
+
+function send(ctx: TransportContext, domain: string, recipients: string[], policy: TlsPolicy = 'opportunistic', signal = AbortSignal.timeout(20_000)) {
+  return deliverToDomain(ctx, { domain, from: 'hello@sender.test', recipients, message: MESSAGE, policy, signal });
+}
+
+const summary = (report: Awaited<ReturnType<typeof send>>) =>
+  Object.fromEntries([...report.outcomes].map(([r, o]) => [r, o.cause ? `${o.outcome}:${o.cause.code}` : o.outcome]));
+
+beforeAll(async () => {
+  dns = await startTestDnsServer();
+  port = await freePort();
+});
+afterEach(async () => {
+  for (const ctx of contexts.splice(0)) ctx.pool.closeAll();
+  await Promise.all(peers.splice(0).map((p) => p.close()));
+  dns.reset();
+});
+afterAll(() => dns.close());
+
+describe('TLS policies', () => {
+  it('opportunistic: STARTTLS when offered, plain when not', async () => {
+    const ctx = transport();
+    const tlsPeer = await peer('127.0.0.2');
+    const plainPeer = await peer('127.0.0.3', { tls: 'none' });
+    route('tls.example', 'mx1.tls.test', '127.0.0.2');
+    route('plain.example', 'mx.plain.example', '127.0.0.3');
+    const secure = await send(ctx, 'tls.example', ['ann@tls.example']);
+    const plain = await send(ctx, 'plain.example', ['bob@plain.example']);
+    expect(summary(secure)).toEqual({ 'ann@tls.example': 'accepted' });
+    expect(secure).toMatchObject({ tls: true, mxHost: 'mx1.tls.test' });
+    expect(summary(plain)).toEqual({ 'bob@plain.example': 'accepted' });
+    expect(plain.tls).toBe(false);
+    expect(tlsPeer.messages[0]!.tls).toBe(true);
+    expect(plainPeer.messages[0]!.tls).toBe(false);
+  });
+
+  it('opportunistic: a failed TLS handshake is followed by a new plain connection', async () => {
+    const broken = await peer('127.0.0.2', { tls: 'broken_handshake' });
+    route('broken.example', 'mx1.tls.test', '127.0.0.2');
+    const report = await send(transport(), 'broken.example', ['ann@broken.example']);
+    expect(summary(report)).toEqual({ 'ann@broken.example': 'accepted' });
+    expect(report.tls).toBe(false);
+    expect(broken.connections()).toBe(2);
+    expect(broken.messages).toHaveLength(1);
+  });
+
+  it('opportunistic: any certificate and protocol version will do', async () => {
+    await peer('127.0.0.2', { tls: 'untrusted' });
+    await peer('127.0.0.3', { tls: 'tls1.1' });
+    route('untrusted.example', 'mx.untrusted.example', '127.0.0.2');
+    route('old.example', 'mx.old.example', '127.0.0.3');
+    const ctx = transport();
+    expect(await send(ctx, 'untrusted.example', ['a@untrusted.example'])).toMatchObject({ tls: true });
+    expect(await send(ctx, 'old.example', ['a@old.example'])).toMatchObject({ tls: true });
+  });
+
+  it('require_tls: delivers over TLS 1.2+ with a certificate valid for the MX host name', async () => {
+    const tlsPeer = await peer('127.0.0.2');
+    route('secure.example', 'mx2.tls.test', '127.0.0.2');
+    const report = await send(transport(), 'secure.example', ['ann@secure.example'], 'require_tls');
+    expect(summary(report)).toEqual({ 'ann@secure.example': 'accepted' });
+    expect(report.tls).toBe(true);
+    expect(tlsPeer.messages[0]!.tls).toBe(true);
+  });
+
+  it.each([
+    ['no STARTTLS', 'none', 'mx1.tls.test'],
+    ['an untrusted certificate', 'untrusted', 'untrusted.tls.test'],
+    ['a certificate for another name', 'starttls', 'mx.elsewhere.example'],
+    ['only TLS 1.1', 'tls1.1', 'mx1.tls.test'],
+  ] as const)('require_tls: defers with tls_required_unavailable against %s, sending nothing', async (_label, tls, mx) => {
+    const target = await peer('127.0.0.2', { tls });
+    route('strict.example', mx, '127.0.0.2');
+    const report = await send(transport(), 'strict.example', ['ann@strict.example'], 'require_tls');
+    expect(summary(report)).toEqual({ 'ann@strict.example': 'deferred:tls_required_unavailable' });
+    expect(report.outcomes.get('ann@strict.example')!.cause).toMatchObject({ permanent: false });
+    expect(target.connections()).toBeGreaterThan(0);
+    expect(target.dataReceived()).toBe(0);
+    expect(target.messages).toHaveLength(0);
+  });
+});
+
+describe('routing', () => {
+  it('tries the next MX within the same attempt when one cannot be reached', async () => {
+    const backup = await peer('127.0.0.3');
+    dns.set('fallback.example', [
+      { type: 'MX', exchange: 'down.fallback.example', priority: 10 },
+      { type: 'MX', exchange: 'gone.fallback.example', priority: 15 },
+      { type: 'MX', exchange: 'up.fallback.example', priority: 20 },
+    ]);
+    dns.set('down.fallback.example', [{ type: 'A', address: '127.0.0.9' }]);
+    dns.set('up.fallback.example', [{ type: 'A', address: '127.0.0.3' }]);
+    const report = await send(transport(), 'fallback.example', ['ann@fallback.example']);
+    expect(summary(report)).toEqual({ 'ann@fallback.example': 'accepted' });
+    expect(report.mxHost).toBe('up.fallback.example');
+    expect(backup.messages).toHaveLength(1);
+  });
+
+  it('tries the next address of an MX host', async () => {
+    await peer('127.0.0.3');
+    dns.set('multi.example', [{ type: 'MX', exchange: 'mx.multi.example', priority: 10 }]);
+    dns.set('mx.multi.example', [{ type: 'A', address: '127.0.0.9' }, { type: 'A', address: '127.0.0.3' }]);
+    // Addresses are tried in the resolver's order; either order must end at the live one.
+    expect(summary(await send(transport(), 'multi.example', ['ann@multi.example']))).toEqual({ 'ann@multi.example': 'accepted' });
+  });
+
+  it('delivers to the domain itself when it has no MX (implicit MX)', async () => {
+    const target = await peer('127.0.0.2');
+    dns.set('implicit.example', [{ type: 'A', address: '127.0.0.2' }]);
+    const report = await send(transport(), 'implicit.example', ['ann@implicit.example']);
+    expect(summary(report)).toEqual({ 'ann@implicit.example': 'accepted' });
+    expect(report.mxHost).toBe('implicit.example');
+    expect(target.messages).toHaveLength(1);
+  });
+
+  it('bounces a null MX and NXDOMAIN, defers a temporary DNS failure and unreachable MX hosts', async () => {
+    dns.set('null.example', [{ type: 'MX', exchange: '.', priority: 0 }]);
+    dns.fail('servfail.example', 'servfail');
+    route('down.example', 'mx.down.example', '127.0.0.9');
+    dns.set('flaky-mx.example', [{ type: 'MX', exchange: 'mx.flaky-mx.example', priority: 10 }]);
+    dns.fail('mx.flaky-mx.example', 'servfail');
+    const ctx = transport();
+    expect(summary(await send(ctx, 'null.example', ['a@null.example']))).toEqual({ 'a@null.example': 'bounced:no_mail_server' });
+    expect(summary(await send(ctx, 'nowhere.example', ['a@nowhere.example']))).toEqual({ 'a@nowhere.example': 'bounced:recipient_domain_not_found' });
+    expect(summary(await send(ctx, 'servfail.example', ['a@servfail.example']))).toEqual({ 'a@servfail.example': 'deferred:dns_temporary_failure' });
+    expect(summary(await send(ctx, 'down.example', ['a@down.example']))).toEqual({ 'a@down.example': 'deferred:connection_failed' });
+    expect(summary(await send(ctx, 'flaky-mx.example', ['a@flaky-mx.example']))).toEqual({ 'a@flaky-mx.example': 'deferred:dns_temporary_failure' });
+  });
+
+  it('refuses non-public MX addresses unless ALLOW_PRIVATE_MX', async () => {
+    const target = await peer('127.0.0.2');
+    route('private.example', 'mx.private.example', '127.0.0.2');
+    const report = await send(transport({ ALLOW_PRIVATE_MX: 'false' }), 'private.example', ['a@private.example']);
+    expect(summary(report)).toEqual({ 'a@private.example': 'deferred:connection_failed' });
+    expect(target.connections()).toBe(0);
+  });
+});
+
+describe('replies', () => {
+  it('applies RCPT replies per recipient and the final reply to those accepted at RCPT, in one transaction', async () => {
+    const target = await peer('127.0.0.2', {
+      rcpt: (address) => (address.startsWith('unknown') ? '550 5.1.1 User unknown' : address.startsWith('full') ? '452 4.2.2 Mailbox full' : undefined),
+    });
+    route('mixed.example', 'mx.mixed.example', '127.0.0.2');
+    const recipients = ['ann@mixed.example', 'unknown@mixed.example', 'full@mixed.example', 'bob@mixed.example'];
+    const report = await send(transport(), 'mixed.example', recipients);
+    expect(summary(report)).toEqual({
+      'ann@mixed.example': 'accepted',
+      'bob@mixed.example': 'accepted',
+      'unknown@mixed.example': 'bounced:recipient_unknown',
+      'full@mixed.example': 'deferred:mailbox_full',
+    });
+    expect(report.outcomes.get('unknown@mixed.example')!.cause).toEqual({ code: 'recipient_unknown', permanent: true, smtp_code: 550, enhanced_status: '5.1.1' });
+    expect(target.messages).toHaveLength(1);
+    expect(target.messages[0]!.to).toEqual(['ann@mixed.example', 'bob@mixed.example']);
+
+    target.behavior.data = { kind: 'reply', reply: '554 5.7.1 Message rejected as spam' };
+    const rejected = await send(transport(), 'mixed.example', recipients);
+    expect(summary(rejected)).toMatchObject({ 'ann@mixed.example': 'bounced:message_rejected', 'unknown@mixed.example': 'bounced:recipient_unknown', 'full@mixed.example': 'deferred:mailbox_full' });
+  });
+
+  it('defers greylisting at DATA and a refused MAIL FROM for everyone', async () => {
+    const target = await peer('127.0.0.2', { data: { kind: 'reply', reply: '451 4.7.1 Greylisted, please try again later' } });
+    route('grey.example', 'mx.grey.example', '127.0.0.2');
+    const ctx = transport();
+    expect(summary(await send(ctx, 'grey.example', ['a@grey.example']))).toEqual({ 'a@grey.example': 'deferred:greylisted' });
+    target.behavior.mailFrom = '421 4.7.0 Too many connections from your host';
+    expect(summary(await send(ctx, 'grey.example', ['a@grey.example', 'b@grey.example']))).toEqual({
+      'a@grey.example': 'deferred:rate_limited_by_recipient',
+      'b@grey.example': 'deferred:rate_limited_by_recipient',
+    });
+  });
+
+  it('defers a connection dropped before the final dot; after it the message may have arrived (the duplicate case)', async () => {
+    const before = await peer('127.0.0.2', { data: { kind: 'drop_before_dot' } });
+    const after = await peer('127.0.0.3', { data: { kind: 'drop_after_dot' } });
+    route('before.example', 'mx.before.example', '127.0.0.2');
+    route('after.example', 'mx.after.example', '127.0.0.3');
+    const ctx = transport();
+    expect(summary(await send(ctx, 'before.example', ['a@before.example']))).toEqual({ 'a@before.example': 'deferred:connection_lost' });
+    expect(before.messages).toHaveLength(0);
+    expect(summary(await send(ctx, 'after.example', ['a@after.example']))).toEqual({ 'a@after.example': 'deferred:connection_lost' });
+    expect(after.messages).toHaveLength(1);
+  });
+
+  it('times out a peer that never greets and one that never answers the final dot', async () => {
+    await peer('127.0.0.2', { silent: true });
+    await peer('127.0.0.3', { data: { kind: 'never_answer' } });
+    route('silent.example', 'mx.silent.example', '127.0.0.2');
+    route('slow.example', 'mx.slow.example', '127.0.0.3');
+    const ctx = transport({ SMTP_CONNECT_TIMEOUT: '500ms', SMTP_DATA_TIMEOUT: '700ms' });
+    expect(summary(await send(ctx, 'silent.example', ['a@silent.example']))).toEqual({ 'a@silent.example': 'deferred:timeout' });
+    const started = Date.now();
+    expect(summary(await send(ctx, 'slow.example', ['a@slow.example']))).toEqual({ 'a@slow.example': 'deferred:timeout' });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(650);
+  });
+
+  it('awaits the final-dot reply for SMTP_DATA_TIMEOUT, longer than the command timeout', async () => {
+    const target = await peer('127.0.0.2', { data: { kind: 'delay', ms: 1_200 } });
+    route('patient.example', 'mx.patient.example', '127.0.0.2');
+    const report = await send(transport({ SMTP_COMMAND_TIMEOUT: '500ms', SMTP_DATA_TIMEOUT: '3s' }), 'patient.example', ['a@patient.example']);
+    expect(summary(report)).toEqual({ 'a@patient.example': 'accepted' });
+    expect(target.messages).toHaveLength(1);
+  });
+});
+
+describe('connections', () => {
+  it('reuses a connection across messages (RSET between them) and closes it when idle', async () => {
+    const target = await peer('127.0.0.2');
+    route('reuse.example', 'mx1.tls.test', '127.0.0.2');
+    const ctx = transport({ SMTP_POOL_IDLE: '300ms' });
+    for (let i = 0; i < 3; i++) expect(summary(await send(ctx, 'reuse.example', [`u${i}@reuse.example`]))).toEqual({ [`u${i}@reuse.example`]: 'accepted' });
+    expect(target.connections()).toBe(1);
+    expect(new Set(target.messages.map((m) => m.sessionId)).size).toBe(1);
+    expect(ctx.pool.size()).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(ctx.pool.size()).toBe(0);
+    await send(ctx, 'reuse.example', ['later@reuse.example']);
+    expect(target.connections()).toBe(2);
+  });
+
+  it('opens a new connection when the pooled one was closed by the server', async () => {
+    const target = await peer('127.0.0.2');
+    route('stale.example', 'mx.stale.example', '127.0.0.2');
+    const ctx = transport({ SMTP_POOL_IDLE: '10s' });
+    await send(ctx, 'stale.example', ['a@stale.example']);
+    await target.close();
+    const revived = await peer('127.0.0.2');
+    expect(summary(await send(ctx, 'stale.example', ['b@stale.example']))).toEqual({ 'b@stale.example': 'accepted' });
+    expect(revived.messages).toHaveLength(1);
+  });
+
+  it('keeps concurrent transactions per destination within DESTINATION_CONCURRENCY', async () => {
+    const target = await peer('127.0.0.2', { data: { kind: 'delay', ms: 150 } });
+    route('busy.example', 'mx.busy.example', '127.0.0.2');
+    const ctx = transport({ DESTINATION_CONCURRENCY: '2' });
+    const reports = await Promise.all(Array.from({ length: 6 }, (_, i) => send(ctx, 'busy.example', [`u${i}@busy.example`])));
+    expect(reports.every((r) => [...r.outcomes.values()].every((o) => o.outcome === 'accepted'))).toBe(true);
+    expect(target.messages).toHaveLength(6);
+    expect(target.peakConnections()).toBe(2);
+  });
+});

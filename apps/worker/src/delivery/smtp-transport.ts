@@ -1,0 +1,159 @@
+import {
+  bounced,
+  classifySmtpReply,
+  deferred,
+  isDeliverableAddress,
+  parseSmtpReply,
+  type DeliveryOutcome,
+} from '@mailer/domain';
+import type { SmtpConnectionPool } from './connection-pool';
+import type { DestinationLimiter } from './destination-limiter';
+import type { RouteLookups } from './route-cache';
+import { openSession, SmtpSession, type NodemailerError, type OpenFailure, type SendOutcome, type SessionSettings, type TlsPolicy } from './smtp-session';
+
+export interface TransportContext {
+  /** MX and address lookups through the configured resolver (DNS_SERVERS). */
+  routes: RouteLookups;
+  pool: SmtpConnectionPool;
+  limiter: DestinationLimiter;
+  settings: SessionSettings;
+  /** SMTP_PORT: the port of every MX. */
+  port: number;
+  allowPrivateMx: boolean;
+}
+
+/** All of one message's recipients at one recipient domain: one SMTP transaction. */
+export interface DomainTransaction {
+  domain: string;
+  from: string;
+  recipients: string[];
+  /** The signed message, the same bytes for every domain. */
+  message: Buffer;
+  policy: TlsPolicy;
+  /** Aborts at the lease deadline or on shutdown. */
+  signal: AbortSignal;
+}
+
+export interface TransactionReport {
+  /** One outcome per recipient. */
+  outcomes: Map<string, DeliveryOutcome>;
+  tls: boolean;
+  /** The MX host talked to (or last tried); operator-only, never shown by the API. */
+  mxHost: string | null;
+  /** Set when the signal cut the attempt short; after the final dot the message may have arrived. */
+  aborted?: { finalDotSent: boolean };
+}
+
+const forAll = (recipients: string[], outcome: DeliveryOutcome) => new Map(recipients.map((r) => [r, outcome]));
+
+/**
+ * Routes one domain's recipients (CONTRACT.md section 5): MX lookup through the
+ * configured resolver, then MX hosts by preference and their addresses in turn until one
+ * takes a session; connection-level failures move on to the next address or host within
+ * this same attempt. Non-public addresses are skipped unless ALLOW_PRIVATE_MX.
+ */
+export async function deliverToDomain(ctx: TransportContext, tx: DomainTransaction): Promise<TransactionReport> {
+  const report = (outcome: DeliveryOutcome, mxHost: string | null = null): TransactionReport => ({
+    outcomes: forAll(tx.recipients, outcome),
+    tls: false,
+    mxHost,
+    ...(tx.signal.aborted ? { aborted: { finalDotSent: false } } : {}),
+  });
+  const route = await ctx.routes.mailRoute(tx.domain, tx.signal);
+  if (tx.signal.aborted) return report(deferred('timeout'));
+  switch (route.kind) {
+    case 'not_found':
+      return report(bounced('recipient_domain_not_found'));
+    case 'null_mx':
+    case 'no_mail_server':
+      return report(bounced('no_mail_server'));
+    case 'temporary':
+      return report(deferred('dns_temporary_failure'));
+  }
+
+  let failure = deferred('connection_failed');
+  let lastHost: string | null = null;
+  for (const host of route.hosts) {
+    lastHost = host;
+    const addresses = await ctx.routes.hostAddresses(host, tx.signal);
+    if (tx.signal.aborted) return report(deferred('timeout'), host);
+    if (addresses.kind === 'temporary') failure = worse(failure, deferred('dns_temporary_failure'));
+    if (addresses.kind !== 'found') continue;
+    const usable = addresses.addresses.filter((a) => isDeliverableAddress(a, ctx.allowPrivateMx));
+    if (usable.length === 0) continue;
+
+    let release: () => void;
+    try {
+      release = await ctx.limiter.acquire(host, tx.signal);
+    } catch {
+      return report(deferred('timeout'), host);
+    }
+    try {
+      for (const address of usable) {
+        const session = await sessionFor(ctx, { host, address, port: ctx.port, policy: tx.policy }, tx.signal);
+        if (!(session instanceof SmtpSession)) {
+          if (session.kind === 'aborted') return report(deferred('timeout'), host);
+          failure = worse(failure, openFailureOutcome(session, tx.policy));
+          continue;
+        }
+        const sent = await session.send(tx.from, tx.recipients, tx.message, tx.signal);
+        // An aborted session was dropped already; put() keeps only usable ones.
+        ctx.pool.put(session);
+        return {
+          outcomes: outcomesFromSend(tx.recipients, sent),
+          tls: session.tls,
+          mxHost: host,
+          ...(sent.kind === 'aborted' ? { aborted: { finalDotSent: sent.finalDotSent } } : {}),
+        };
+      }
+    } finally {
+      release();
+    }
+  }
+  return report(failure, lastHost);
+}
+
+/** A pooled session that still answers RSET, else a new one. */
+async function sessionFor(ctx: TransportContext, target: SmtpSession['target'], signal: AbortSignal): Promise<SmtpSession | OpenFailure> {
+  for (let pooled = ctx.pool.take(target); pooled; pooled = ctx.pool.take(target)) {
+    if (await pooled.reset()) return pooled;
+    pooled.close();
+  }
+  return openSession(target, ctx.settings, signal);
+}
+
+/** A TLS failure under require_tls is the cause worth reporting whatever else failed. */
+function worse(current: DeliveryOutcome, next: DeliveryOutcome): DeliveryOutcome {
+  return current.cause?.code === 'tls_required_unavailable' ? current : next;
+}
+
+function openFailureOutcome(failure: OpenFailure, policy: TlsPolicy): DeliveryOutcome {
+  const reply = failure.reply ? parseSmtpReply(failure.reply) : undefined;
+  const codes = [reply?.code || null, reply?.enhancedStatus ?? null] as const;
+  if (failure.kind === 'tls' && policy === 'require_tls') return deferred('tls_required_unavailable', ...codes);
+  if (failure.kind === 'timeout') return deferred('timeout', ...codes);
+  return deferred('connection_failed', ...codes);
+}
+
+/**
+ * Per-recipient outcomes of one transaction: recipients refused at RCPT keep that reply's
+ * outcome; the others share the final-dot reply, or the reply or error that ended the
+ * transaction (MAIL FROM refused, DATA refused, connection lost, timeout).
+ */
+function outcomesFromSend(recipients: string[], sent: SendOutcome): Map<string, DeliveryOutcome> {
+  const outcomes = new Map<string, DeliveryOutcome>();
+  for (const r of sent.rejected) outcomes.set(r.recipient, classifySmtpReply(parseSmtpReply(r.reply)));
+  const rest =
+    sent.kind === 'sent' ? classifySmtpReply(parseSmtpReply(sent.reply)) : sent.kind === 'aborted' ? deferred('timeout') : errorOutcome(sent.error);
+  for (const r of recipients) if (!outcomes.has(r)) outcomes.set(r, rest);
+  return outcomes;
+}
+
+function errorOutcome(error: NodemailerError): DeliveryOutcome {
+  if (error.response && /^\d{3}/.test(error.response)) return classifySmtpReply(parseSmtpReply(error.response));
+  if (error.code === 'ETIMEDOUT') return deferred('timeout');
+  // The server announced a SIZE limit the message exceeds; it would refuse it at DATA.
+  if (error.code === 'EMESSAGE' && error.command === 'MAIL FROM') return bounced('message_too_large');
+  if (error.code === 'ECONNECTION' || error.code === 'ESOCKET' || error.code === 'EPROTOCOL') return deferred('connection_lost');
+  return deferred('internal_error');
+}

@@ -1,0 +1,56 @@
+import { createServer, type Server } from 'node:http';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Config } from '@mailer/config';
+import { isOperatorAuthorized } from '@mailer/domain';
+import type { Logger } from '@mailer/logger';
+
+/** The daemon's Prometheus metrics. Labels carry outcomes and causes only, never an address or host. */
+export interface WorkerMetrics {
+  registry: Registry;
+  /** SMTP transactions and local decisions, by outcome and cause. */
+  attempts: Counter<'outcome' | 'cause'>;
+  /** Delivery decisions, by the status they left the delivery in. */
+  deliveries: Counter<'status'>;
+  /** From routing a domain's recipients to the end of their SMTP transaction. */
+  transactionSeconds: Histogram;
+  jobs: Counter<'result'>;
+}
+
+export function createWorkerMetrics(): WorkerMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  return {
+    registry,
+    attempts: new Counter({ name: 'mailer_delivery_attempts_total', help: 'Delivery attempts by outcome and cause.', labelNames: ['outcome', 'cause'], registers: [registry] }),
+    deliveries: new Counter({ name: 'mailer_delivery_decisions_total', help: 'Delivery status changes after attempts.', labelNames: ['status'], registers: [registry] }),
+    transactionSeconds: new Histogram({
+      name: 'mailer_delivery_transaction_seconds',
+      help: 'Duration of one recipient domain transaction, lookups included.',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+      registers: [registry],
+    }),
+    jobs: new Counter({ name: 'mailer_delivery_jobs_total', help: 'Delivery jobs run, by result.', labelNames: ['result'], registers: [registry] }),
+  };
+}
+
+/**
+ * `GET /metrics` (Prometheus text, behind OPERATOR_TOKEN like the API's) and `GET /healthz`
+ * on WORKER_METRICS_PORT. A port that cannot be bound is logged, not fatal: delivery matters more.
+ */
+export function serveMetrics(metrics: WorkerMetrics, config: Config, logger: Logger): Server {
+  const server = createServer((req, res) => {
+    if (req.method === 'GET' && req.url === '/healthz') return res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+    if (req.method !== 'GET' || req.url !== '/metrics') return res.writeHead(404).end();
+    if (!isOperatorAuthorized(req.headers.authorization, config.operatorToken)) {
+      return res.writeHead(401, { 'www-authenticate': 'Bearer' }).end();
+    }
+    metrics.registry.metrics().then(
+      (text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
+      () => res.writeHead(500).end(),
+    );
+  });
+  server.on('error', (error) => logger.error('metrics server failed', { error: error.message, port: config.workerMetricsPort }));
+  server.on('listening', () => logger.info('metrics listening', { port: (server.address() as { port: number }).port }));
+  server.listen(config.workerMetricsPort, config.host);
+  return server;
+}

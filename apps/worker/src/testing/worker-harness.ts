@@ -1,0 +1,172 @@
+import { createServer } from 'node:net';
+import { PassThrough } from 'node:stream';
+import { asc, eq } from 'drizzle-orm';
+import { loadConfig, type Config } from '@mailer/config';
+import { attachments, attempts, createAccount, deliveries, emails, events, senders, type Database } from '@mailer/db';
+import { createLogger } from '@mailer/logger';
+import {
+  createTestDatabase,
+  insertQueuedEmail,
+  insertReadyDomain,
+  insertSender,
+  startTestDnsServer,
+  TEST_CA_FILE,
+  testRedisPrefix,
+  type QueuedEmailInput,
+  type ReadyDomain,
+  type TestDnsServer,
+} from '@mailer/testing';
+import { closeContainer, createContainer, type WorkerDependencies } from '../container';
+import { startDaemon, type Daemon } from '../daemon';
+import { deliverMessage } from '../jobs/deliver-message';
+
+export interface SendingSetup {
+  accountId: string;
+  domain: ReadyDomain;
+  sender: { id: string; email: string };
+}
+
+export interface WorkerHarness {
+  deps: WorkerDependencies;
+  config: Config;
+  /** The environment the config was parsed from: spawned worker processes get the same. */
+  env: Record<string, string>;
+  dns: TestDnsServer;
+  /** SMTP_PORT: every test MX listens on it, each on its own 127.0.0.x. */
+  smtpPort: number;
+  logLines(): Record<string, unknown>[];
+  /** An account with a ready domain (its DKIM key published in the test DNS) and a sender. */
+  createSendingSetup(options?: { domain?: string; sender?: string; displayName?: string | null; policy?: 'require_tls' | 'opportunistic' }): Promise<SendingSetup>;
+  /** A queued message as intake writes it; not enqueued. */
+  queueEmail(setup: SendingSetup, input: Omit<QueuedEmailInput, 'accountId' | 'senderId' | 'domainId' | 'from'> & { from?: string }): Promise<string>;
+  /** Runs one delivery job in this process, as the daemon would. */
+  runJob(emailId: string): Promise<void>;
+  /** The BullMQ consumer in this process. */
+  startDaemon(): Daemon;
+  readEmail(emailId: string): Promise<StoredEmail>;
+  waitForStatus(emailId: string, statuses: string[], timeoutMs?: number): Promise<StoredEmail>;
+  close(): Promise<void>;
+}
+
+export interface StoredEmail {
+  email: typeof emails.$inferSelect;
+  deliveries: (typeof deliveries.$inferSelect)[];
+  attempts: (typeof attempts.$inferSelect)[];
+  events: (typeof events.$inferSelect)[];
+  attachments: (typeof attachments.$inferSelect)[];
+  sender: typeof senders.$inferSelect;
+}
+
+/** A port free on loopback now; the test MX servers all bind it on their own addresses. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * The delivery daemon's composition root against a database and Redis prefix of this
+ * test file's own, a test DNS server as DNS_SERVERS, the test CA as SMTP_CA_FILE,
+ * private MX addresses allowed and short timeouts. `env` overrides any of it.
+ */
+export async function startWorkerHarness(env: Record<string, string> = {}): Promise<WorkerHarness> {
+  const dns = await startTestDnsServer();
+  const smtpPort = await freePort();
+  const fullEnv: Record<string, string> = {
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'debug',
+    DATABASE_URL: await createTestDatabase(),
+    REDIS_PREFIX: testRedisPrefix(),
+    DNS_SERVERS: dns.address,
+    DNS_TIMEOUT: '500ms',
+    SMTP_PORT: String(smtpPort),
+    SMTP_HELO_NAME: 'worker.mailer.test',
+    SMTP_CA_FILE: TEST_CA_FILE,
+    ALLOW_PRIVATE_MX: 'true',
+    SMTP_CONNECT_TIMEOUT: '2s',
+    SMTP_COMMAND_TIMEOUT: '2s',
+    SMTP_DATA_TIMEOUT: '3s',
+    SMTP_POOL_IDLE: '1s',
+    WORKER_CONCURRENCY: '10',
+    DELIVERY_LEASE: '1m',
+    WORKER_SHUTDOWN_GRACE: '2s',
+    WORKER_METRICS_PORT: '0',
+    RECONCILE_INTERVAL: '1s',
+    ...env,
+  };
+  const config = loadConfig(fullEnv);
+  const stream = new PassThrough();
+  const lines: string[] = [];
+  stream.on('data', (chunk: Buffer) => lines.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
+  const deps = createContainer(config, { logger: createLogger({ level: 'debug', service: 'worker', stream }) });
+  const daemons: Daemon[] = [];
+
+  const readEmail = (emailId: string) => readStoredEmail(deps.db, emailId);
+
+  return {
+    deps,
+    config,
+    env: fullEnv,
+    dns,
+    smtpPort,
+    logLines: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
+    async createSendingSetup(options = {}) {
+      const { account } = await createAccount(deps.db, 'Delivery test');
+      const domain = await insertReadyDomain(deps.db, config.encryptionKey, account.id, options.domain ?? 'sender.test');
+      dns.set(`${domain.dkim.selector}._domainkey.${domain.name}`, [{ type: 'TXT', data: `v=DKIM1; k=rsa; p=${domain.dkim.publicKey}` }]);
+      const sender = await insertSender(deps.db, account.id, domain.id, options.sender ?? `hello@${domain.name}`, {
+        displayName: options.displayName === undefined ? 'Acme Support' : options.displayName,
+        policy: options.policy ?? 'opportunistic',
+      });
+      return { accountId: account.id, domain, sender };
+    },
+    async queueEmail(setup, input) {
+      const queued = await insertQueuedEmail(deps.db, {
+        ...input,
+        accountId: setup.accountId,
+        senderId: setup.sender.id,
+        domainId: setup.domain.id,
+        from: input.from ?? setup.sender.email,
+      });
+      return queued.id;
+    },
+    runJob: (emailId) => deliverMessage(deps, emailId, deps.logger.child({ email_id: emailId })),
+    startDaemon() {
+      const daemon = startDaemon(deps);
+      daemons.push(daemon);
+      return daemon;
+    },
+    readEmail,
+    async waitForStatus(emailId, statuses, timeoutMs = 15_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const stored = await readEmail(emailId);
+        if (statuses.includes(stored.email.status)) return stored;
+        if (Date.now() > deadline) throw new Error(`message ${emailId} is ${stored.email.status}, expected ${statuses.join('|')}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+    async close() {
+      for (const daemon of daemons) await daemon.stop();
+      await deps.deliveryQueue.queue.obliterate({ force: true }).catch(() => undefined);
+      await closeContainer(deps);
+      await dns.close();
+    },
+  };
+}
+
+export async function readStoredEmail(db: Database, emailId: string): Promise<StoredEmail> {
+  const [email] = await db.select().from(emails).where(eq(emails.id, emailId));
+  if (!email) throw new Error(`no message ${emailId}`);
+  const [sender] = await db.select().from(senders).where(eq(senders.id, email.senderId));
+  return {
+    email,
+    sender: sender!,
+    deliveries: await db.select().from(deliveries).where(eq(deliveries.emailId, emailId)).orderBy(asc(deliveries.recipient)),
+    attempts: await db.select().from(attempts).where(eq(attempts.emailId, emailId)).orderBy(asc(attempts.number)),
+    events: await db.select().from(events).where(eq(events.emailId, emailId)).orderBy(asc(events.at), asc(events.id)),
+    attachments: await db.select().from(attachments).where(eq(attachments.emailId, emailId)).orderBy(asc(attachments.position)),
+  };
+}

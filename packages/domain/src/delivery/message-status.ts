@@ -1,0 +1,48 @@
+import type { DeliveryCause } from './causes';
+
+/** The six delivery states of the interface document (section 3.1); the schema stores the same set. */
+export type DeliveryStatus = 'queued' | 'sending' | 'deferred' | 'accepted' | 'bounced' | 'failed';
+
+const TERMINAL: ReadonlySet<DeliveryStatus> = new Set(['accepted', 'bounced', 'failed']);
+
+export function isTerminal(status: DeliveryStatus): boolean {
+  return TERMINAL.has(status);
+}
+
+/**
+ * The message status derived from its deliveries (CONTRACT.md section 4): while any is
+ * non-terminal, `sending` if any is sending, else `deferred` if any is deferred, else
+ * `queued`; once all are terminal, `failed` if any failed, else `bounced` if any bounced,
+ * else `accepted`.
+ */
+export function deriveMessageStatus(statuses: Iterable<DeliveryStatus>): DeliveryStatus {
+  const seen = new Set(statuses);
+  if ([...seen].some((s) => !isTerminal(s))) {
+    if (seen.has('sending')) return 'sending';
+    if (seen.has('deferred')) return 'deferred';
+    return 'queued';
+  }
+  if (seen.has('failed')) return 'failed';
+  if (seen.has('bounced')) return 'bounced';
+  return seen.size === 0 ? 'queued' : 'accepted';
+}
+
+export interface DeliveryState {
+  status: DeliveryStatus;
+  cause: DeliveryCause | null;
+  updatedAt: Date;
+}
+
+/**
+ * The message's cause: that of the most recently updated delivery in the message's own
+ * status, so a deferred message explains its latest deferral and a bounced one its bounce.
+ * Queued, sending and accepted messages carry none.
+ */
+export function deriveMessageCause(deliveries: readonly DeliveryState[], status: DeliveryStatus): DeliveryCause | null {
+  if (status === 'queued' || status === 'sending' || status === 'accepted') return null;
+  let latest: DeliveryState | undefined;
+  for (const d of deliveries) {
+    if (d.status === status && d.cause && (!latest || d.updatedAt > latest.updatedAt)) latest = d;
+  }
+  return latest?.cause ?? null;
+}
