@@ -41,7 +41,8 @@ function runRoute(route: RouteDefinition, deps: ApiDependencies) {
       query,
       body: () => parseBody(route.body, req),
     });
-    if (!res.headersSent) next(new Error(`route ${route.method.toUpperCase()} ${route.path} sent no response`));
+    // A client that went away mid-request gets no answer; any other silence is a bug.
+    if (!res.headersSent && !req.socket.destroyed) next(new Error(`route ${route.method.toUpperCase()} ${route.path} sent no response`));
   };
 }
 
