@@ -3,10 +3,12 @@ import { owedDeliveryJobs } from '@mailer/db';
 import { DELIVERY_QUEUE, RECONCILE_GRACE_MS, reconcileOwedDeliveries, type DeliverMessagePayload } from '@mailer/queue';
 import type { WorkerDependencies } from './container';
 import { deliverMessage } from './jobs/deliver-message';
+import { purgeExpiredData } from './jobs/purge-expired-data';
 
 /** After a job failed (the database was away, say), the message gets another job this much later. */
 const FAILED_JOB_RETRY_MS = 30_000;
 const RECONCILE_PAGE_SIZE = 1_000;
+const RETENTION_INTERVAL_MS = 3_600_000;
 
 export interface Daemon {
   worker: Worker<DeliverMessagePayload>;
@@ -38,6 +40,7 @@ export function startDaemon(deps: WorkerDependencies): Daemon {
     const owed = owedDeliveryJobs(deps.db, { now, graceMs: RECONCILE_GRACE_MS, pageSize: RECONCILE_PAGE_SIZE });
     const added = await reconcileOwedDeliveries(deps.deliveryQueue, owed, now);
     if (added > 0) deps.logger.info('reconciler enqueued owed deliveries', { added });
+    deps.metrics.reconcilerEnqueued.inc(added);
     return added;
   };
   let reconciling = false;
@@ -48,12 +51,17 @@ export function startDaemon(deps: WorkerDependencies): Daemon {
       .catch((error: Error) => deps.logger.warn('reconciliation failed', { error: error.message }))
       .finally(() => (reconciling = false));
   }, deps.config.worker.reconcileIntervalMs);
+  const purge = () => void purgeExpiredData(deps).catch((error: Error) => deps.logger.warn('retention pass failed', { error: error.message }));
+  const retentionTimer = setInterval(purge, RETENTION_INTERVAL_MS);
+  retentionTimer.unref();
+  setImmediate(purge);
 
   return {
     worker,
     reconcile,
     async stop() {
       clearInterval(reconcileTimer);
+      clearInterval(retentionTimer);
       const grace = setTimeout(() => deps.shutdown.abort(new Error('shutdown')), deps.config.worker.shutdownGraceMs);
       try {
         await worker.close();

@@ -14,6 +14,8 @@ export interface WorkerMetrics {
   /** From routing a domain's recipients to the end of their SMTP transaction. */
   transactionSeconds: Histogram;
   jobs: Counter<'result'>;
+  /** Jobs the reconciler added because Redis did not hold them. */
+  reconcilerEnqueued: Counter;
 }
 
 export function createWorkerMetrics(): WorkerMetrics {
@@ -30,6 +32,7 @@ export function createWorkerMetrics(): WorkerMetrics {
       registers: [registry],
     }),
     jobs: new Counter({ name: 'mailer_delivery_jobs_total', help: 'Delivery jobs run, by result.', labelNames: ['result'], registers: [registry] }),
+    reconcilerEnqueued: new Counter({ name: 'mailer_reconciler_enqueued_total', help: 'Owed deliveries re-enqueued by the reconciler.', registers: [registry] }),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { setAccountPlan, type PlanLimits } from '@mailer/db';
+import { setAccountPlan } from '@mailer/db';
+import type { PlanLimits } from '@mailer/domain';
 import { CliError, printResult } from '../output';
 import type { CliDependencies } from '../program';
 

@@ -1,5 +1,5 @@
 import { and, eq, isNull } from 'drizzle-orm';
-import { generateApiKey, hashApiKey, newId, SCOPES, type Scope } from '@mailer/domain';
+import { generateApiKey, hashApiKey, newId, SCOPES, type PlanLimits, type Scope } from '@mailer/domain';
 import type { Database, DbOrTx } from '../database';
 import { accounts, plans } from '../schema/accounts';
 import { apiKeys } from '../schema/api-keys';
@@ -59,14 +59,6 @@ export async function rotateSendingKey(db: Database, accountId: string, at = new
       .where(and(eq(apiKeys.accountId, accountId), eq(apiKeys.kind, 'sending'), isNull(apiKeys.revokedAt)));
     return (await insertKey(tx, accountId, 'sending', [])).key;
   });
-}
-
-export interface PlanLimits {
-  perMinute: number;
-  perHour: number;
-  perDay: number;
-  per30Days: number;
-  maxActive: number;
 }
 
 /** Gives the account a custom plan: the given limits, the rest carried over from its current plan. */

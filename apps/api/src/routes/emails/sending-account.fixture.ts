@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { setAccountPlan, type PlanLimits } from '@mailer/db';
+import { setAccountPlan } from '@mailer/db';
+import type { PlanLimits } from '@mailer/domain';
 import { insertReadyDomain, insertSender } from '@mailer/testing';
 import type { TestApi } from '../../testing';
 
