@@ -86,6 +86,17 @@ describe('POST /v1/emails to the recipient MX', () => {
     expect(body.timestamps.completed_at).not.toBeNull();
     const json = JSON.stringify(body);
     for (const secret of ['secret', 'hidden-bcc', 'mx-host', 'OK: queued', 'Thanks']) expect(json).not.toContain(secret);
+
+    // The logs of the whole send, API and daemon: never a key, the content or the BCC recipient.
+    const logs = [...api.logLines(), ...h.logLines()];
+    expect(h.logLines().length).toBeGreaterThan(0);
+    const text = logs.map((line) => JSON.stringify(line)).join('\n');
+    for (const secret of [auth.slice('Bearer '.length), 'secret@hidden-bcc.test', 'hidden-bcc', 'Thanks!', '<p>', 'iVBORw0KGgo']) {
+      expect(text).not.toContain(secret);
+    }
+    for (const line of h.logLines().filter((l) => l.email_id !== undefined)) expect(line.email_id).toMatch(/^em_/);
+    expect(h.logLines().some((line) => line.email_id === accepted.body.id)).toBe(true);
+    for (const line of api.logLines()) expect(line.requestId).toMatch(/^req_/);
   });
 
   it('shows a bounce with its normalized cause and not the reply text', async () => {

@@ -77,7 +77,8 @@ export class AttemptRecorder {
       cause: cause?.code ?? null,
       recipients: group.length,
       tls: facts.tls,
-      mx_host: facts.mxHost,
+      // A transaction with a BCC recipient would name the BCC domain through its MX host.
+      ...(group.some((d) => d.kind === 'bcc') ? {} : { mx_host: facts.mxHost }),
       message_status: recorded.status,
       ...(recorded.applied < group.length ? { lease_lost: group.length - recorded.applied } : {}),
     });
