@@ -3,3 +3,4 @@ export { startTestDnsServer, type TestDnsServer, type DnsRecord, type DnsFailure
 export { insertReadyDomain, insertSender, type ReadyDomain, type SenderOptions } from './factories';
 export { startTestSmtpServer, TEST_CA_FILE, type TestSmtpServer, type TestSmtpServerOptions, type PeerBehavior, type DataBehavior, type ReceivedMessage } from './smtp-server';
 export { insertQueuedEmail, type QueuedEmailInput, type QueuedEmail } from './email-factory';
+export { freePort } from './free-port';

@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import request from 'supertest';
 import { emails, recipientUsage } from '@mailer/db';
+import { freePort } from '@mailer/testing';
 import { startTestApi, type TestApi } from '../../testing';
 import { sendingAccount, type SendingAccount } from './sending-account.fixture';
 
@@ -16,16 +16,6 @@ let api: TestApi;
 let acme: SendingAccount;
 const children: ChildProcess[] = [];
 const bases: string[] = [];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 async function startProcess(): Promise<string> {
   const port = await freePort();
