@@ -58,13 +58,21 @@ async function attemptLeased(deps: WorkerDependencies, context: DeliveryContext,
 
   const groups = new Map<string, LeasedDelivery[]>();
   for (const d of lease.deliveries) groups.set(d.recipientDomain, [...(groups.get(d.recipientDomain) ?? []), d]);
-  const signal = AbortSignal.any([deps.shutdown.signal, AbortSignal.timeout(attemptBudgetMs(deps, lease))]);
+  // Aborted at the end of the attempt budget or on shutdown. Built by hand and torn down at
+  // the end: AbortSignal.timeout would keep a timer (and the signal) alive for the whole
+  // lease, and AbortSignal.any ties each job's signal to the long-lived shutdown signal.
+  const cutoff = new AbortController();
+  const signal = cutoff.signal;
   // Each domain's transaction listens to it (up to 50 recipient domains).
   setMaxListeners(0, signal);
+  const onShutdown = () => cutoff.abort(deps.shutdown.signal.reason);
+  if (deps.shutdown.signal.aborted) onShutdown();
+  deps.shutdown.signal.addEventListener('abort', onShutdown, { once: true });
+  const budget = setTimeout(() => cutoff.abort(new Error('attempt budget exceeded')), attemptBudgetMs(deps, lease));
   const results = await Promise.allSettled(
     [...groups].map(async ([domain, group]) => {
       const groupStartedAt = deps.now();
-      const timer = deps.metrics.transactionSeconds.startTimer();
+      const endTransactionTimer = deps.metrics.transactionSeconds.startTimer();
       const report = await deliverToDomain(deps.transport, {
         domain,
         from: context.sender.email,
@@ -73,7 +81,7 @@ async function attemptLeased(deps: WorkerDependencies, context: DeliveryContext,
         policy: context.sender.policy,
         signal,
       });
-      timer();
+      endTransactionTimer();
       if (report.aborted && deps.shutdown.signal.aborted && !report.aborted.finalDotSent) {
         return recorder.release(group);
       }
@@ -81,6 +89,8 @@ async function attemptLeased(deps: WorkerDependencies, context: DeliveryContext,
       await recorder.record(group, outcomeOf, { startedAt: groupStartedAt, tls: report.tls, mxHost: report.mxHost });
     }),
   );
+  clearTimeout(budget);
+  deps.shutdown.signal.removeEventListener('abort', onShutdown);
   const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failure) throw failure.reason;
   return recorder.terminal;
