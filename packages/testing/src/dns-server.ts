@@ -142,17 +142,15 @@ export async function startTestDnsServer(): Promise<TestDnsServer> {
     return Buffer.concat([header, question, ...answers]);
   }
 
-  const udp: Socket = createSocket('udp4');
-  udp.on('message', (msg: Buffer, rinfo: RemoteInfo) => {
-    try {
-      const reply = answer(msg);
-      if (reply) udp.send(reply, rinfo.port, rinfo.address);
-    } catch {
-      // A malformed query gets no answer.
-    }
-  });
-  await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', resolve));
-  const port = udp.address().port;
+  const serveUdp = (udp: Socket) =>
+    udp.on('message', (msg: Buffer, rinfo: RemoteInfo) => {
+      try {
+        const reply = answer(msg);
+        if (reply) udp.send(reply, rinfo.port, rinfo.address);
+      } catch {
+        // A malformed query gets no answer.
+      }
+    });
 
   const tcp: Server = createServer((socket) => {
     let buffered = Buffer.alloc(0);
@@ -170,10 +168,26 @@ export async function startTestDnsServer(): Promise<TestDnsServer> {
     });
     socket.on('error', () => undefined);
   });
-  await new Promise<void>((resolve, reject) => {
-    tcp.once('error', reject);
-    tcp.listen(port, '127.0.0.1', resolve);
-  });
+
+  // UDP and TCP share one port: the UDP port the kernel picks may be taken for TCP, so try again.
+  let udp: Socket | undefined;
+  let port = 0;
+  for (let attempt = 0; !udp; attempt++) {
+    const candidate = serveUdp(createSocket('udp4'));
+    await new Promise<void>((resolve) => candidate.bind(0, '127.0.0.1', resolve));
+    port = candidate.address().port;
+    const listening = await new Promise<boolean>((resolve, reject) => {
+      const onError = (error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' && attempt < 20 ? resolve(false) : reject(error));
+      tcp.once('error', onError);
+      tcp.listen(port, '127.0.0.1', () => {
+        tcp.off('error', onError);
+        resolve(true);
+      });
+    });
+    if (listening) udp = candidate;
+    else candidate.close();
+  }
+  const udpSocket = udp;
 
   return {
     address: `127.0.0.1:${port}`,
@@ -203,7 +217,7 @@ export async function startTestDnsServer(): Promise<TestDnsServer> {
     queryCount: () => queries,
     close: () =>
       new Promise<void>((resolve) => {
-        udp.close();
+        udpSocket.close();
         tcp.close(() => resolve());
       }),
   };
