@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
+import { freePort } from '@mailer/testing';
 import path from 'node:path';
 import { Client } from 'pg';
 import type { Config } from '@mailer/config';
@@ -45,16 +45,6 @@ export async function clearRedisPrefix(config: Config, prefix = BENCH_REDIS_PREF
   } finally {
     redis.disconnect();
   }
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
 }
 
 export interface ApiProcess {

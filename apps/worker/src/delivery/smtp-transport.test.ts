@@ -1,7 +1,7 @@
 import { loadConfig } from '@mailer/config';
 import { startTestDnsServer, startTestSmtpServer, TEST_CA_FILE, type TestDnsServer, type TestSmtpServer } from '@mailer/testing';
 import { createTransportContext } from '../container';
-import { freePort } from '../testing/worker-harness';
+import { freePort } from '@mailer/testing';
 import type { TlsPolicy } from './smtp-session';
 import { deliverToDomain, type TransportContext } from './smtp-transport';
 

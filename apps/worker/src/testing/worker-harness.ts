@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { asc, eq } from 'drizzle-orm';
 import { loadConfig, type Config } from '@mailer/config';
@@ -7,6 +6,7 @@ import { createLogger } from '@mailer/logger';
 import {
   createTestDatabase,
   insertQueuedEmail,
+  freePort,
   insertReadyDomain,
   insertSender,
   startTestDnsServer,
@@ -55,15 +55,6 @@ export interface StoredEmail {
   events: (typeof events.$inferSelect)[];
   attachments: (typeof attachments.$inferSelect)[];
   sender: typeof senders.$inferSelect;
-}
-
-/** A port free on loopback now; the test MX servers all bind it on their own addresses. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /**
