@@ -4,6 +4,7 @@ import { createDnsResolver, type DnsResolver } from '@mailer/dns';
 import { createLogger, type Logger } from '@mailer/logger';
 import { createCursorCodec, type CursorCodec } from '@mailer/domain';
 import { createDeliveryQueue, openRedis, type DeliveryQueue, type Redis } from '@mailer/queue';
+import { createKeyLookup, type KeyLookup } from './http/key-lookup';
 import { createApiMetrics, type ApiMetrics } from './operator/metrics';
 
 /** Everything a request handler may touch, built once at boot (and by tests, against real services). */
@@ -12,6 +13,8 @@ export interface ApiDependencies {
   logger: Logger;
   database: DatabaseHandle;
   db: Database;
+  /** API keys by hash, concurrent lookups sharing one query. */
+  keys: KeyLookup;
   redis: Redis;
   deliveryQueue: DeliveryQueue;
   cursors: CursorCodec;
@@ -39,6 +42,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     logger,
     database,
     db: database.db,
+    keys: createKeyLookup(database.db),
     redis,
     deliveryQueue,
     metrics: createApiMetrics(deliveryQueue),

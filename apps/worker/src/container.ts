@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { rootCertificates } from 'node:tls';
 import type { Config } from '@mailer/config';
-import { claimMessages, openDatabase, writeAttempts, type AttemptWrite, type Claim, type Database, type DatabaseHandle } from '@mailer/db';
+import { Batcher, claimMessages, openDatabase, writeAttempts, type AttemptWrite, type Claim, type Database, type DatabaseHandle } from '@mailer/db';
 import { createDnsResolver } from '@mailer/dns';
 import { createLogger, type Logger } from '@mailer/logger';
 import { createDeliveryQueue, openRedis, type DeliveryQueue, type Redis } from '@mailer/queue';
@@ -12,7 +12,6 @@ import { DestinationLimiter } from './delivery/destination-limiter';
 import { createMessageComposer, type MessageComposer } from './delivery/message-composer';
 import { createRouteLookups } from './delivery/route-cache';
 import type { TransportContext } from './delivery/smtp-transport';
-import { Batcher } from './jobs/batcher';
 import { createWorkerMetrics, type WorkerMetrics } from './metrics';
 
 /** Everything a delivery job may touch, built once at boot (and by tests, against real services). */

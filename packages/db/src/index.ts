@@ -16,3 +16,4 @@ export * from './stores/owed-deliveries-store';
 export * from './stores/intake-store';
 export { findActiveDomainById, countDeliveriesByStatus, makeDeferredDeliveriesDue } from './stores/operator-store';
 export * from './stores/lease-store';
+export { Batcher } from './batcher';

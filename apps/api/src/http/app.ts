@@ -27,7 +27,7 @@ function runRoute(route: RouteDefinition, deps: ApiDependencies) {
     if (route.auth.kind === 'operator') {
       authenticateOperator(req.get('authorization'), deps.config.operatorToken);
     } else if (route.auth.kind !== 'none') {
-      req.auth = await authenticate(deps.db, req.get('authorization'));
+      req.auth = await authenticate(deps.keys, req.get('authorization'));
       authorize(req.auth, route.auth);
     }
     await new Promise<void>((resolve, reject) => readRawBody(req, res, (err?: unknown) => (err ? reject(err) : resolve())));

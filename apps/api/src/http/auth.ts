@@ -1,4 +1,3 @@
-import type { Database } from '@mailer/db';
 import {
   AppError,
   apiKeyMatches,
@@ -9,7 +8,7 @@ import {
   type KeyKind,
   type Scope,
 } from '@mailer/domain';
-import { findActiveKey } from './key-lookup';
+import type { KeyLookup } from './key-lookup';
 
 export interface AuthenticatedKey {
   keyId: string;
@@ -24,12 +23,12 @@ export type RouteAuth = { kind: 'none' } | { kind: 'operator' } | { kind: 'sendi
 const unauthorized = (message: string) =>
   new AppError('unauthorized', message, { headers: { 'WWW-Authenticate': 'Bearer realm="mailer"' } });
 
-export async function authenticate(db: Database, header: string | undefined): Promise<AuthenticatedKey> {
+export async function authenticate(keys: KeyLookup, header: string | undefined): Promise<AuthenticatedKey> {
   const match = header ? /^Bearer ([^\s]+)$/i.exec(header.trim()) : null;
   if (!match) throw unauthorized('An Authorization: Bearer <key> header is required.');
   const presented = match[1]!;
   if (!isWellFormedApiKey(presented)) throw unauthorized('The API key is not valid.');
-  const row = await findActiveKey(db, hashApiKey(presented));
+  const row = await keys.submit(hashApiKey(presented));
   if (!row || !apiKeyMatches(presented, row.keyHash)) throw unauthorized('The API key is not valid.');
   return { keyId: row.id, accountId: row.accountId, kind: row.kind, scopes: row.scopes };
 }
