@@ -53,6 +53,19 @@ export interface ApiProcess {
   stop(): Promise<void>;
 }
 
+/** What a built API or daemon process needs to run as in production against the bench's database and Redis prefix. */
+export function productionEnv(config: Config, databaseUrl: string, encryptionKey: Buffer, redisPrefix: string): Record<string, string | undefined> {
+  return {
+    PATH: process.env.PATH,
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    ENCRYPTION_KEY: encryptionKey.toString('base64'),
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: config.redisUrl,
+    REDIS_PREFIX: redisPrefix,
+  };
+}
+
 /** The built API as production runs it (NODE_ENV=production, warn-level logs), in a child process. */
 export async function startApi(config: Config, databaseUrl: string, options: { cpuProfileDir?: string; redisPrefix?: string } = {}): Promise<ApiProcess> {
   const port = await freePort();
@@ -62,13 +75,7 @@ export async function startApi(config: Config, databaseUrl: string, options: { c
     [...(options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : []), API_MAIN],
     {
       env: {
-        PATH: process.env.PATH,
-        NODE_ENV: 'production',
-        LOG_LEVEL: 'warn',
-        ENCRYPTION_KEY: encryptionKey.toString('base64'),
-        DATABASE_URL: databaseUrl,
-        REDIS_URL: config.redisUrl,
-        REDIS_PREFIX: options.redisPrefix ?? BENCH_REDIS_PREFIX,
+        ...productionEnv(config, databaseUrl, encryptionKey, options.redisPrefix ?? BENCH_REDIS_PREFIX),
         HOST: '127.0.0.1',
         PORT: String(port),
       },

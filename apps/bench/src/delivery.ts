@@ -7,7 +7,7 @@ import autocannon from 'autocannon';
 import { loadConfig, type Config } from '@mailer/config';
 import { createAccount, openDatabase, setAccountPlan } from '@mailer/db';
 import { insertReadyDomain, insertSender, startTestDnsServer, type TestDnsServer } from '@mailer/testing';
-import { clearRedisPrefix, freshDatabase, startApi } from './bench-environment';
+import { clearRedisPrefix, freshDatabase, productionEnv, startApi } from './bench-environment';
 import { writeBenchmarkSection } from './benchmarks-file';
 import { runPostfixRelay, type PostfixFigures } from './postfix-relay';
 import { findSmtpSink, SMTP_SINK_MISSING, startSmtpSink, type SmtpSink } from './smtp-sink';
@@ -66,13 +66,7 @@ function startWorker(config: Config, databaseUrl: string, encryptionKey: Buffer,
   const profile = process.argv.includes('--cpu-prof') ? ['--cpu-prof', '--cpu-prof-dir=bench-results'] : [];
   return spawn(process.execPath, [...profile, WORKER_MAIN], {
     env: {
-      PATH: process.env.PATH,
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'warn',
-      ENCRYPTION_KEY: encryptionKey.toString('base64'),
-      DATABASE_URL: databaseUrl,
-      REDIS_URL: config.redisUrl,
-      REDIS_PREFIX,
+      ...productionEnv(config, databaseUrl, encryptionKey, REDIS_PREFIX),
       DNS_SERVERS: dns.address,
       SMTP_PORT: String(SINK_PORT),
       SMTP_HELO_NAME: 'worker.bench.test',
