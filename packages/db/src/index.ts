@@ -1,5 +1,5 @@
 export * from './schema';
-export { openDatabase, type Database, type DatabaseHandle, type Tx, type DbOrTx } from './database';
+export { openDatabase, type Database, type DatabaseHandle, type Tx, type DbOrTx, type PoolClient } from './database';
 export { migrateDatabase, ensureDatabase, MIGRATIONS_FOLDER } from './migrate';
 export * from './stores/accounts-store';
 export * from './stores/domains-store';
@@ -17,3 +17,4 @@ export * from './stores/intake-store';
 export { findActiveDomainById, countDeliveriesByStatus, makeDeferredDeliveriesDue } from './stores/operator-store';
 export * from './stores/lease-store';
 export { Batcher } from './batcher';
+export { queryInOneRoundTrip, withConnection, inlineStatement, sqlLiteral } from './one-round-trip';

@@ -1,7 +1,6 @@
-import { and, eq, inArray, isNull } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../database';
-import { domains } from '../schema/domains';
-import { senders } from '../schema/senders';
+import { jsonb } from './jsonb';
 import type { DomainRow } from './domains-store';
 
 /** What intake needs to know of the sender a `from` address names. */
@@ -19,24 +18,20 @@ export interface SendingIdentity {
 }
 
 /** The account's active (not deleted) senders with these lower-cased addresses, with their domains' states. */
+export function sendingIdentitiesStatement(accountId: string, emailKeys: string[]): SQL {
+  return sql`
+    select s.id as "senderId", s.email_key as "emailKey", s.email, s.display_name as "displayName",
+           s.configured_state as "configuredState", d.id as "domainId", d.name as "domainName",
+           d.ownership_status as "ownershipStatus", d.dkim_status as "dkimStatus", d.dmarc_status as "dmarcStatus"
+    from senders s join domains d on d.id = s.domain_id
+    where s.account_id = ${accountId} and s.email_key = any(array(select jsonb_array_elements_text(${jsonb(emailKeys)})))
+      and s.deleted_at is null and d.deleted_at is null`;
+}
+
+export const sendingIdentitiesFrom = (result: { rows: unknown[] }) => result.rows as SendingIdentity[];
+
 export async function findSendingIdentities(db: DbOrTx, accountId: string, emailKeys: string[]): Promise<SendingIdentity[]> {
-  if (emailKeys.length === 0) return [];
-  return db
-    .select({
-      senderId: senders.id,
-      emailKey: senders.emailKey,
-      email: senders.email,
-      displayName: senders.displayName,
-      configuredState: senders.configuredState,
-      domainId: domains.id,
-      domainName: domains.name,
-      ownershipStatus: domains.ownershipStatus,
-      dkimStatus: domains.dkimStatus,
-      dmarcStatus: domains.dmarcStatus,
-    })
-    .from(senders)
-    .innerJoin(domains, eq(domains.id, senders.domainId))
-    .where(and(eq(senders.accountId, accountId), inArray(senders.emailKey, emailKeys), isNull(senders.deletedAt), isNull(domains.deletedAt)));
+  return sendingIdentitiesFrom(await db.execute(sendingIdentitiesStatement(accountId, emailKeys)));
 }
 
 export interface AcceptedEmail {

@@ -1,6 +1,5 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
-import type { DbOrTx } from '../database';
-import { idempotencyKeys } from '../schema/intake';
+import { sql, type SQL } from 'drizzle-orm';
+import { jsonb } from './jsonb';
 
 export interface IdempotencyClaim {
   key: string;
@@ -17,42 +16,44 @@ export interface IdempotencyRecord {
 
 /**
  * Claims each key for this transaction: inserted when new, taken over when expired.
- * Returns the keys claimed; the others are live records of earlier requests. A key
- * being claimed by a concurrent transaction makes this wait until that one ends, which
- * is what lets concurrent requests with one key create one message. Keys of one
- * statement must be distinct; they are written in sorted order so that transactions
- * claiming overlapping sets cannot deadlock.
+ * Returns the keys claimed (read with claimedKeysFrom); the others are live records of
+ * earlier requests. A key being claimed by a concurrent transaction makes this wait until
+ * that one ends, which is what lets concurrent requests with one key create one message.
+ * Keys of one statement must be distinct; they are written in sorted order so that
+ * transactions claiming overlapping sets cannot deadlock.
  */
-export async function claimIdempotencyKeys(
-  tx: DbOrTx,
-  accountId: string,
-  claims: IdempotencyClaim[],
-  now: Date,
-  ttlMs: number,
-): Promise<Set<string>> {
-  if (claims.length === 0) return new Set();
+export function claimIdempotencyKeysStatement(accountId: string, claims: IdempotencyClaim[], now: Date, ttlMs: number): SQL {
   const rows = [...claims]
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
     .map((c, n) => ({ n, key: c.key, request_hash: c.requestHash, email_id: c.emailId, response: c.response }));
-  // One JSON row set rather than a VALUES list: the same statement text whatever the batch size.
-  const result = await tx.execute(sql`
+  return sql`
     insert into idempotency_keys (account_id, key, request_hash, email_id, response, created_at, expires_at)
     select ${accountId}, x.key, x.request_hash, x.email_id, x.response, ${now}, ${new Date(now.getTime() + ttlMs)}
-    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(n integer, key text, request_hash text, email_id text, response jsonb)
+    from jsonb_to_recordset(${jsonb(rows)}) as x(n integer, key text, request_hash text, email_id text, response jsonb)
     order by x.n
     on conflict (account_id, key) do update
       set request_hash = excluded.request_hash, email_id = excluded.email_id, response = excluded.response,
           created_at = excluded.created_at, expires_at = excluded.expires_at
-      where ${idempotencyKeys.expiresAt} <= ${now}
-    returning key`);
-  return new Set((result.rows as { key: string }[]).map((r) => r.key));
+      where idempotency_keys.expires_at <= ${now}
+    returning key`;
 }
 
-export async function findIdempotencyRecords(tx: DbOrTx, accountId: string, keys: string[]): Promise<Map<string, IdempotencyRecord>> {
-  if (keys.length === 0) return new Map();
-  const rows = await tx
-    .select({ key: idempotencyKeys.key, requestHash: idempotencyKeys.requestHash, response: idempotencyKeys.response })
-    .from(idempotencyKeys)
-    .where(and(eq(idempotencyKeys.accountId, accountId), inArray(idempotencyKeys.key, keys)));
-  return new Map(rows.map((r) => [r.key, { requestHash: r.requestHash, response: r.response }]));
+export const claimedKeysFrom = (result: { rows: unknown[] }) => new Set((result.rows as { key: string }[]).map((r) => r.key));
+
+/**
+ * The records of these keys that belong to other requests than the given messages: run
+ * after claimIdempotencyKeysStatement in the same transaction, the live records of the
+ * keys it did not claim. Read with idempotencyRecordsFrom.
+ */
+export function otherRequestsRecordsStatement(accountId: string, keys: string[], ownEmailIds: string[]): SQL {
+  return sql`
+    select key, request_hash, response from idempotency_keys
+    where account_id = ${accountId}
+      and key = any(array(select jsonb_array_elements_text(${jsonb(keys)})))
+      and email_id <> all(array(select jsonb_array_elements_text(${jsonb(ownEmailIds)})))`;
+}
+
+export function idempotencyRecordsFrom(result: { rows: unknown[] }): Map<string, IdempotencyRecord> {
+  const rows = result.rows as { key: string; request_hash: string; response: Record<string, unknown> }[];
+  return new Map(rows.map((r) => [r.key, { requestHash: r.request_hash, response: r.response }]));
 }

@@ -1,7 +1,6 @@
-import { sql } from 'drizzle-orm';
-import type { DbOrTx } from '../database';
-import { attachments } from '../schema/emails';
+import { sql, type SQL } from 'drizzle-orm';
 import type { AcceptedEmail } from './emails-store';
+import { jsonb as json } from './jsonb';
 
 export interface AcceptanceWrites {
   accountId: string;
@@ -16,20 +15,20 @@ export interface AcceptanceWrites {
   releasedKeys: string[];
 }
 
-const json = (value: unknown) => sql`${JSON.stringify(value)}::jsonb`;
-
 /**
  * Everything an intake transaction writes but attachments, as one statement
  * (data-modifying CTEs over JSON row sets) so that the account's usage lock is held for a
  * single round trip and a batch costs the same few statements whatever its size: the
  * messages (queued) with one queued delivery per unique recipient due at once, their
  * `queued` events and usage rows, the senders' `last_used_at`, the keys given back and the
- * account's new running total. Attachments (bytes) follow in a statement of their own.
+ * account's new running total. Attachments (bytes, as base64 in the JSON) follow in a
+ * statement of their own when there are any.
  */
-export async function writeAcceptances(tx: DbOrTx, w: AcceptanceWrites): Promise<void> {
+export function acceptanceStatements(w: AcceptanceWrites): SQL[] {
   let total = w.totalBefore;
   const usage = w.accepted.map((e) => ({ email_id: e.id, recipients: e.recipients.length, cumulative: (total += e.recipients.length) }));
-  await tx.execute(sql`
+  const statements = [
+    sql`
     with new_emails as (
       insert into emails (id, account_id, sender_id, domain_id, from_email, from_name, type, subject, "to", cc, bcc_count,
                           text_body, html_body, message_id_header, status, created_at, updated_at)
@@ -68,24 +67,32 @@ export async function writeAcceptances(tx: DbOrTx, w: AcceptanceWrites): Promise
       from jsonb_to_recordset(${json(usage)}) as x(email_id text, recipients integer, cumulative bigint)
     ), used_senders as (
       update senders set last_used_at = ${w.now}
-      where id in (select jsonb_array_elements_text(${json([...new Set(w.accepted.map((e) => e.senderId))])}))
+      where id = any(array(select jsonb_array_elements_text(${json([...new Set(w.accepted.map((e) => e.senderId))])})))
         and (last_used_at is null or last_used_at < ${w.now})
     ), released_keys as (
       delete from idempotency_keys
-      where account_id = ${w.accountId} and key in (select jsonb_array_elements_text(${json(w.releasedKeys)}))
+      where account_id = ${w.accountId} and key = any(array(select jsonb_array_elements_text(${json(w.releasedKeys)})))
     )
     update account_usage set recipients_total = ${total}, last_accepted_at = ${w.usageAt}
-    where account_id = ${w.accountId} and ${w.accepted.length > 0}`);
+    where account_id = ${w.accountId} and ${w.accepted.length > 0}`,
+  ];
   const attachmentRows = w.accepted.flatMap((e) =>
     e.attachments.map((a, position) => ({
-      emailId: e.id,
+      email_id: e.id,
       position,
       filename: a.filename,
-      contentType: a.contentType,
-      contentId: a.contentId,
+      content_type: a.contentType,
+      content_id: a.contentId,
       size: a.content.length,
-      content: a.content,
+      content: a.content.toString('base64'),
     })),
   );
-  if (attachmentRows.length > 0) await tx.insert(attachments).values(attachmentRows);
+  if (attachmentRows.length > 0) {
+    statements.push(sql`
+      insert into attachments (email_id, position, filename, content_type, content_id, size, content)
+      select x.email_id, x.position, x.filename, x.content_type, x.content_id, x.size, decode(x.content, 'base64')
+      from jsonb_to_recordset(${json(attachmentRows)})
+        as x(email_id text, position integer, filename text, content_type text, content_id text, size integer, content text)`);
+  }
+  return statements;
 }

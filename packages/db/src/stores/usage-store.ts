@@ -1,6 +1,4 @@
-import { sql } from 'drizzle-orm';
-import type { DbOrTx } from '../database';
-import { accountUsage } from '../schema/intake';
+import { sql, type SQL } from 'drizzle-orm';
 
 export interface UsageFigures {
   plan: { perMinute: number; perHour: number; perDay: number; per30Days: number; maxActive: number };
@@ -16,16 +14,20 @@ export interface UsageFigures {
 const toDate = (value: unknown) => (value === null || value === undefined ? null : new Date(value as string));
 
 /**
- * The figures statement. `u` is the account's usage row, read locked (`FOR UPDATE OF u`)
- * or not. The window subqueries read the statement's snapshot; when the statement waited
- * for the lock, rows the previous holder committed meanwhile are not in it, but they are
- * the newest of all (usage instants only grow under this lock), so they can only be
- * missing from a window's end. Hence per window: usage = total - (cumulative before the
- * window's first visible row), or, when no row of the window is visible, total - the
- * total as of the snapshot (`seen_total`); `total` itself comes from the locked row,
- * which is always its latest version.
+ * Locks the account's usage row until the transaction ends and reads the figures, in
+ * one statement: no row when the account has none yet (see ensureUsageRowStatement). The
+ * lock serializes check-and-record per account across every API process; take it as
+ * late as possible and commit soon after.
+ *
+ * The window subqueries read the statement's snapshot; when the statement waited for the
+ * lock, rows the previous holder committed meanwhile are not in it, but they are the
+ * newest of all (usage instants only grow under this lock), so they can only be missing
+ * from a window's end. Hence per window: usage = total - (cumulative before the window's
+ * first visible row), or, when no row of the window is visible, total - the total as of
+ * the snapshot (`seen_total`); `total` itself comes from the locked row (`u`), which is
+ * always its latest version.
  */
-function figuresQuery(accountId: string, now: Date, windowSeconds: readonly number[], lock: boolean) {
+export function lockUsageStatement(accountId: string, now: Date, windowSeconds: readonly number[]): SQL {
   const firstInWindow = windowSeconds.map(
     (seconds, i) => sql`(select json_build_object('before', r.cumulative - r.recipients, 'at', r.accepted_at)
       from recipient_usage r
@@ -41,7 +43,7 @@ function figuresQuery(accountId: string, now: Date, windowSeconds: readonly numb
     join accounts a on a.id = u.account_id
     join plans p on p.id = a.plan_id
     where u.account_id = ${accountId}
-    ${lock ? sql`for update of u` : sql``}`;
+    for update of u`;
 }
 
 function toFigures(row: Record<string, unknown>, windowSeconds: readonly number[]): UsageFigures {
@@ -68,49 +70,29 @@ function toFigures(row: Record<string, unknown>, windowSeconds: readonly number[
   };
 }
 
-async function figures(db: DbOrTx, accountId: string, now: Date, windowSeconds: readonly number[], lock: boolean) {
-  const result = await db.execute(figuresQuery(accountId, now, windowSeconds, lock));
+/** The figures lockUsageStatement read, or undefined when the account had no usage row. */
+export function usageFiguresFrom(result: { rows: unknown[] }, windowSeconds: readonly number[]): UsageFigures | undefined {
   const row = result.rows[0] as Record<string, unknown> | undefined;
   return row && toFigures(row, windowSeconds);
 }
 
-/** The account's usage row, created on first use (the account's first message). */
-async function ensureUsageRow(db: DbOrTx, accountId: string): Promise<void> {
-  await db.insert(accountUsage).values({ accountId }).onConflictDoNothing();
-}
-
-/** Usage as it stands, without locking: for answers that write nothing (replays, conflicts). */
-export async function readUsage(db: DbOrTx, accountId: string, now: Date, windowSeconds: readonly number[]): Promise<UsageFigures> {
-  const found = await figures(db, accountId, now, windowSeconds, false);
-  if (found) return found;
-  await ensureUsageRow(db, accountId);
-  return (await figures(db, accountId, now, windowSeconds, false))!;
-}
-
-/**
- * Locks the account's usage row until the transaction ends and reads the figures, in
- * one statement. The lock serializes check-and-record per account across every API
- * process; take it as late as possible and commit soon after.
- */
-export async function lockUsage(tx: DbOrTx, accountId: string, now: Date, windowSeconds: readonly number[]): Promise<UsageFigures> {
-  const found = await figures(tx, accountId, now, windowSeconds, true);
-  if (found) return found;
-  await ensureUsageRow(tx, accountId);
-  return (await figures(tx, accountId, now, windowSeconds, true))!;
+/** Creates the account's usage row on first use (the account's first message). */
+export function ensureUsageRowStatement(accountId: string): SQL {
+  return sql`insert into account_usage (account_id) values (${accountId}) on conflict do nothing`;
 }
 
 /**
  * For each running-total threshold, when the usage that brought the total to it was
  * accepted (null when no such usage is recorded): a window refusing a request frees
- * enough room once that usage has left it.
+ * enough room once that usage has left it. Read with usageReachedAtFrom.
  */
-export async function usageReachedAt(db: DbOrTx, accountId: string, thresholds: number[]): Promise<(Date | null)[]> {
-  if (thresholds.length === 0) return [];
-  const result = await db.execute(sql`
+export function usageReachedAtStatement(accountId: string, thresholds: number[]): SQL {
+  return sql`
     select (select r.accepted_at from recipient_usage r
             where r.account_id = ${accountId} and r.cumulative >= t.threshold
             order by r.cumulative limit 1) as at
     from unnest(${`{${thresholds.join(',')}}`}::bigint[]) with ordinality as t(threshold, n)
-    order by t.n`);
-  return result.rows.map((r) => toDate((r as { at: unknown }).at));
+    order by t.n`;
 }
+
+export const usageReachedAtFrom = (result: { rows: unknown[] }): (Date | null)[] => result.rows.map((r) => toDate((r as { at: unknown }).at));

@@ -1,13 +1,20 @@
 import {
-  claimIdempotencyKeys,
-  findIdempotencyRecords,
-  findSendingIdentities,
-  lockUsage,
-  readUsage,
-  usageReachedAt,
-  writeAcceptances,
+  acceptanceStatements,
+  claimIdempotencyKeysStatement,
+  claimedKeysFrom,
+  ensureUsageRowStatement,
+  idempotencyRecordsFrom,
+  lockUsageStatement,
+  otherRequestsRecordsStatement,
+  queryInOneRoundTrip,
+  sendingIdentitiesFrom,
+  sendingIdentitiesStatement,
+  usageFiguresFrom,
+  usageReachedAtFrom,
+  usageReachedAtStatement,
+  withConnection,
   type AcceptedEmail,
-  type DbOrTx,
+  type PoolClient,
   type UsageFigures,
 } from '@mailer/db';
 import {
@@ -55,32 +62,37 @@ interface Refusal {
 }
 
 /**
- * One transaction for requests of one account (see IntakeBatcher): claims their
- * Idempotency-Keys, checks their senders, then, under the account's usage lock, admits
- * them in order while they fit the plan and writes the admitted messages in one
- * statement. Refused requests give their keys back. The lock is taken after everything
- * that can run without it and held for the check, the writes and the commit. Outcomes
- * are in request order.
+ * One transaction for requests of one account (see IntakeBatcher), in two round trips.
+ * The first claims their Idempotency-Keys, reads their senders and the records of keys
+ * already used, then locks the account's usage row and reads its figures. Under that
+ * lock the requests are admitted in order while they fit the plan, and the second round
+ * trip writes the admitted messages, gives refused requests their keys back and commits.
+ * The lock is taken last in the first round trip and held for the decision, the writes
+ * and the commit only. Outcomes are in request order.
  */
 export async function runIntakeBatch(deps: ApiDependencies, accountId: string, requests: IntakeRequest[]): Promise<IntakeOutcome[]> {
   const now = deps.now();
   const ids = requests.map(() => newId('email'));
   const responses = ids.map((id): AcceptedResponse => ({ id, status: 'queued', created_at: iso(now) }));
-  // Read beside the transaction (it takes no lock), so that it costs no round trip of its own.
-  const identitiesRead = findSendingIdentities(deps.db, accountId, [...new Set(requests.map((r) => r.draft.from.mailbox.key))]);
-  identitiesRead.catch(() => undefined);
-  return deps.db.transaction(async (tx) => {
-    const claims = requests.map((r, i) => ({ key: r.idempotencyKey, requestHash: r.fingerprint, emailId: ids[i]!, response: { ...responses[i]! } }));
-    const claimed = await claimIdempotencyKeys(tx, accountId, claims, now, IDEMPOTENCY_TTL_MS);
-    const identities = new Map((await identitiesRead).map((s) => [s.emailKey, s]));
-    const records = await findIdempotencyRecords(tx, accountId, requests.filter((r) => !claimed.has(r.idempotencyKey)).map((r) => r.idempotencyKey));
+  const claims = requests.map((r, i) => ({ key: r.idempotencyKey, requestHash: r.fingerprint, emailId: ids[i]!, response: { ...responses[i]! } }));
+  const keys = requests.map((r) => r.idempotencyKey);
+  return withConnection(deps.database.pool, async (client) => {
+    const [, claimed, identities, records, locked] = await queryInOneRoundTrip(client, [
+      'begin',
+      claimIdempotencyKeysStatement(accountId, claims, now, IDEMPOTENCY_TTL_MS),
+      sendingIdentitiesStatement(accountId, [...new Set(requests.map((r) => r.draft.from.mailbox.key))]),
+      otherRequestsRecordsStatement(accountId, keys, ids),
+      lockUsageStatement(accountId, now, WINDOW_SECONDS),
+    ]);
+    const claimedKeys = claimedKeysFrom(claimed!);
+    const identityByKey = new Map(sendingIdentitiesFrom(identities!).map((s) => [s.emailKey, s]));
+    const recordByKey = idempotencyRecordsFrom(records!);
     const verdicts: Verdict[] = requests.map((r) =>
-      judgeRequest(r, claimed.has(r.idempotencyKey), records.get(r.idempotencyKey), identities.get(r.draft.from.mailbox.key)),
+      judgeRequest(r, claimedKeys.has(r.idempotencyKey), recordByKey.get(r.idempotencyKey), identityByKey.get(r.draft.from.mailbox.key)),
     );
     const released = requests.filter((_, i) => verdicts[i]!.kind === 'sender_not_allowed').map((r) => r.idempotencyKey);
 
-    const hasCandidates = verdicts.some((v) => v.kind === 'candidate');
-    const figures = hasCandidates ? await lockUsage(tx, accountId, now, WINDOW_SECONDS) : await readUsage(tx, accountId, now, WINDOW_SECONDS);
+    const figures = usageFiguresFrom(locked!, WINDOW_SECONDS) ?? (await lockNewUsageRow(client, accountId, now));
     // Usage instants never go back, so that recipient_usage.cumulative grows with accepted_at.
     const usageAt = figures.lastAcceptedAt && figures.lastAcceptedAt > now ? figures.lastAcceptedAt : now;
     const initial = usageState(figures);
@@ -108,31 +120,41 @@ export async function runIntakeBatch(deps: ApiDependencies, accountId: string, r
       outcomes[index] = { kind: 'accepted', response: responses[index]!, rateLimit: rateLimitHeaders(state, now), job: { emailId: ids[index]!, dueAt: now } };
     });
 
-    await writeAcceptances(tx, { accountId, now, usageAt, accepted, totalBefore: figures.total, releasedKeys: released });
-    for (const [index, retryAfter] of await retryAfters(tx, accountId, refusals, now)) {
-      const refusal = refusals.find((r) => r.index === index)!;
-      outcomes[index] = { kind: 'refused', error: limitError(refusal.admission, refusal.rateLimit, retryAfter) };
+    const writes = acceptanceStatements({ accountId, now, usageAt, accepted, totalBefore: figures.total, releasedKeys: released });
+    const windows = exceededWindows(refusals);
+    const results = await queryInOneRoundTrip(client, [
+      ...writes,
+      ...(windows.length > 0 ? [usageReachedAtStatement(accountId, windows.map(({ r, e }) => r.totalWith - e.window.limit))] : []),
+      'commit',
+    ]);
+    const reachedAt = windows.length > 0 ? usageReachedAtFrom(results[writes.length]!) : [];
+    for (const refusal of refusals) {
+      const retryAfter = retryAfterSeconds(refusal, windows, reachedAt, now);
+      outcomes[refusal.index] = { kind: 'refused', error: limitError(refusal.admission, refusal.rateLimit, retryAfter) };
     }
     return outcomes;
   });
 }
 
+/** The account's first message: its usage row is created, then locked and read. */
+async function lockNewUsageRow(client: PoolClient, accountId: string, now: Date): Promise<UsageFigures> {
+  const [, locked] = await queryInOneRoundTrip(client, [ensureUsageRowStatement(accountId), lockUsageStatement(accountId, now, WINDOW_SECONDS)]);
+  return usageFiguresFrom(locked!, WINDOW_SECONDS)!;
+}
+
+type ExceededWindow = { r: Refusal; e: Extract<Refusal['admission'], { code: 'rate_limit_exceeded' }>['exceeded'][number] };
+
+/** Each window a refusal exceeded; the running total that must leave it is found by when usage reached it. */
+const exceededWindows = (refusals: Refusal[]): ExceededWindow[] =>
+  refusals.flatMap((r) => (r.admission.code === 'rate_limit_exceeded' ? r.admission.exceeded.map((e) => ({ r, e })) : []));
+
 /**
- * Seconds until each refused request would fit: for a window, until the usage that must
+ * Seconds until a refused request would fit: for a window, until the usage that must
  * leave it has left (found by the running total it brought the account to); for active
  * deliveries, a fixed pause.
  */
-async function retryAfters(tx: DbOrTx, accountId: string, refusals: Refusal[], now: Date): Promise<Map<number, number>> {
-  const windows = refusals.flatMap((r) => (r.admission.code === 'rate_limit_exceeded' ? r.admission.exceeded.map((e) => ({ r, e })) : []));
-  const reachedAt = await usageReachedAt(tx, accountId, windows.map(({ r, e }) => r.totalWith - e.window.limit));
-  const result = new Map<number, number>();
-  for (const refusal of refusals) {
-    if (refusal.admission.code === 'active_delivery_limit_exceeded') {
-      result.set(refusal.index, ACTIVE_LIMIT_RETRY_AFTER_SECONDS);
-      continue;
-    }
-    const waits = windows.map(({ r, e }, i) => (r === refusal ? windowRetryAfter(e, reachedAt[i] ?? null, now) : 0));
-    result.set(refusal.index, Math.max(...waits));
-  }
-  return result;
+function retryAfterSeconds(refusal: Refusal, windows: ExceededWindow[], reachedAt: (Date | null)[], now: Date): number {
+  if (refusal.admission.code === 'active_delivery_limit_exceeded') return ACTIVE_LIMIT_RETRY_AFTER_SECONDS;
+  const waits = windows.map(({ r, e }, i) => (r === refusal ? windowRetryAfter(e, reachedAt[i] ?? null, now) : 0));
+  return Math.max(...waits);
 }

@@ -25,37 +25,57 @@ const payloadBytes = (r: IntakeRequest) =>
   (r.draft.text?.length ?? 0) + (r.draft.html?.length ?? 0) + r.draft.attachments.reduce((sum, a) => sum + a.content.length, 0);
 
 /**
+ * Batches of one account that may be in flight at once. The second overlaps its claims
+ * with the first's locked section (usage check, writes, commit), so the account's lock is
+ * hardly ever idle; more would only queue on that lock.
+ */
+const MAX_IN_FLIGHT = 2;
+
+/** An account's requests waiting for a batch, and the batches it has in flight. */
+interface Lane {
+  queue: Pending[];
+  running: number;
+  /** Idempotency-Keys of the batches in flight: a repeat waits until they are done. */
+  keysInFlight: Set<string>;
+}
+
+/**
  * Group commit for intake. Requests of one account are serialized anyway (the usage
- * lock), so while one transaction of an account runs, the account's next requests wait
- * here and then go together in one transaction: one lock, one commit and the same few
- * statements for all of them instead of per request. Across accounts batches run in
- * parallel. Each request still gets its own outcome, exactly as alone: admitted in
- * arrival order while the plan has room. A batch never holds one Idempotency-Key twice:
- * a repeat waits for the next batch and finds the first one's record.
+ * lock), so while the account's transactions run, its next requests wait here and then
+ * go together in one transaction: one lock, one commit and the same few statements for
+ * all of them instead of per request. Across accounts batches run in parallel. Each
+ * request still gets its own outcome, exactly as alone: admitted while the plan has
+ * room, in arrival order within a batch. No two batches in flight hold one
+ * Idempotency-Key: a repeat waits for a later batch and finds the first one's record.
  */
 export class IntakeBatcher {
-  private readonly waiting = new Map<string, Pending[]>();
+  private readonly lanes = new Map<string, Lane>();
 
   constructor(private readonly deps: ApiDependencies) {}
 
   submit(accountId: string, request: IntakeRequest): Promise<FinalOutcome> {
     return new Promise((resolve, reject) => {
-      const pending = { request, bytes: payloadBytes(request), resolve, reject };
-      const waiting = this.waiting.get(accountId);
-      if (waiting) {
-        waiting.push(pending);
-        return;
-      }
-      const queue = [pending];
-      this.waiting.set(accountId, queue);
-      void this.drain(accountId, queue);
+      let lane = this.lanes.get(accountId);
+      if (!lane) this.lanes.set(accountId, (lane = { queue: [], running: 0, keysInFlight: new Set() }));
+      lane.queue.push({ request, bytes: payloadBytes(request), resolve, reject });
+      this.startBatches(accountId, lane);
     });
   }
 
-  /** Runs the account's batches one after another until none is waiting. */
-  private async drain(accountId: string, queue: Pending[]): Promise<void> {
-    while (queue.length > 0) await this.run(accountId, takeBatch(queue), queue);
-    this.waiting.delete(accountId);
+  /** Starts batches while the lane has room for them and requests to put in them. */
+  private startBatches(accountId: string, lane: Lane): void {
+    while (lane.running < MAX_IN_FLIGHT) {
+      const batch = takeBatch(lane.queue, lane.keysInFlight);
+      if (batch.length === 0) break;
+      lane.running++;
+      for (const pending of batch) lane.keysInFlight.add(pending.request.idempotencyKey);
+      void this.run(accountId, batch, lane.queue).finally(() => {
+        lane.running--;
+        for (const pending of batch) lane.keysInFlight.delete(pending.request.idempotencyKey);
+        if (lane.running === 0 && lane.queue.length === 0) this.lanes.delete(accountId);
+        else this.startBatches(accountId, lane);
+      });
+    }
   }
 
   private async run(accountId: string, batch: Pending[], queue: Pending[]): Promise<void> {
@@ -105,10 +125,10 @@ export class IntakeBatcher {
   }
 }
 
-/** Takes the next batch off the queue in arrival order, leaving repeats of a key in it for later. */
-function takeBatch(queue: Pending[]): Pending[] {
+/** Takes the next batch off the queue in arrival order, leaving repeats of a key (in it or in flight) for later. */
+function takeBatch(queue: Pending[], keysInFlight: ReadonlySet<string>): Pending[] {
   const batch: Pending[] = [];
-  const keys = new Set<string>();
+  const keys = new Set<string>(keysInFlight);
   let recipients = 0;
   let bytes = 0;
   for (let i = 0; i < queue.length && batch.length < MAX_REQUESTS; ) {

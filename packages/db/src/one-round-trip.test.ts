@@ -1,0 +1,64 @@
+import { sql } from 'drizzle-orm';
+import { openDatabase, type DatabaseHandle } from './database';
+import { inlineStatement, queryInOneRoundTrip, sqlLiteral, withConnection } from './one-round-trip';
+
+describe('sqlLiteral', () => {
+  it('quotes text, doubling quotes, and uses the E form only when backslashes need it', () => {
+    expect(sqlLiteral("it's")).toBe("'it''s'");
+    expect(sqlLiteral('a\\b')).toBe(" E'a\\\\b'");
+    expect(sqlLiteral(null)).toBe('null');
+    expect(sqlLiteral(undefined)).toBe('null');
+    expect(sqlLiteral(42)).toBe("'42'");
+    expect(sqlLiteral(true)).toBe('true');
+    expect(sqlLiteral(new Date('2026-01-02T03:04:05.678Z'))).toBe("'2026-01-02T03:04:05.678Z'");
+  });
+
+  it('refuses what it cannot inline faithfully', () => {
+    expect(() => sqlLiteral(Number.NaN)).toThrow(TypeError);
+    expect(() => sqlLiteral({ a: 1 })).toThrow(TypeError);
+    expect(() => sqlLiteral(Buffer.from('x'))).toThrow(TypeError);
+  });
+});
+
+// The maintenance database, as @mailer/testing reaches it (which this package cannot import); only temporary tables are made.
+const ADMIN_URL = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+describe('queryInOneRoundTrip (real PostgreSQL)', () => {
+  let database: DatabaseHandle;
+
+  beforeAll(() => {
+    database = openDatabase(ADMIN_URL, 1);
+  });
+  afterAll(() => database.close());
+
+  it('gives back every hostile text exactly, never as SQL', async () => {
+    const hostile = ["'; drop table emails; --", 'back\\slash \\\' quote', '$1 $2 placeholder-like', "E'x'", 'ünïcødé ✉️\nnew line\ttab', ''];
+    const [result] = await withConnection(database.pool, (client) =>
+      queryInOneRoundTrip(client, [sql`select ${hostile[0]}::text as a, ${hostile[1]}::text as b, ${hostile[2]}::text as c,
+        ${hostile[3]}::text as d, ${hostile[4]}::text as e, ${hostile[5]}::text as f`]),
+    );
+    expect(Object.values(result!.rows[0] as Record<string, string>)).toEqual(hostile);
+  });
+
+  it('runs the statements in order and returns one result each', async () => {
+    const results = await withConnection(database.pool, (client) =>
+      queryInOneRoundTrip(client, ['begin', sql`select ${1}::int as n`, sql`select ${'two'}::text as n`, 'commit']),
+    );
+    expect(results.map((r) => r.rows)).toEqual([[], [{ n: 1 }], [{ n: 'two' }], []]);
+  });
+
+  it('rolls back what a failing statement left open, and the connection stays usable', async () => {
+    // One pooled connection: the session's temporary table is seen by every call below.
+    await database.pool.query('create temporary table round_trip_probe (v text)');
+    await expect(
+      withConnection(database.pool, (client) =>
+        queryInOneRoundTrip(client, ['begin', sql`insert into round_trip_probe values (${'kept?'})`, 'select 1/0', 'commit']),
+      ),
+    ).rejects.toThrow(/division by zero/);
+    expect((await database.pool.query('select count(*)::int as n from round_trip_probe')).rows[0]).toEqual({ n: 0 });
+  });
+
+  it('renders a statement with its parameters in place', () => {
+    expect(inlineStatement(sql`select ${'a'} || ${"b'"}`)).toBe("select 'a' || 'b'''");
+  });
+});
