@@ -1,5 +1,6 @@
 export * from './errors';
 export * from './ids';
+export { pooledRandomBytes } from './random-pool';
 export * from './keys/api-keys';
 export * from './pagination/cursor';
 export * from './crypto/seal';

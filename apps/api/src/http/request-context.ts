@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
+import { pooledRandomBytes } from '@mailer/domain';
 import type { Logger } from '@mailer/logger';
 import type { AuthenticatedKey } from './auth';
 
@@ -20,7 +20,7 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export function requestContext(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction) => {
     const given = req.get('x-request-id');
-    req.id = given && CLIENT_REQUEST_ID.test(given) ? given : `req_${randomBytes(12).toString('hex')}`;
+    req.id = given && CLIENT_REQUEST_ID.test(given) ? given : `req_${pooledRandomBytes(12).toString('hex')}`;
     req.log = logger.child({ requestId: req.id });
     res.setHeader('X-Request-Id', req.id);
     next();
