@@ -112,16 +112,20 @@ ${PGBENCH_CLIENTS} clients, ${SECONDS} s.
 | target (>= ${TARGET.ratio}, p99 <= ${TARGET.p99Ms} ms) | ${verdict(TARGET) ? 'met' : 'missed'} |
 | goal (>= ${GOAL.ratio}, p99 <= ${GOAL.p99Ms} ms) | ${verdict(GOAL) ? 'met' : 'missed'} |
 
-Where the time goes (measured on this machine by cutting the request short at each step under a fixed load, and
-with \`node apps/bench/dist/intake.js --cpu-prof\`): the API process is the bottleneck, one Node process near 100% of
-one core while PostgreSQL uses about half of the other and autocannon and Redis the rest. Per accepted message it
-spends about 0.8 to 1 ms of CPU: some 0.45 ms in the HTTP stack and authentication (the \`GET /healthz\` row shows
-that stack alone), 0.1 ms parsing and validating the body, 0.07 ms in BullMQ adding the job, and the rest in the
-batch transaction, whose cost is nearly fixed per batch (about 3.7 ms of driver CPU for its five round trips: every
-PostgreSQL round trip costs about 0.5 ms of CPU here, mostly socket system calls) and so shrinks per message as
-batches grow with load. What intake does to stay off the critical path: concurrent requests of one account share one
-transaction (one lock, one commit, one statement for all writes), the MIME message is built only when a size bound
-passes 15 MiB, API key lookups of concurrent requests share one query, and nothing is logged per request.`,
+Where the time goes (measured on this machine with \`perf record\` on the API process, per-process CPU from /proc,
+per-batch timings, and \`node apps/bench/dist/intake.js --cpu-prof\`): the machine is about 80% busy during the run and
+the API process uses about 85% of one core, some 0.5 ms of CPU per accepted message, spread over the HTTP stack and
+Express (about a fifth), the batch's PostgreSQL statements and driver (about a fifth), BullMQ adding the job (a tenth),
+garbage collection (a tenth), body parsing, validation and ids; PostgreSQL spends 0.3 to 0.4 ms per message, Redis and
+autocannon the rest. Intake is bound by the CPU of the API process, and more processes do not help on 2 cores: two API
+processes (node cluster) reached 1,100 to 1,350 req/s where one reached 1,450 to 1,650 in the same conditions, as they
+split the batches and queue on the same account lock; two accounts instead of one did no better. (Wall-clock profiles
+overstate socket writes: a write that wakes PostgreSQL on a busy 2-core machine is where the API gets preempted.)
+What intake does to stay lean: requests of one account arriving together share one transaction of two round trips
+(claims, senders, earlier records and the usage lock in the first; the writes and the commit in the second, each step's
+statements sent as one query), so the account's lock is held for one round trip; an account may have two batches in
+flight, one claiming while the other holds the lock; the MIME message is built only when a size bound passes 15 MiB;
+API key lookups of concurrent requests share one query; ids come from a pooled CSPRNG draw; nothing is logged per request.`,
   );
   console.log('written to BENCHMARKS.md (Intake)');
 }
