@@ -1,6 +1,5 @@
 import { setMaxListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { rootCertificates } from 'node:tls';
 import type { Config } from '@mailer/config';
 import { Batcher, claimMessages, openDatabase, writeAttempts, type AttemptWrite, type Claim, type Database, type DatabaseHandle } from '@mailer/db';
@@ -38,12 +37,6 @@ export interface WorkerDependencies {
   now: () => Date;
 }
 
-/**
- * Threads that build and sign messages: one core's worth beside the event loop, leaving
- * the rest of a small machine to PostgreSQL and the API.
- */
-const COMPOSITION_THREADS = Math.max(1, Math.min(2, availableParallelism() - 1));
-
 export interface ContainerOverrides {
   logger?: Logger;
   now?: () => Date;
@@ -69,7 +62,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     producerRedis,
     deliveryQueue: createDeliveryQueue(producerRedis, config.redisPrefix),
     transport: createTransportContext(config),
-    composer: createMessageComposer(config.encryptionKey, COMPOSITION_THREADS),
+    composer: createMessageComposer(config.encryptionKey, config.worker.compositionThreads),
     claims: new Batcher((emailIds) => claim(database, config, emailIds, now())),
     attempts: new Batcher(async (writes) => {
       const written = await writeAttempts(database.pool, writes);

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { loadConfig, ConfigError } from './config';
 
 describe('loadConfig', () => {
@@ -15,6 +16,12 @@ describe('loadConfig', () => {
     expect(config.retentionDays).toBe(30);
     expect(config.smtp.dataTimeoutMs).toBe(600_000);
     expect(config.encryptionKey).toHaveLength(32);
+    expect(config.worker.compositionThreads).toBe(availableParallelism());
+  });
+
+  it('takes COMPOSITION_THREADS from 0 (the event loop) up', () => {
+    expect(loadConfig({ COMPOSITION_THREADS: '0' }).worker.compositionThreads).toBe(0);
+    expect(loadConfig({ COMPOSITION_THREADS: '' }).worker.compositionThreads).toBe(availableParallelism());
   });
 
   it('parses DNS_SERVERS as a host:port list', () => {
@@ -26,6 +33,7 @@ describe('loadConfig', () => {
     ['RETRY_SCHEDULE', '1m,soon'],
     ['MAX_DELIVERY_AGE', 'forever'],
     ['ALLOW_PRIVATE_MX', 'maybe'],
+    ['COMPOSITION_THREADS', '-1'],
     ['DATABASE_URL', 'mysql://x'],
     ['ENCRYPTION_KEY', 'c2hvcnQ='],
   ])('names %s when its value %s is invalid', (name, value) => {

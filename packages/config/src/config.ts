@@ -1,4 +1,4 @@
-import { hostname } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import { z } from 'zod';
 import { parseDuration } from './duration';
 
@@ -59,6 +59,7 @@ const envSchema = z
     ALLOW_PRIVATE_MX: bool(false),
     WORKER_CONCURRENCY: int(50, 1, 1000),
     DESTINATION_CONCURRENCY: int(10, 1, 1000),
+    COMPOSITION_THREADS: int(availableParallelism(), 0, 64),
     DELIVERY_LEASE: duration('30m'),
     SMTP_POOL_IDLE: duration('5s'),
     WORKER_SHUTDOWN_GRACE: duration('20s'),
@@ -116,6 +117,11 @@ function toConfig(env: z.infer<typeof envSchema>) {
     worker: {
       concurrency: env.WORKER_CONCURRENCY,
       destinationConcurrency: env.DESTINATION_CONCURRENCY,
+      /**
+       * Threads that build and DKIM-sign messages (0: on the event loop). One per core by
+       * default: a message costs a few ms there, so a single thread would cap the daemon.
+       */
+      compositionThreads: env.COMPOSITION_THREADS,
       reconcileIntervalMs: env.RECONCILE_INTERVAL,
       retryScheduleMs: env.RETRY_SCHEDULE,
       maxDeliveryAgeMs: env.MAX_DELIVERY_AGE,
