@@ -36,7 +36,8 @@ const GOAL_RATIO = 2;
 /** What profiling this build showed; the figures above say how far it got. */
 const ANALYSIS = `Where the CPU goes (profiles of the worker with \`--cpu-prof\`, per 1-recipient message, this machine): building
 the MIME message with nodemailer's composer about 1.0 ms and DKIM-signing it with nodemailer's signer about 1.4 ms
-(0.75 ms of it the RSA-2048 signature), both on a composition thread beside the event loop; the event loop about
+(0.75 ms of it the RSA-2048 signature), on composition threads beside the event loop (one thread alone capped the
+daemon near 400 msg/s; one per core took the ratio from 0.79 to 0.85); the event loop about
 1.5 ms (SMTP with RSET per reused connection, PostgreSQL, BullMQ); PostgreSQL itself for the claim and the attempt
 record; and the API's intake, about 1 ms since a batch costs two round trips (it was about 2 ms and the ratio 0.5 with
 six). All of it shares 2 cores, so the end-to-end rate is bounded by the sum.
@@ -223,7 +224,7 @@ async function report(single: Run[], multi: Run[], rssMiB: number, postfix: Post
     'Delivery',
     `Run with \`npm run bench:delivery\` (${new Date().toISOString()}, ${cpus().length} CPUs ${cpus()[0]?.model ?? ''}, Node ${process.version}, load average ${startLoad} at the start).
 End to end: autocannon posts to \`POST /v1/emails\` (${CONNECTIONS} connections) on the built API; the built worker (one process,
-default settings: \`WORKER_CONCURRENCY\`, \`DESTINATION_CONCURRENCY\`, DKIM-signed, opportunistic TLS, DNS through a local
+default settings: \`WORKER_CONCURRENCY\`, \`DESTINATION_CONCURRENCY\`, \`COMPOSITION_THREADS\` one per core, DKIM-signed, opportunistic TLS, DNS through a local
 test server) delivers to \`smtp-sink\` on 127.0.0.x:${SINK_PORT}; the clock runs from the first request until the sinks counted
 every message. Single: ${N} messages, one recipient, ${BODY_BYTES / 1024} KB body, ${RUNS} runs after a ${WARMUP}-message warm-up.
 Multi: ${N_MULTI} messages with ${RCPTS} recipients in ${RCPTS} domains (${RCPTS} SMTP transactions per message), ${RUNS} runs.
