@@ -8,6 +8,8 @@ import { verifyDkim } from './testing/verify-dkim';
 let h: WorkerHarness;
 let api: TestApi;
 let auth: string;
+/** Every byte value once: an attachment that any text re-encoding along the way would corrupt. */
+const EVERY_BYTE = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
 const peers: TestSmtpServer[] = [];
 
 async function mx(domain: string, address: string, options: Omit<Parameters<typeof startTestSmtpServer>[0], 'host' | 'port'> = {}) {
@@ -59,7 +61,10 @@ describe('POST /v1/emails to the recipient MX', () => {
       cc: ['Bob@ONE.test'],
       bcc: ['secret@hidden-bcc.test'],
       content: { plain: 'Thanks!', html: '<p>Thanks! <img src="cid:logo"></p>' },
-      attachments: [{ filename: 'logo.png', content_base64: 'iVBORw0KGgo=', content_id: 'logo' }],
+      attachments: [
+        { filename: 'logo.png', content_base64: 'iVBORw0KGgo=', content_id: 'logo' },
+        { filename: 'every-byte.bin', content_base64: EVERY_BYTE.toString('base64') },
+      ],
     });
     expect(accepted.status).toBe(202);
     const body = await waitForApiStatus(accepted.body.id, ['accepted']);
@@ -71,6 +76,9 @@ describe('POST /v1/emails to the recipient MX', () => {
     expect(raw.toString()).toMatch(/^From: Shop Support <hello@shop\.test>\r$/m);
     expect(raw.toString()).not.toContain('secret@hidden-bcc.test');
     expect((await verifyDkim(raw, h.dns.address))[0]).toMatchObject({ signingDomain: 'shop.test', status: { result: 'pass' } });
+    // Attachment bytes survive intake's storage and the daemon's build unchanged.
+    const part = /filename=every-byte\.bin\r\n(?:[^\r\n]+\r\n)*\r\n([A-Za-z0-9+/=\r\n]+?)\r\n--/.exec(raw.toString());
+    expect(Buffer.from(part![1]!.replace(/\s/g, ''), 'base64').equals(EVERY_BYTE)).toBe(true);
 
     expect(body.deliveries.map((d: any) => [d.recipient, d.status, d.attempt_count])).toEqual([
       ['ann@one.test', 'accepted', 1],
