@@ -1,5 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import { deriveMessageCause, deriveMessageStatus, isTerminal, type DeliveryCause, type DeliveryStatus } from '@mailer/domain';
+import { withConnection } from '../one-round-trip';
 
 /**
  * The delivery daemon's hot path (with lease-store and attempts-store): a few prepared
@@ -77,19 +78,14 @@ export function exclusiveView(lease: Lease, now: Date): DeliveryRowState[] | und
   ];
 }
 
-export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
+/** `work` between begin and commit on one pooled connection (rolled back when it fails, see withConnection). */
+export function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  return withConnection(pool, async (client) => {
     await client.query('begin');
     const result = await work(client);
     await client.query('commit');
     return result;
-  } catch (error) {
-    await client.query('rollback').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 export interface DeliveryRowState {
