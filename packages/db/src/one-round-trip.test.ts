@@ -58,6 +58,26 @@ describe('queryInOneRoundTrip (real PostgreSQL)', () => {
     expect((await database.pool.query('select count(*)::int as n from round_trip_probe')).rows[0]).toEqual({ n: 0 });
   });
 
+  it('prepares a statement text once per connection and executes it with each call\'s values', async () => {
+    const probe = (n: number) => sql`select ${n}::int * 2 as doubled`;
+    const results = await withConnection(database.pool, async (client) => [
+      ...(await queryInOneRoundTrip(client, [probe(1), probe(2)])),
+      ...(await queryInOneRoundTrip(client, [probe(3)])),
+    ]);
+    expect(results.map((r) => r.rows[0])).toEqual([{ doubled: 2 }, { doubled: 4 }, { doubled: 6 }]);
+    const prepared = await database.pool.query(`select count(*)::int as n from pg_prepared_statements where statement like '%$1::int * 2 as doubled'`);
+    expect(prepared.rows[0]).toEqual({ n: 1 });
+  });
+
+  it('keeps a statement prepared inside a rolled-back transaction usable', async () => {
+    const probe = (n: number) => sql`select ${n}::int + 100 as shifted`;
+    await expect(
+      withConnection(database.pool, (client) => queryInOneRoundTrip(client, ['begin', probe(1), 'select 1/0', 'commit'])),
+    ).rejects.toThrow(/division by zero/);
+    const [result] = await withConnection(database.pool, (client) => queryInOneRoundTrip(client, [probe(2)]));
+    expect(result!.rows).toEqual([{ shifted: 102 }]);
+  });
+
   it('renders a statement with its parameters in place', () => {
     expect(inlineStatement(sql`select ${'a'} || ${"b'"}`)).toBe("select 'a' || 'b'''");
   });

@@ -41,16 +41,27 @@ export function claimIdempotencyKeysStatement(accountId: string, claims: Idempot
 export const claimedKeysFrom = (result: { rows: unknown[] }) => new Set((result.rows as { key: string }[]).map((r) => r.key));
 
 /**
+ * The account's rows of these keys (`i`, with `i.row_id` its ctid), as a FROM item: one
+ * unique-index lookup per key. OFFSET 0 keeps the planner from turning the lookups into a
+ * scan of every key of the account, which a prepared statement's generic plan chose on
+ * statistics taken while the table was small.
+ */
+export const rowsOfKeys = (accountId: string, keys: string[]): SQL => sql`
+  jsonb_array_elements_text(${jsonb(keys)}) as k(key)
+  cross join lateral (
+    select ctid as row_id, key, request_hash, response, email_id from idempotency_keys
+    where account_id = ${accountId} and key = k.key offset 0
+  ) i`;
+
+/**
  * The records of these keys that belong to other requests than the given messages: run
  * after claimIdempotencyKeysStatement in the same transaction, the live records of the
  * keys it did not claim. Read with idempotencyRecordsFrom.
  */
 export function otherRequestsRecordsStatement(accountId: string, keys: string[], ownEmailIds: string[]): SQL {
   return sql`
-    select key, request_hash, response from idempotency_keys
-    where account_id = ${accountId}
-      and key = any(array(select jsonb_array_elements_text(${jsonb(keys)})))
-      and email_id <> all(array(select jsonb_array_elements_text(${jsonb(ownEmailIds)})))`;
+    select i.key, i.request_hash, i.response from ${rowsOfKeys(accountId, keys)}
+    where i.email_id <> all(array(select jsonb_array_elements_text(${jsonb(ownEmailIds)})))`;
 }
 
 export function idempotencyRecordsFrom(result: { rows: unknown[] }): Map<string, IdempotencyRecord> {

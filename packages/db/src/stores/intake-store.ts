@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { AcceptedEmail } from './emails-store';
+import { rowsOfKeys } from './idempotency-store';
 import { jsonb as json } from './jsonb';
 
 export interface AcceptanceWrites {
@@ -70,8 +71,7 @@ export function acceptanceStatements(w: AcceptanceWrites): SQL[] {
       where id = any(array(select jsonb_array_elements_text(${json([...new Set(w.accepted.map((e) => e.senderId))])})))
         and (last_used_at is null or last_used_at < ${w.now})
     ), released_keys as (
-      delete from idempotency_keys
-      where account_id = ${w.accountId} and key = any(array(select jsonb_array_elements_text(${json(w.releasedKeys)})))
+      delete from idempotency_keys where ctid = any(array(select i.row_id from ${rowsOfKeys(w.accountId, w.releasedKeys)}))
     )
     update account_usage set recipients_total = ${total}, last_accepted_at = ${w.usageAt}
     where account_id = ${w.accountId} and ${w.accepted.length > 0}`,
