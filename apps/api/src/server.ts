@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { ApiDependencies } from './container';
 import { createApp } from './http/app';
+import { createHttpServer } from './http/http-server';
 import { mountQueueDashboard } from './operator/mount-queue-dashboard';
 import { apiRoutes } from './routes';
 
@@ -11,7 +12,9 @@ export function buildApi(deps: ApiDependencies) {
 export function listen(deps: ApiDependencies): Promise<Server> {
   const app = buildApi(deps);
   return new Promise((resolve, reject) => {
-    const server = app.listen(deps.config.port, deps.config.host, (error?: Error) => (error ? reject(error) : resolve(server)));
+    const server = createHttpServer(app);
+    server.once('error', reject);
+    server.listen(deps.config.port, deps.config.host, () => resolve(server));
     // Behind a load balancer, idle keep-alive sockets must outlive its timeout.
     server.keepAliveTimeout = 65_000;
     server.headersTimeout = 66_000;

@@ -5,6 +5,7 @@ import { createAccount, type ProvisionedAccount } from '@mailer/db';
 import { createLogger } from '@mailer/logger';
 import { createTestDatabase, testRedisPrefix } from '@mailer/testing';
 import { closeContainer, createContainer, type ApiDependencies } from '../container';
+import { createHttpServer } from '../http/http-server';
 import { buildApi } from '../server';
 
 export interface TestApi {
@@ -38,7 +39,7 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Te
   return {
     deps,
     config,
-    http: request(app),
+    http: request(createHttpServer(app)),
     clock,
     logLines: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
     createAccount: (name = 'Test account') => createAccount(deps.db, name),
