@@ -1,9 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, customType, index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
-import { accounts } from './accounts';
 import { createdAt, instant, updatedAt } from './columns';
-import { domains } from './domains';
-import { senders } from './senders';
 
 export const DELIVERY_STATUSES = ['queued', 'sending', 'deferred', 'accepted', 'bounced', 'failed'] as const;
 export type DeliveryStatusValue = (typeof DELIVERY_STATUSES)[number];
@@ -22,9 +19,10 @@ export const emails = pgTable(
   'emails',
   {
     id: text('id').primaryKey(),
-    accountId: text('account_id').notNull().references(() => accounts.id),
-    senderId: text('sender_id').notNull().references(() => senders.id),
-    domainId: text('domain_id').notNull().references(() => domains.id),
+    // No foreign keys on these three: see 0005_unchecked_parent_references.sql (parents are never deleted).
+    accountId: text('account_id').notNull(),
+    senderId: text('sender_id').notNull(),
+    domainId: text('domain_id').notNull(),
     fromEmail: text('from_email').notNull(),
     /** Display name for the From header: the request's, else the sender's at acceptance. */
     fromName: text('from_name'),
@@ -74,7 +72,8 @@ export const deliveries = pgTable(
   {
     id: text('id').primaryKey(),
     emailId: text('email_id').notNull().references(() => emails.id, { onDelete: 'cascade' }),
-    accountId: text('account_id').notNull().references(() => accounts.id),
+    // No foreign key: see 0005_unchecked_parent_references.sql (parents are never deleted).
+    accountId: text('account_id').notNull(),
     recipient: text('recipient').notNull(),
     recipientDomain: text('recipient_domain').notNull(),
     kind: text('kind', { enum: ['to', 'cc', 'bcc'] }).notNull(),

@@ -6,7 +6,8 @@ import { createdAt, instant } from './columns';
 export const idempotencyKeys = pgTable(
   'idempotency_keys',
   {
-    accountId: text('account_id').notNull().references(() => accounts.id),
+    // No foreign key: see 0005_unchecked_parent_references.sql (parents are never deleted).
+    accountId: text('account_id').notNull(),
     key: text('key').notNull(),
     /** SHA-256 of the canonical request (parsed JSON with sorted members). */
     requestHash: text('request_hash').notNull(),
@@ -30,7 +31,8 @@ export const recipientUsage = pgTable(
   'recipient_usage',
   {
     emailId: text('email_id').notNull(),
-    accountId: text('account_id').notNull().references(() => accounts.id),
+    // No foreign key: see 0005_unchecked_parent_references.sql (parents are never deleted).
+    accountId: text('account_id').notNull(),
     recipients: integer('recipients').notNull(),
     acceptedAt: instant('accepted_at').notNull(),
     /** Strictly increasing per account (every message has a recipient), hence the key. */

@@ -1,10 +1,11 @@
 import {
-  acceptanceStatements,
+  admissionStatement,
   claimIdempotencyKeysStatement,
   claimedKeysFrom,
   ensureUsageRowStatement,
   idempotencyRecordsFrom,
   lockUsageStatement,
+  messageRowsStatements,
   otherRequestsRecordsStatement,
   queryInOneRoundTrip,
   sendingIdentitiesFrom,
@@ -62,13 +63,14 @@ interface Refusal {
 }
 
 /**
- * One transaction for requests of one account (see IntakeBatcher), in two round trips.
- * The first claims their Idempotency-Keys, reads their senders and the records of keys
- * already used, then locks the account's usage row and reads its figures. Under that
- * lock the requests are admitted in order while they fit the plan, and the second round
- * trip writes the admitted messages, gives refused requests their keys back and commits.
- * The lock is taken last in the first round trip and held for the decision, the writes
- * and the commit only. Outcomes are in request order.
+ * One transaction for requests of one account (see IntakeBatcher), in three round trips.
+ * The first claims their Idempotency-Keys and reads their senders and the records of keys
+ * already used. The second writes the rows of the messages that passed those checks,
+ * then locks the account's usage row and reads its figures. Under that lock the requests
+ * are admitted in order while they fit the plan, and the third writes what the plan's
+ * figures depend on (deliveries, usage, the running total), takes back what it refused
+ * and commits. The account's batches take the lock in turn, so what it covers is kept
+ * small: the decision, the third round trip and the commit. Outcomes are in request order.
  */
 export async function runIntakeBatch(deps: ApiDependencies, accountId: string, requests: IntakeRequest[]): Promise<IntakeOutcome[]> {
   const now = deps.now();
@@ -77,12 +79,11 @@ export async function runIntakeBatch(deps: ApiDependencies, accountId: string, r
   const claims = requests.map((r, i) => ({ key: r.idempotencyKey, requestHash: r.fingerprint, emailId: ids[i]!, response: { ...responses[i]! } }));
   const keys = requests.map((r) => r.idempotencyKey);
   return withConnection(deps.database.pool, async (client) => {
-    const [, claimed, identities, records, locked] = await queryInOneRoundTrip(client, [
+    const [, claimed, identities, records] = await queryInOneRoundTrip(client, [
       'begin',
       claimIdempotencyKeysStatement(accountId, claims, now, IDEMPOTENCY_TTL_MS),
       sendingIdentitiesStatement(accountId, [...new Set(requests.map((r) => r.draft.from.mailbox.key))]),
       otherRequestsRecordsStatement(accountId, keys, ids),
-      lockUsageStatement(accountId, now, WINDOW_SECONDS),
     ]);
     const claimedKeys = claimedKeysFrom(claimed!);
     const identityByKey = new Map(sendingIdentitiesFrom(identities!).map((s) => [s.emailKey, s]));
@@ -91,13 +92,19 @@ export async function runIntakeBatch(deps: ApiDependencies, accountId: string, r
       judgeRequest(r, claimedKeys.has(r.idempotencyKey), recordByKey.get(r.idempotencyKey), identityByKey.get(r.draft.from.mailbox.key)),
     );
     const released = requests.filter((_, i) => verdicts[i]!.kind === 'sender_not_allowed').map((r) => r.idempotencyKey);
+    const candidates = verdicts.map((verdict, i) =>
+      verdict.kind === 'candidate' ? toAcceptedEmail(accountId, ids[i]!, requests[i]!.draft, verdict.identity) : undefined,
+    );
 
-    const figures = usageFiguresFrom(locked!, WINDOW_SECONDS) ?? (await lockNewUsageRow(client, accountId, now));
+    const written = candidates.filter((c) => c !== undefined);
+    const lockedResults = await queryInOneRoundTrip(client, [...messageRowsStatements(accountId, now, written), lockUsageStatement(accountId, now, WINDOW_SECONDS)]);
+    const figures = usageFiguresFrom(lockedResults.at(-1)!, WINDOW_SECONDS) ?? (await lockNewUsageRow(client, accountId, now));
     // Usage instants never go back, so that recipient_usage.cumulative grows with accepted_at.
     const usageAt = figures.lastAcceptedAt && figures.lastAcceptedAt > now ? figures.lastAcceptedAt : now;
     const initial = usageState(figures);
     const outcomes: IntakeOutcome[] = [];
-    const accepted: AcceptedEmail[] = [];
+    const admitted: AcceptedEmail[] = [];
+    const refusedEmailIds: string[] = [];
     const refusals: Refusal[] = [];
     let state = initial;
     let total = figures.total;
@@ -106,28 +113,28 @@ export async function runIntakeBatch(deps: ApiDependencies, accountId: string, r
         outcomes[index] = settledOutcome(verdict, rateLimitHeaders(initial, now));
         return;
       }
-      const request = requests[index]!;
-      const recipients = request.draft.recipients.recipients.length;
+      const candidate = candidates[index]!;
+      const recipients = candidate.recipients.length;
       const admission = decideAdmission(state, recipients);
       if (!admission.admitted) {
-        released.push(request.idempotencyKey);
+        released.push(requests[index]!.idempotencyKey);
+        refusedEmailIds.push(candidate.id);
         refusals.push({ index, admission, totalWith: total + recipients, rateLimit: rateLimitHeaders(state, now) });
         return;
       }
       state = recordAdmission(state, recipients, usageAt);
       total += recipients;
-      accepted.push(toAcceptedEmail(accountId, ids[index]!, request.draft, verdict.identity));
-      outcomes[index] = { kind: 'accepted', response: responses[index]!, rateLimit: rateLimitHeaders(state, now), job: { emailId: ids[index]!, dueAt: now } };
+      admitted.push(candidate);
+      outcomes[index] = { kind: 'accepted', response: responses[index]!, rateLimit: rateLimitHeaders(state, now), job: { emailId: candidate.id, dueAt: now } };
     });
 
-    const writes = acceptanceStatements({ accountId, now, usageAt, accepted, totalBefore: figures.total, releasedKeys: released });
     const windows = exceededWindows(refusals);
     const results = await queryInOneRoundTrip(client, [
-      ...writes,
+      admissionStatement({ accountId, now, usageAt, admitted, refusedEmailIds, totalBefore: figures.total, releasedKeys: released }),
       ...(windows.length > 0 ? [usageReachedAtStatement(accountId, windows.map(({ r, e }) => r.totalWith - e.window.limit))] : []),
       'commit',
     ]);
-    const reachedAt = windows.length > 0 ? usageReachedAtFrom(results[writes.length]!) : [];
+    const reachedAt = windows.length > 0 ? usageReachedAtFrom(results[1]!) : [];
     for (const refusal of refusals) {
       const retryAfter = retryAfterSeconds(refusal, windows, reachedAt, now);
       outcomes[refusal.index] = { kind: 'refused', error: limitError(refusal.admission, refusal.rateLimit, retryAfter) };

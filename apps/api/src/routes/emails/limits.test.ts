@@ -26,6 +26,18 @@ async function sendAt(acc: SendingAccount, at: number, count: number) {
   return acc.send(acc.message({ to: recipients(count, `t${at}-`) }));
 }
 
+/** Rows a refused request must not leave behind: its message, deliveries, events and attachments. */
+const storedRows = async (accountId: string) =>
+  (
+    await api.deps.database.pool.query(
+      `select (select count(*) from emails where account_id = $1)::int as emails,
+              (select count(*) from deliveries where account_id = $1)::int as deliveries,
+              (select count(*) from events v join emails e on e.id = v.email_id where e.account_id = $1)::int as events,
+              (select count(*) from attachments a join emails e on e.id = a.email_id where e.account_id = $1)::int as attachments`,
+      [accountId],
+    )
+  ).rows[0];
+
 const usedRecipients = async (accountId: string) =>
   Number((await api.deps.db.select({ n: sql`coalesce(sum(${recipientUsage.recipients}), 0)` }).from(recipientUsage).where(eq(recipientUsage.accountId, accountId)))[0]!.n);
 
@@ -51,9 +63,12 @@ describe('free plan windows (429 rate_limit_exceeded)', () => {
   it('refuses a request whole when it would cross a window', async () => {
     const acc = await account();
     expect((await sendAt(acc, T0, 20)).status).toBe(202);
-    const res = await sendAt(acc, T0 + 1000, 11);
+    api.clock.now = new Date(T0 + 1000);
+    const attachment = { filename: 'receipt.txt', content_base64: Buffer.from('refused').toString('base64') };
+    const res = await acc.send(acc.message({ to: recipients(11, 'refused-'), attachments: [attachment] }));
     expect(res.status).toBe(429);
     expect(res.headers['retry-after']).toBe('59');
+    expect(await storedRows(acc.accountId)).toEqual({ emails: 1, deliveries: 20, events: 1, attachments: 0 });
     expect((await sendAt(acc, T0 + 2000, 10)).status).toBe(202);
     expect(await usedRecipients(acc.accountId)).toBe(30);
   });
@@ -143,5 +158,6 @@ describe('concurrent requests against a limit', () => {
     expect(answers.filter((a) => a.status === 429)).toHaveLength(5);
     for (const answer of answers) expect(answer.headers['ratelimit-limit']).toBe('30');
     expect(await usedRecipients(acc.accountId)).toBe(30);
+    expect(await storedRows(acc.accountId)).toEqual({ emails: 15, deliveries: 30, events: 15, attachments: 0 });
   });
 });
