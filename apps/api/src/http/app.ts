@@ -4,7 +4,7 @@ import type { ApiDependencies } from '../container';
 import { authenticate, authenticateOperator, authorize } from './auth';
 import { errorHandler } from './error-handler';
 import { requestContext } from './request-context';
-import { parseBody, parseQuery, type RouteDefinition } from './route';
+import { parseQuery, readJsonBody, validateBody, type RouteDefinition } from './route';
 
 const BODY_LIMIT = '16mb';
 // Buffer any body as bytes; routes parse it after the auth and resource checks.
@@ -32,6 +32,8 @@ function runRoute(route: RouteDefinition, deps: ApiDependencies) {
     }
     await new Promise<void>((resolve, reject) => readRawBody(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
     const query = parseQuery(route.query, req.query);
+    let parsed: { value: unknown } | undefined;
+    const json = () => (parsed ??= { value: readJsonBody(req) }).value;
     await route.handle({
       req,
       res,
@@ -39,7 +41,8 @@ function runRoute(route: RouteDefinition, deps: ApiDependencies) {
       key: req.auth!,
       params: req.params as Record<string, string>,
       query,
-      body: () => parseBody(route.body, req),
+      body: () => validateBody(route.body, json()),
+      json,
     });
     // A client that went away mid-request gets no answer; any other silence is a bug.
     if (!res.headersSent && !req.socket.destroyed) next(new Error(`route ${route.method.toUpperCase()} ${route.path} sent no response`));

@@ -1,6 +1,7 @@
 import { DrizzleQueryError } from 'drizzle-orm/errors';
 import type { NextFunction, Request, Response } from 'express';
 import { AppError, ERROR_STATUS, type ErrorCode } from '@mailer/domain';
+import { sendJson } from './respond';
 
 /** Connection-level failures of PostgreSQL: the service is unavailable, not broken. */
 export function isDatabaseUnavailable(error: unknown): boolean {
@@ -37,7 +38,7 @@ function toAppError(error: unknown): AppError {
 
 export function sendError(res: Response, error: AppError): void {
   for (const [name, value] of Object.entries(error.headers ?? {})) res.setHeader(name, value);
-  res.status(ERROR_STATUS[error.code]).json({
+  sendJson(res, ERROR_STATUS[error.code], {
     error: { code: error.code, message: error.message, ...(error.details?.length ? { details: error.details } : {}) },
   });
 }

@@ -59,7 +59,7 @@ function operation(route: RouteDefinition) {
     tags: [route.tag],
     security: security(route),
     parameters,
-    // parseBody validates a missing body as `{}`: the body is optional exactly when `{}` passes.
+    // validateBody validates a missing body as `{}`: the body is optional exactly when `{}` passes.
     ...(route.body ? { requestBody: { required: !route.body.safeParse({}).success, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } } : {}),
     responses,
   };

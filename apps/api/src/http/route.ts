@@ -44,6 +44,8 @@ export interface RouteContext<Q, B> {
   query: Q;
   /** Parses and validates the JSON body; throws the contract's 415 / 400 / 422. */
   body(): B;
+  /** The JSON body as sent, before validation (parsed once for both). */
+  json(): unknown;
 }
 
 export function defineRoute<Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType>(
@@ -63,21 +65,22 @@ export function parseQuery<Q extends z.ZodType>(schema: Q | undefined, query: un
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
-/** Reads the raw body buffered by the route runner: 415 unless JSON, 400 when unparseable, 422 against the schema. */
-export function parseBody<B extends z.ZodType>(schema: B | undefined, req: Request): z.infer<B> {
+/** The raw body buffered by the route runner, parsed: 415 unless JSON, 400 when unparseable; undefined when empty. */
+export function readJsonBody(req: Request): unknown {
   const raw: Buffer | undefined = Buffer.isBuffer(req.body) ? req.body : undefined;
-  const hasBody = raw !== undefined && raw.length > 0;
-  if (hasBody && !JSON_TYPE.test(req.get('content-type') ?? '')) {
+  if (raw === undefined || raw.length === 0) return undefined;
+  if (!JSON_TYPE.test(req.get('content-type') ?? '')) {
     throw new AppError('unsupported_media_type', 'The request body must be application/json.');
   }
-  let value: unknown = undefined;
-  if (hasBody) {
-    try {
-      value = JSON.parse(raw.toString('utf8'));
-    } catch {
-      throw new AppError('invalid_json', 'The request body is not valid JSON.');
-    }
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new AppError('invalid_json', 'The request body is not valid JSON.');
   }
+}
+
+/** The parsed body against the route's schema (a missing body counts as `{}`): 422 with a detail per problem. */
+export function validateBody<B extends z.ZodType>(schema: B | undefined, value: unknown): z.infer<B> {
   if (!schema) return value as z.infer<B>;
   const parsed = schema.safeParse(value === undefined ? {} : value);
   if (!parsed.success) {

@@ -4,6 +4,7 @@ import { ExpressAdapter } from '@bull-board/express';
 import type { Express, NextFunction, Request, Response } from 'express';
 import { isOperatorAuthorized } from '@mailer/domain';
 import type { ApiDependencies } from '../container';
+import { sendJson } from '../http/respond';
 
 export const QUEUE_DASHBOARD_PATH = '/admin/queues';
 
@@ -15,7 +16,7 @@ export function mountQueueDashboard(app: Express, deps: ApiDependencies): void {
   const requireOperator = (req: Request, res: Response, next: NextFunction) => {
     if (isOperatorAuthorized(req.get('authorization'), deps.config.operatorToken)) return next();
     res.setHeader('WWW-Authenticate', 'Basic realm="mailer operators"');
-    res.status(401).json({ error: { code: 'unauthorized', message: 'The operator token is required.' } });
+    sendJson(res, 401, { error: { code: 'unauthorized', message: 'The operator token is required.' } });
   };
   app.use(QUEUE_DASHBOARD_PATH, requireOperator, serverAdapter.getRouter());
 }

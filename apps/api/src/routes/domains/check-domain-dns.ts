@@ -4,6 +4,7 @@ import { defineRoute } from '../../http/route';
 import { domainNotFound, requireDomain, requireDomainView } from './domain-lookup';
 import { serializeDomain } from './domain-representation';
 import { domainSchema } from './domain.schema';
+import { sendJson } from '../../http/respond';
 
 export const checkDomainDnsRoute = defineRoute({
   method: 'post',
@@ -21,6 +22,6 @@ export const checkDomainDnsRoute = defineRoute({
     const domain = await requireDomain(deps.db, key.accountId, params.id!);
     body();
     if (!(await verifyDomainDns(deps.db, deps.dns, domain, deps.now))) throw domainNotFound();
-    res.json(serializeDomain(await requireDomainView(deps.db, key.accountId, domain.id)));
+    sendJson(res, 200, serializeDomain(await requireDomainView(deps.db, key.accountId, domain.id)));
   },
 });

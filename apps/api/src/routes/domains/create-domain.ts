@@ -13,6 +13,7 @@ import { createDomainBodySchema } from './create-domain.schema';
 import { requireDomainView } from './domain-lookup';
 import { serializeDomain } from './domain-representation';
 import { domainSchema } from './domain.schema';
+import { sendJson } from '../../http/respond';
 
 /** Enough for a conflicting domain to be deleted between our look-up and our insert, and then some. */
 const MAX_ATTEMPTS = 3;
@@ -41,7 +42,7 @@ export const createDomainRoute = defineRoute({
       const decision = decideDomainCreation(request, active);
       switch (decision.kind) {
         case 'natural_retry':
-          res.status(200).json(serializeDomain(await requireDomainView(deps.db, key.accountId, decision.id)));
+          sendJson(res, 200, serializeDomain(await requireDomainView(deps.db, key.accountId, decision.id)));
           return;
         case 'name_taken':
           throw new AppError('domain_already_exists', `An active domain ${request.name} already exists in this account.`, {
@@ -69,7 +70,8 @@ export const createDomainRoute = defineRoute({
       // No row: a concurrent request took the name or external_id first; decide again against it.
       if (created) {
         const view = { ...created, senderCount: 0, deliveryCounts: { accepted: 0, bounced: 0, failed: 0, deferred: 0 } };
-        res.status(201).location(`/v1/domains/${created.id}`).json(serializeDomain(view));
+        res.location(`/v1/domains/${created.id}`);
+        sendJson(res, 201, serializeDomain(view));
         return;
       }
     }

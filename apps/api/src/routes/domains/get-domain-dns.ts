@@ -2,6 +2,7 @@ import { requiredDnsRecords } from '@mailer/domain';
 import { defineRoute } from '../../http/route';
 import { requireDomain } from './domain-lookup';
 import { domainDnsSchema } from './get-domain-dns.schema';
+import { sendJson } from '../../http/respond';
 
 export const getDomainDnsRoute = defineRoute({
   method: 'get',
@@ -14,6 +15,6 @@ export const getDomainDnsRoute = defineRoute({
   auth: { kind: 'management', scope: 'domains:read' },
   responses: { 200: { description: 'The records.', schema: domainDnsSchema } },
   async handle({ res, deps, key, params }) {
-    res.json({ records: requiredDnsRecords(await requireDomain(deps.db, key.accountId, params.id!)) });
+    sendJson(res, 200, { records: requiredDnsRecords(await requireDomain(deps.db, key.accountId, params.id!)) });
   },
 });

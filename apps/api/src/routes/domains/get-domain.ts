@@ -2,6 +2,7 @@ import { defineRoute } from '../../http/route';
 import { requireDomainView } from './domain-lookup';
 import { serializeDomain } from './domain-representation';
 import { domainSchema } from './domain.schema';
+import { sendJson } from '../../http/respond';
 
 export const getDomainRoute = defineRoute({
   method: 'get',
@@ -11,6 +12,6 @@ export const getDomainRoute = defineRoute({
   auth: { kind: 'management', scope: 'domains:read' },
   responses: { 200: { description: 'The domain.', schema: domainSchema } },
   async handle({ res, deps, key, params }) {
-    res.json(serializeDomain(await requireDomainView(deps.db, key.accountId, params.id!)));
+    sendJson(res, 200, serializeDomain(await requireDomainView(deps.db, key.accountId, params.id!)));
   },
 });

@@ -4,6 +4,7 @@ import { defineRoute } from '../../http/route';
 import { serializeDomain } from './domain-representation';
 import { domainSchema } from './domain.schema';
 import { listDomainsQuerySchema } from './list-domains.schema';
+import { sendJson } from '../../http/respond';
 
 export const listDomainsRoute = defineRoute({
   method: 'get',
@@ -20,6 +21,6 @@ export const listDomainsRoute = defineRoute({
     const position = decodeCursor(deps.cursors, scope, query.cursor);
     const rows = await listDomains(deps.db, key.accountId, { externalId: query.external_id, position, limit: query.limit + 1 });
     const page = toPage(deps.cursors, scope, rows, query.limit);
-    res.json({ data: page.rows.map(serializeDomain), next_cursor: page.nextCursor });
+    sendJson(res, 200, { data: page.rows.map(serializeDomain), next_cursor: page.nextCursor });
   },
 });

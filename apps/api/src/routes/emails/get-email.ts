@@ -2,6 +2,7 @@ import { findEmailDetail } from '@mailer/db';
 import { AppError } from '@mailer/domain';
 import { defineRoute } from '../../http/route';
 import { emailDetailSchema, toEmailDetail } from './email-representation';
+import { sendJson } from '../../http/respond';
 
 export const getEmailRoute = defineRoute({
   method: 'get',
@@ -14,6 +15,6 @@ export const getEmailRoute = defineRoute({
   async handle({ res, deps, key, params }) {
     const detail = await findEmailDetail(deps.db, key.accountId, params.id!);
     if (!detail) throw new AppError('email_not_found', 'No such email in this account.');
-    res.json(toEmailDetail(detail));
+    sendJson(res, 200, toEmailDetail(detail));
   },
 });

@@ -2,6 +2,7 @@ import { listEmails } from '@mailer/db';
 import { decodeCursor, pageQuerySchema, pageResponseSchema, toPage } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
 import { emailSummarySchema, toEmailSummary } from './email-representation';
+import { sendJson } from '../../http/respond';
 
 export const listEmailsRoute = defineRoute({
   method: 'get',
@@ -17,6 +18,6 @@ export const listEmailsRoute = defineRoute({
     const position = decodeCursor(deps.cursors, scope, query.cursor);
     const rows = await listEmails(deps.db, key.accountId, position, query.limit + 1);
     const page = toPage(deps.cursors, scope, rows, query.limit);
-    res.json({ data: page.rows.map(toEmailSummary), next_cursor: page.nextCursor });
+    sendJson(res, 200, { data: page.rows.map(toEmailSummary), next_cursor: page.nextCursor });
   },
 });

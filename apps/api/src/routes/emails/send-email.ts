@@ -2,6 +2,7 @@ import { defineRoute } from '../../http/route';
 import { acceptEmail, requireIdempotencyKey } from '../../operations/accept-email/accept-email';
 import { rateLimitHeaderValues } from '../../operations/accept-email/rate-limit-headers';
 import { acceptedEmailSchema, sendEmailBodySchema } from './send-email.schema';
+import { sendJson } from '../../http/respond';
 
 export const sendEmailRoute = defineRoute({
   method: 'post',
@@ -22,18 +23,18 @@ export const sendEmailRoute = defineRoute({
   responses: {
     202: { description: 'Accepted and queued (or the original answer replayed, with Idempotent-Replayed: true).', schema: acceptedEmailSchema },
   },
-  async handle({ req, res, deps, key, body }) {
+  async handle({ req, res, deps, key, body, json }) {
     const idempotencyKey = requireIdempotencyKey(req.get('idempotency-key'));
     const draft = body();
     const result = await acceptEmail(deps, {
       accountId: key.accountId,
       idempotencyKey,
-      // Parsed again as plain JSON: the idempotency fingerprint is taken of the request as sent.
-      body: JSON.parse((req.body as Buffer).toString('utf8')) as unknown,
+      // The idempotency fingerprint is taken of the request as sent, not as validated.
+      body: json(),
       draft,
     });
     res.set(rateLimitHeaderValues(result.rateLimit));
     if (result.replayed) res.set('Idempotent-Replayed', 'true');
-    res.status(202).json(result.response);
+    sendJson(res, 202, result.response);
   },
 });

@@ -5,6 +5,7 @@ import { createSenderBodySchema } from './create-sender.schema';
 import { requireDomain } from '../domains/domain-lookup';
 import { senderSchema } from './sender.schema';
 import { serializeSender } from './serialize-sender';
+import { sendJson } from '../../http/respond';
 
 export const createSenderRoute = defineRoute({
   method: 'post',
@@ -38,6 +39,7 @@ export const createSenderRoute = defineRoute({
         details: [{ path: 'email', message: 'already an active sender of this domain' }],
       });
     }
-    res.status(201).location(`/v1/senders/${result.sender.id}`).json(serializeSender(result.sender));
+    res.location(`/v1/senders/${result.sender.id}`);
+    sendJson(res, 201, serializeSender(result.sender));
   },
 });

@@ -2,6 +2,7 @@ import { defineRoute } from '../../http/route';
 import { requireSender } from './lookups';
 import { senderSchema } from './sender.schema';
 import { serializeSender } from './serialize-sender';
+import { sendJson } from '../../http/respond';
 
 export const getSenderRoute = defineRoute({
   method: 'get',
@@ -11,6 +12,6 @@ export const getSenderRoute = defineRoute({
   auth: { kind: 'management', scope: 'senders:read' },
   responses: { 200: { description: 'The sender.', schema: senderSchema } },
   async handle({ res, deps, key, params }) {
-    res.json(serializeSender(await requireSender(deps.db, key, params.id!)));
+    sendJson(res, 200, serializeSender(await requireSender(deps.db, key, params.id!)));
   },
 });

@@ -4,6 +4,7 @@ import { decodeCursor, pageQuerySchema, pageResponseSchema, toPage } from '../..
 import { requireDomain } from '../domains/domain-lookup';
 import { senderSchema } from './sender.schema';
 import { serializeSender } from './serialize-sender';
+import { sendJson } from '../../http/respond';
 
 export const listSendersRoute = defineRoute({
   method: 'get',
@@ -20,6 +21,6 @@ export const listSendersRoute = defineRoute({
     const position = decodeCursor(deps.cursors, scope, query.cursor);
     const rows = await listSenders(deps.db, domain.id, position, query.limit + 1);
     const page = toPage(deps.cursors, scope, rows, query.limit);
-    res.json({ data: page.rows.map(serializeSender), next_cursor: page.nextCursor });
+    sendJson(res, 200, { data: page.rows.map(serializeSender), next_cursor: page.nextCursor });
   },
 });

@@ -4,6 +4,7 @@ import { requireSender, senderNotFound } from './lookups';
 import { senderSchema } from './sender.schema';
 import { serializeSender } from './serialize-sender';
 import { updateSenderBodySchema } from './update-sender.schema';
+import { sendJson } from '../../http/respond';
 
 export const updateSenderRoute = defineRoute({
   method: 'patch',
@@ -28,6 +29,6 @@ export const updateSenderRoute = defineRoute({
     );
     // Deleted between the lookup and the update.
     if (!updated) throw senderNotFound();
-    res.json(serializeSender(updated));
+    sendJson(res, 200, serializeSender(updated));
   },
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineRoute } from '../../http/route';
+import { sendJson } from '../../http/respond';
 
 export const getHealthz = defineRoute({
   method: 'get',
@@ -9,6 +10,6 @@ export const getHealthz = defineRoute({
   auth: { kind: 'none' },
   responses: { 200: { description: 'Alive.', schema: z.object({ status: z.literal('ok') }) } },
   async handle({ res }) {
-    res.json({ status: 'ok' });
+    sendJson(res, 200, { status: 'ok' });
   },
 });

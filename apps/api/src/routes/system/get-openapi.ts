@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { defineRoute, type RouteDefinition } from '../../http/route';
 import { buildOpenApiDocument } from '../../http/openapi';
+import { sendJson } from '../../http/respond';
 
 /** The decisions the contract leaves to us are written in docs/api-decisions.md and shipped as the document's description. */
 function description(): string {
@@ -24,7 +25,7 @@ export function createGetOpenApi(routes: () => RouteDefinition[]) {
     responses: { 200: { description: 'The document.' } },
     async handle({ res }) {
       cached ??= buildOpenApiDocument(routes(), description());
-      res.json(cached);
+      sendJson(res, 200, cached);
     },
   });
 }

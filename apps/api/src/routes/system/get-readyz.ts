@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { defineRoute } from '../../http/route';
+import { sendJson } from '../../http/respond';
 
 const checkSchema = z.enum(['ok', 'unavailable']);
 
@@ -27,6 +28,6 @@ export const getReadyz = defineRoute({
   async handle({ res, deps }) {
     const [database, redis] = await Promise.all([probe(() => deps.db.execute(sql`select 1`)), probe(() => deps.redis.ping())]);
     const ready = database === 'ok' && redis === 'ok';
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', database, redis });
+    sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not_ready', database, redis });
   },
 });
