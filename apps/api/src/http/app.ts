@@ -75,7 +75,7 @@ export function createApp(deps: ApiDependencies, routes: RouteDefinition[], extr
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
-  app.use(requestContext(deps.logger));
+  app.use(requestContext());
   app.use(escapeMalformedPercentEncoding);
   app.use(recordRequestMetrics(deps));
   extras.mount?.(app);
@@ -95,6 +95,6 @@ export function createApp(deps: ApiDependencies, routes: RouteDefinition[], extr
   app.use(() => {
     throw new AppError('not_found', 'No such route.');
   });
-  app.use(errorHandler);
+  app.use(errorHandler(deps.logger));
   return app;
 }

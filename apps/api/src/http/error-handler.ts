@@ -1,6 +1,7 @@
 import { DrizzleQueryError } from 'drizzle-orm/errors';
 import type { NextFunction, Request, Response } from 'express';
 import { AppError, ERROR_STATUS, type ErrorCode } from '@mailer/domain';
+import type { Logger } from '@mailer/logger';
 import { sendJson } from './respond';
 
 /** Connection-level failures of PostgreSQL: the service is unavailable, not broken. */
@@ -53,15 +54,17 @@ export function loggableError(error: unknown): Error | undefined {
 }
 
 /** The one place errors become HTTP: ours as they are, framework errors by type, anything else as a logged 500. */
-export function errorHandler(error: unknown, req: Request, res: Response, _next: NextFunction): void {
-  const appError = toAppError(error);
-  if (appError.code === 'internal_error' || appError.code === 'service_unavailable') {
-    const err = loggableError(error);
-    req.log?.error('request failed', { code: appError.code, error: err?.message, stack: err?.stack });
-  }
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  sendError(res, appError);
+export function errorHandler(logger: Logger) {
+  return (error: unknown, req: Request, res: Response, _next: NextFunction): void => {
+    const appError = toAppError(error);
+    if (appError.code === 'internal_error' || appError.code === 'service_unavailable') {
+      const err = loggableError(error);
+      logger.error('request failed', { requestId: req.id, code: appError.code, error: err?.message, stack: err?.stack });
+    }
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    sendError(res, appError);
+  };
 }

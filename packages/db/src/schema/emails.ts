@@ -46,7 +46,6 @@ export const emails = pgTable(
   },
   (t) => [
     index('emails_account_list_idx').on(t.accountId, t.createdAt.desc(), t.id.desc()),
-    index('emails_sender_idx').on(t.senderId),
     index('emails_created_idx').on(t.createdAt),
   ],
 );
