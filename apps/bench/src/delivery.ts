@@ -9,6 +9,7 @@ import { createAccount, openDatabase, setAccountPlan } from '@mailer/db';
 import { insertReadyDomain, insertSender, startTestDnsServer, type TestDnsServer } from '@mailer/testing';
 import { clearRedisPrefix, freshDatabase, productionEnv, startApi } from './bench-environment';
 import { writeBenchmarkSection } from './benchmarks-file';
+import { median } from './median';
 import { runPostfixRelay, type PostfixFigures } from './postfix-relay';
 import { findSmtpSink, SMTP_SINK_MISSING, startSmtpSink, type SmtpSink } from './smtp-sink';
 
@@ -57,12 +58,6 @@ interface Run {
   accepted: number;
   refused: number;
 }
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 function startWorker(config: Config, databaseUrl: string, encryptionKey: Buffer, dns: TestDnsServer): ChildProcess {
   const profile = process.argv.includes('--cpu-prof') ? ['--cpu-prof', '--cpu-prof-dir=bench-results'] : [];

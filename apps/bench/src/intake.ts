@@ -6,6 +6,7 @@ import { createAccount, openDatabase, setAccountPlan } from '@mailer/db';
 import { insertReadyDomain, insertSender } from '@mailer/testing';
 import { clearRedisPrefix, freshDatabase, startApi } from './bench-environment';
 import { writeBenchmarkSection } from './benchmarks-file';
+import { median } from './median';
 import { measureInsertCeiling } from './pgbench';
 
 /**
@@ -26,8 +27,6 @@ const TARGET = { ratio: 0.25, p99Ms: 100 };
 const GOAL = { ratio: 0.4, p99Ms: 50 };
 
 const UNLIMITED = { perMinute: 1e9, perHour: 1e9, perDay: 1e9, per30Days: 2e9, maxActive: 2e9 };
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** What the profiles of this machine showed; written under the figures. */
 const INTAKE_ANALYSIS = `TODO`;
