@@ -44,11 +44,17 @@ with w as (
 ), decided as (
   select * from jsonb_to_recordset($2::jsonb) as v(i int, id text, status text, cause jsonb, next_attempt_at timestamptz, kind text, recipient text)
 ), locked as materialized (
-  select id, status, lease_expires_at from deliveries where id in (select id from decided) order by id for update
+  -- One primary-key probe per delivery, in id order (the order every writer locks in): as a
+  -- join, the planner walked the whole primary key to merge it with this short list.
+  select d.id, d.status, d.lease_expires_at
+    from (select id from decided order by id) v
+   cross join lateral (select id, status, lease_expires_at from deliveries where id = v.id offset 0 for update) d
 ), usage_locked as materialized (
-  select account_id from account_usage where account_id in (select account_id from w) order by account_id for no key update
+  select u.account_id from (select distinct account_id from w order by account_id) k
+   cross join lateral (select account_id from account_usage where account_id = k.account_id offset 0 for no key update) u
 ), sender_locked as materialized (
-  select id from senders where id in (select sender_id from w) order by id for no key update
+  select s.id from (select distinct sender_id from w order by sender_id) k
+   cross join lateral (select id from senders where id = k.sender_id offset 0 for no key update) s
 ), ok as materialized (
   select w.* from w
    where (select count(*) from locked l join decided v on v.id = l.id
