@@ -17,4 +17,4 @@ export * from './stores/intake-store';
 export { findActiveDomainById, countDeliveriesByStatus, makeDeferredDeliveriesDue } from './stores/operator-store';
 export * from './stores/lease-store';
 export { Batcher } from './batcher';
-export { queryInOneRoundTrip, withConnection, inlineStatement, sqlLiteral } from './one-round-trip';
+export { queryInOneRoundTrip, withConnection, sqlLiteral } from './one-round-trip';
