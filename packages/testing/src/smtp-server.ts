@@ -32,8 +32,8 @@ export interface PeerBehavior {
   tls: PeerTls;
   /** Never send a greeting (or anything else): a peer that accepts TCP and hangs. */
   silent: boolean;
-  /** A reply refusing MAIL FROM, e.g. `451 4.3.0 Try later`. */
-  mailFrom?: string;
+  /** A reply refusing MAIL FROM, e.g. `451 4.3.0 Try later`; as a function, per session. */
+  mailFrom?: string | ((sessionId: string) => string | undefined);
   /** A reply refusing one recipient at RCPT, or undefined to accept it. */
   rcpt: (address: string) => string | undefined;
   data: DataBehavior;
@@ -60,6 +60,8 @@ export interface TestSmtpServer {
   peakConnections(): number;
   /** Messages whose DATA was received in full (whatever the reply was). */
   dataReceived(): number;
+  /** The command verbs clients sent in plain text (with `tls: 'none'`; after STARTTLS they are not visible). */
+  commands(): string[];
   waitForMessages(count: number, timeoutMs?: number): Promise<ReceivedMessage[]>;
   close(): Promise<void>;
 }
@@ -75,6 +77,17 @@ function replyError(reply: string): Error & { responseCode: number } {
   const match = /^(\d{3})\s*(.*)$/.exec(reply);
   if (!match) throw new Error(`not an SMTP reply: ${reply}`);
   return Object.assign(new Error(match[2]), { responseCode: Number(match[1]) });
+}
+
+const VERBS = new Set(['EHLO', 'HELO', 'MAIL', 'RCPT', 'DATA', 'RSET', 'NOOP', 'QUIT', 'STARTTLS']);
+
+/** Command verbs at line starts; message lines that happen to begin with one are rare enough for tests. */
+function plainCommands(chunk: Buffer): string[] {
+  return chunk
+    .toString('latin1')
+    .split('\r\n')
+    .map((line) => line.split(/[ :]/, 1)[0]!.toUpperCase())
+    .filter((verb) => VERBS.has(verb));
 }
 
 function tlsOptions(tls: PeerTls): Partial<SMTPServerOptions> {
@@ -117,6 +130,7 @@ export async function startTestSmtpServer(options: TestSmtpServerOptions): Promi
   let accepted = 0;
   let peak = 0;
   let dataReceived = 0;
+  const commands: string[] = [];
 
   const smtp = new SMTPServer({
     ...tlsOptions(behavior.tls),
@@ -126,8 +140,9 @@ export async function startTestSmtpServer(options: TestSmtpServerOptions): Promi
     hideENHANCEDSTATUSCODES: true,
     logger: false,
     size: 30 * 1024 * 1024,
-    onMailFrom(address, _session, callback) {
-      callback(behavior.mailFrom ? replyError(behavior.mailFrom) : null);
+    onMailFrom(address, session, callback) {
+      const reply = typeof behavior.mailFrom === 'function' ? behavior.mailFrom(session.id) : behavior.mailFrom;
+      callback(reply ? replyError(reply) : null);
     },
     onRcptTo(address, _session, callback) {
       const reply = behavior.rcpt(address.address);
@@ -185,6 +200,7 @@ export async function startTestSmtpServer(options: TestSmtpServerOptions): Promi
     peak = Math.max(peak, sockets.size);
     socket.on('error', () => undefined);
     socket.once('close', () => sockets.delete(socket));
+    if (behavior.tls === 'none') socket.on('data', (chunk: Buffer) => commands.push(...plainCommands(chunk)));
   });
   const port = await listen(behavior.silent ? server : smtp.server, options.host, options.port ?? 0);
 
@@ -196,6 +212,7 @@ export async function startTestSmtpServer(options: TestSmtpServerOptions): Promi
     connections: () => accepted,
     peakConnections: () => peak,
     dataReceived: () => dataReceived,
+    commands: () => [...commands],
     async waitForMessages(count, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       while (messages.length < count) {

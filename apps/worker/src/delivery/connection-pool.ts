@@ -4,7 +4,7 @@ import type { SessionTarget, SmtpSession } from './smtp-session';
  * Idle SMTP sessions kept for reuse across messages, keyed by MX host, address, port and
  * TLS policy (a session set up under `opportunistic` may be plain, so it never serves
  * `require_tls`). A session idle for `idleMs` is closed with QUIT; whoever takes one
- * sends RSET first and opens a new session when that fails.
+ * checks that it is ready for a transaction (SmtpSession.ready) and opens a new one when not.
  */
 export class SmtpConnectionPool {
   private readonly idle = new Map<string, { session: SmtpSession; timer: NodeJS.Timeout }[]>();

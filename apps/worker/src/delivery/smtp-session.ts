@@ -41,7 +41,7 @@ export interface RcptRejection {
 /** How one mail transaction ended; expected outcomes are values, not exceptions. */
 export type SendOutcome =
   | { kind: 'sent'; rejected: RcptRejection[]; reply: string }
-  | { kind: 'failed'; rejected: RcptRejection[]; error: NodemailerError; finalDotSent: boolean }
+  | { kind: 'failed'; rejected: RcptRejection[]; error: NodemailerError; messageStarted: boolean; finalDotSent: boolean }
   | { kind: 'aborted'; rejected: RcptRejection[]; finalDotSent: boolean };
 
 const noop = () => undefined;
@@ -54,10 +54,12 @@ function tlsMode(policy: TlsPolicy, plain: boolean) {
 
 /**
  * An open SMTP connection (after EHLO and, when used, STARTTLS) that runs one mail
- * transaction at a time and can be reused after RSET.
+ * transaction at a time and can be reused for the next.
  */
 export class SmtpSession {
   private ended = false;
+  /** No transaction open: none began yet, or the last one ended with the reply to its final dot. */
+  private betweenTransactions = true;
 
   constructor(
     private readonly conn: SMTPConnection,
@@ -78,14 +80,21 @@ export class SmtpSession {
     return !this.ended && !this.conn.destroyed;
   }
 
-  /** RSET before reusing a pooled connection; false when it is gone (the server's idle timeout). */
-  reset(): Promise<boolean> {
+  /**
+   * Whether a pooled session can take the next transaction. After a transaction that ended
+   * with its final-dot reply, MAIL FROM may follow at once (RFC 5321 section 4.1.4), so no
+   * round trip is spent; otherwise (a transaction cut short) RSET clears it first, and a
+   * session that does not answer RSET is not reused.
+   */
+  ready(): Promise<boolean> {
     if (!this.usable) return Promise.resolve(false);
+    if (this.betweenTransactions) return Promise.resolve(true);
     return new Promise((resolve) => {
       const onEnd = () => resolve(false);
       this.conn.once('end', onEnd);
       this.conn.reset((error) => {
         this.conn.off('end', onEnd);
+        this.betweenTransactions = !error;
         resolve(!error);
       });
     });
@@ -98,8 +107,14 @@ export class SmtpSession {
   send(from: string, recipients: string[], message: Buffer, signal: AbortSignal): Promise<SendOutcome> {
     const envelope = { from, to: recipients, size: message.length } as SMTPConnectionEnvelope;
     const rejected = () => (envelope.rejectedErrors ?? []).map((e) => ({ recipient: e.recipient ?? '', reply: e.response ?? '' }));
+    let messageStarted = false;
     let finalDotSent = false;
+    this.betweenTransactions = false;
     const source = new PassThrough();
+    // nodemailer pipes the message in (which resumes it) only after the server's 354 to DATA.
+    source.once('resume', () => {
+      messageStarted = true;
+    });
     source.once('end', () => {
       finalDotSent = true;
       this.socketTimeout(this.settings.dataTimeoutMs);
@@ -113,6 +128,7 @@ export class SmtpSession {
         signal.removeEventListener('abort', onAbort);
         this.conn.off('end', onEnd);
         this.socketTimeout(this.settings.commandTimeoutMs);
+        this.betweenTransactions = outcome.kind === 'sent';
         resolve(outcome);
       };
       const onAbort = () => {
@@ -122,12 +138,12 @@ export class SmtpSession {
       };
       // nodemailer reports a failure through the send callback; 'end' alone (nothing reported) is a lost connection.
       const onEnd = () =>
-        setImmediate(() => settle({ kind: 'failed', rejected: rejected(), error: Object.assign(new Error('connection closed'), { code: 'ECONNECTION' }), finalDotSent }));
+        setImmediate(() => settle({ kind: 'failed', rejected: rejected(), error: Object.assign(new Error('connection closed'), { code: 'ECONNECTION' }), messageStarted, finalDotSent }));
       if (signal.aborted) return onAbort();
       signal.addEventListener('abort', onAbort, { once: true });
       this.conn.once('end', onEnd);
       this.conn.send(envelope, source, (error, info) => {
-        if (error) settle({ kind: 'failed', rejected: rejected(), error, finalDotSent });
+        if (error) settle({ kind: 'failed', rejected: rejected(), error, messageStarted, finalDotSent });
         else settle({ kind: 'sent', rejected: rejected(), reply: info.response });
       });
       source.end(message);

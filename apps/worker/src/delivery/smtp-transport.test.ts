@@ -250,13 +250,14 @@ describe('replies', () => {
 });
 
 describe('connections', () => {
-  it('reuses a connection across messages (RSET between them) and closes it when idle', async () => {
-    const target = await peer('127.0.0.2');
+  it('reuses a connection across messages (no RSET after a completed transaction) and closes it when idle', async () => {
+    const target = await peer('127.0.0.2', { tls: 'none' });
     route('reuse.example', 'mx1.tls.test', '127.0.0.2');
     const ctx = transport({ SMTP_POOL_IDLE: '300ms' });
     for (let i = 0; i < 3; i++) expect(summary(await send(ctx, 'reuse.example', [`u${i}@reuse.example`]))).toEqual({ [`u${i}@reuse.example`]: 'accepted' });
     expect(target.connections()).toBe(1);
     expect(new Set(target.messages.map((m) => m.sessionId)).size).toBe(1);
+    expect(target.commands()).toEqual(['EHLO', ...Array.from({ length: 3 }, () => ['MAIL', 'RCPT', 'DATA']).flat()]);
     expect(ctx.pool.size()).toBe(1);
     await new Promise((resolve) => setTimeout(resolve, 600));
     expect(ctx.pool.size()).toBe(0);
@@ -273,6 +274,29 @@ describe('connections', () => {
     const revived = await peer('127.0.0.2');
     expect(summary(await send(ctx, 'stale.example', ['b@stale.example']))).toEqual({ 'b@stale.example': 'accepted' });
     expect(revived.messages).toHaveLength(1);
+  });
+
+  it('sends RSET before reusing a connection whose transaction was cut short', async () => {
+    const target = await peer('127.0.0.2', { tls: 'none', rcpt: () => '550 5.1.1 User unknown' });
+    route('cut.example', 'mx.cut.example', '127.0.0.2');
+    const ctx = transport({ SMTP_POOL_IDLE: '10s' });
+    expect(summary(await send(ctx, 'cut.example', ['a@cut.example']))).toEqual({ 'a@cut.example': 'bounced:recipient_unknown' });
+    target.behavior.rcpt = () => undefined;
+    expect(summary(await send(ctx, 'cut.example', ['b@cut.example']))).toEqual({ 'b@cut.example': 'accepted' });
+    expect(target.connections()).toBe(1);
+    expect(target.commands()).toEqual(['EHLO', 'MAIL', 'RCPT', 'DATA', 'RSET', 'MAIL', 'RCPT', 'DATA']);
+  });
+
+  it('sends again on a new connection when a pooled one turns out closed before the message (421 at MAIL FROM)', async () => {
+    const target = await peer('127.0.0.2');
+    route('tired.example', 'mx.tired.example', '127.0.0.2');
+    const ctx = transport({ SMTP_POOL_IDLE: '10s' });
+    await send(ctx, 'tired.example', ['a@tired.example']);
+    const first = target.messages[0]!.sessionId;
+    target.behavior.mailFrom = (sessionId) => (sessionId === first ? '421 4.7.0 Too many messages on this connection' : undefined);
+    expect(summary(await send(ctx, 'tired.example', ['b@tired.example']))).toEqual({ 'b@tired.example': 'accepted' });
+    expect(target.connections()).toBe(2);
+    expect(target.messages.map((m) => m.sessionId === first)).toEqual([true, false]);
   });
 
   it('keeps concurrent transactions per destination within DESTINATION_CONCURRENCY', async () => {

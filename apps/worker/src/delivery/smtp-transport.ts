@@ -90,13 +90,13 @@ export async function deliverToDomain(ctx: TransportContext, tx: DomainTransacti
     }
     try {
       for (const address of usable) {
-        const session = await sessionFor(ctx, { host, address, port: ctx.port, policy: tx.policy }, tx.signal);
-        if (!(session instanceof SmtpSession)) {
-          if (session.kind === 'aborted') return report(deferred('timeout'), host);
-          failure = worse(failure, openFailureOutcome(session, tx.policy));
+        const transaction = await transact(ctx, { host, address, port: ctx.port, policy: tx.policy }, tx);
+        if (!('sent' in transaction)) {
+          if (transaction.kind === 'aborted') return report(deferred('timeout'), host);
+          failure = worse(failure, openFailureOutcome(transaction, tx.policy));
           continue;
         }
-        const sent = await session.send(tx.from, tx.recipients, tx.message, tx.signal);
+        const { session, sent } = transaction;
         // An aborted session was dropped already; put() keeps only usable ones.
         ctx.pool.put(session);
         return {
@@ -113,13 +113,37 @@ export async function deliverToDomain(ctx: TransportContext, tx: DomainTransacti
   return report(failure, lastHost);
 }
 
-/** A pooled session that still answers RSET, else a new one. */
-async function sessionFor(ctx: TransportContext, target: SmtpSession['target'], signal: AbortSignal): Promise<SmtpSession | OpenFailure> {
+/**
+ * The transaction at one address, on a pooled session when one is ready, else on a new
+ * one. A pooled session can turn out to be closed by the server since its last message
+ * (its idle timeout, or a 421 for too many messages on one connection): when it fails so
+ * before the message itself was sent, nothing was delivered, and the transaction runs
+ * again on a new session within the same attempt.
+ */
+async function transact(
+  ctx: TransportContext,
+  target: SmtpSession['target'],
+  tx: DomainTransaction,
+): Promise<{ session: SmtpSession; sent: SendOutcome } | OpenFailure> {
   for (let pooled = ctx.pool.take(target); pooled; pooled = ctx.pool.take(target)) {
-    if (await pooled.reset()) return pooled;
+    if (!(await pooled.ready())) {
+      pooled.close();
+      continue;
+    }
+    const sent = await pooled.send(tx.from, tx.recipients, tx.message, tx.signal);
+    if (!closedBeforeTheMessage(sent)) return { session: pooled, sent };
     pooled.close();
+    break;
   }
-  return openSession(target, ctx.settings, signal);
+  const session = await openSession(target, ctx.settings, tx.signal);
+  if (!(session instanceof SmtpSession)) return session;
+  return { session, sent: await session.send(tx.from, tx.recipients, tx.message, tx.signal) };
+}
+
+function closedBeforeTheMessage(sent: SendOutcome): boolean {
+  if (sent.kind !== 'failed' || sent.messageStarted) return false;
+  const { response, code } = sent.error;
+  return response ? /^421/.test(response) : code === 'ECONNECTION' || code === 'ESOCKET';
 }
 
 /** A TLS failure under require_tls is the cause worth reporting whatever else failed. */
