@@ -225,6 +225,8 @@ async function main() {
 /** Other work on the machine skews every figure (2 cores): the load average when the runs started. */
 const startLoad = loadavg()[0]!.toFixed(2);
 
+const fmt = (value: number | undefined, digits = 0) => (value === undefined || Number.isNaN(value) ? 'n/a' : value.toFixed(digits));
+
 interface PhaseFigures {
   ours: number;
   postfix?: number;
@@ -237,7 +239,6 @@ interface PhaseFigures {
 function phaseFigures(rounds: Round[], perMessage: number): PhaseFigures {
   const rate = (r: Run) => (r.accepted * perMessage) / r.seconds;
   const paired = rounds.filter((r): r is Required<Round> => r.postfix !== undefined);
-  const fmt = (value: number | undefined, digits = 0) => (value === undefined ? 'n/a' : value.toFixed(digits));
   return {
     ours: median(rounds.map((r) => rate(r.ours))),
     postfix: paired.length > 0 ? median(paired.map((r) => r.postfix.e2e)) : undefined,
@@ -251,7 +252,6 @@ async function report(single: Round[], multi: Round[], rssMiB: number) {
   const many = phaseFigures(multi, RCPTS);
   const acceptRate = median(single.map((r) => r.ours.accepted / r.ours.acceptSeconds));
   const postfixAccept = single.flatMap((r) => (r.postfix?.accept === undefined ? [] : [r.postfix.accept]));
-  const fmt = (value: number | undefined, digits = 0) => (value === undefined || Number.isNaN(value) ? 'n/a' : value.toFixed(digits));
   const verdict = (r: number | undefined, level: number) => (r === undefined ? 'n/a' : r >= level ? 'met' : 'missed');
   const refused = [...single, ...multi].reduce((total, r) => total + r.ours.refused, 0);
   const lines = [
