@@ -125,19 +125,19 @@ async function transact(
   target: SmtpSession['target'],
   tx: DomainTransaction,
 ): Promise<{ session: SmtpSession; sent: SendOutcome } | OpenFailure> {
-  for (let pooled = ctx.pool.take(target); pooled; pooled = ctx.pool.take(target)) {
-    if (!(await pooled.ready())) {
-      pooled.close();
-      continue;
-    }
-    const sent = await pooled.send(tx.from, tx.recipients, tx.message, tx.signal);
-    if (!closedBeforeTheMessage(sent)) return { session: pooled, sent };
+  const sendOn = async (session: SmtpSession) => ({ session, sent: await session.send(tx.from, tx.recipients, tx.message, tx.signal) });
+  let pooled = ctx.pool.take(target);
+  while (pooled && !(await pooled.ready())) {
     pooled.close();
-    break;
+    pooled = ctx.pool.take(target);
+  }
+  if (pooled) {
+    const transaction = await sendOn(pooled);
+    if (!closedBeforeTheMessage(transaction.sent)) return transaction;
+    pooled.close();
   }
   const session = await openSession(target, ctx.settings, tx.signal);
-  if (!(session instanceof SmtpSession)) return session;
-  return { session, sent: await session.send(tx.from, tx.recipients, tx.message, tx.signal) };
+  return session instanceof SmtpSession ? sendOn(session) : session;
 }
 
 function closedBeforeTheMessage(sent: SendOutcome): boolean {
