@@ -1,5 +1,7 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
-import DKIM from 'nodemailer/lib/dkim';
+import MessageParser from 'nodemailer/lib/dkim/message-parser';
+import RelaxedBody from 'nodemailer/lib/dkim/relaxed-body';
+import signHeaders from 'nodemailer/lib/dkim/sign';
 import { DKIM_SEAL_PURPOSE, unseal } from '@mailer/domain';
 
 /**
@@ -43,20 +45,46 @@ export function createDkimSigner(encryptionKey: Buffer): DkimSigner {
     return key;
   };
   return {
-    sign(message, domain) {
-      const signer = new DKIM({
+    async sign(message, domain) {
+      const headerBytes = headerBlockLength(message);
+      const parser = new MessageParser();
+      parser.rawHeaders = message.subarray(0, headerBytes);
+      const field = signHeaders(parser.parseHeaders(), HASH, await relaxedBodyHash(message.subarray(headerBytes)), {
         domainName: domain.name,
         keySelector: domain.selector,
         privateKey: keyFor(domain.sealedPrivateKey),
         headerFieldNames: DKIM_SIGNED_HEADERS,
       });
-      return new Promise((resolve, reject) => {
-        const chunks: Buffer[] = [];
-        const output = signer.sign(message);
-        output.on('data', (chunk: Buffer) => chunks.push(chunk));
-        output.once('error', reject);
-        output.once('end', () => resolve(Buffer.concat(chunks)));
-      });
+      if (!field) throw new Error(`the DKIM key of ${domain.name} could not sign`);
+      return Buffer.concat([Buffer.from(`${field}\r\n`), message]);
     },
   };
+}
+
+/*
+ * nodemailer's DKIM class (lib/dkim) signs a stream: the message goes through its header
+ * parser, its relaxed-body transform and an output stream, chunk by chunk, with timer hops
+ * between stages. Here the message is already one buffer, so its same parts (header parser,
+ * relaxed body canonicalization, `sign`) are called on it directly and the signature field
+ * is prepended, as the class does: the same bytes (a test compares them) for about a third
+ * less CPU per message.
+ */
+const HASH = 'sha256';
+const HEADER_END = Buffer.from('\r\n\r\n');
+
+/** Bytes up to and including the empty line that ends the header block (all of them when there is no body). */
+function headerBlockLength(message: Buffer): number {
+  const end = message.indexOf(HEADER_END);
+  return end < 0 ? message.length : end + HEADER_END.length;
+}
+
+/** The `bh=` value: base64 of the hash of the body's relaxed canonicalization (RFC 6376 section 3.4.4). */
+function relaxedBodyHash(body: Buffer): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const canonical = new RelaxedBody({ hashAlgo: HASH });
+    canonical.once('hash', resolve);
+    canonical.updateHash(body);
+    // Its end-of-body rules (trailing empty lines, the final CRLF) run where the stream ends.
+    canonical._flush((error) => error && reject(error));
+  });
 }
