@@ -59,7 +59,7 @@ describe('email retry', () => {
     const [row] = await database.db.select().from(deliveries).where(eq(deliveries.emailId, email.id));
     expect(row!.nextAttemptAt.getTime()).toBeLessThanOrEqual(Date.now());
     const job = await (await cli.deliveryQueue()).queue.getJob(deliverMessageJobId(email.id, row!.nextAttemptAt));
-    expect(job?.data).toEqual({ emailId: email.id });
+    expect(job?.data).toEqual({ emailIds: [email.id] });
   });
 
   it('refuses an unknown message and one with nothing deferred', async () => {

@@ -7,7 +7,7 @@ import { createDnsResolver } from '@mailer/dns';
 import { createLogger, type Logger } from '@mailer/logger';
 import { createDeliveryQueue, openRedis, type DeliveryQueue, type Redis } from '@mailer/queue';
 import { SmtpConnectionPool } from './delivery/connection-pool';
-import { DestinationLimiter } from './delivery/destination-limiter';
+import { SlotLimiter } from './delivery/slot-limiter';
 import { createMessageComposer, type MessageComposer } from './delivery/message-composer';
 import { createRouteLookups } from './delivery/route-cache';
 import type { TransportContext } from './delivery/smtp-transport';
@@ -31,6 +31,8 @@ export interface WorkerDependencies {
   claims: Batcher<string, Claim | undefined>;
   /** Attempts of concurrent jobs, one statement per batch; false when a lease was lost. */
   attempts: Batcher<AttemptWrite, boolean>;
+  /** WORKER_CONCURRENCY messages in flight at most, however many each job carries (key MESSAGE_SLOT). */
+  messageSlots: SlotLimiter;
   metrics: WorkerMetrics;
   /** Aborted when the shutdown grace period is over: in-flight attempts stop and release their leases. */
   shutdown: AbortController;
@@ -68,6 +70,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
       const written = await writeAttempts(database.pool, writes);
       return writes.map((_, i) => written.has(i));
     }),
+    messageSlots: new SlotLimiter(config.worker.concurrency),
     metrics: createWorkerMetrics(),
     shutdown,
     now,
@@ -96,7 +99,7 @@ export function createTransportContext(config: Config): TransportContext {
   return {
     routes: createRouteLookups(createDnsResolver(config.dns)),
     pool: new SmtpConnectionPool(config.smtp.poolIdleMs),
-    limiter: new DestinationLimiter(config.worker.destinationConcurrency),
+    limiter: new SlotLimiter(config.worker.destinationConcurrency),
     settings: {
       heloName: config.smtp.heloName,
       connectTimeoutMs: config.smtp.connectTimeoutMs,

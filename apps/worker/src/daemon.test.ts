@@ -36,6 +36,26 @@ describe('the delivery daemon', () => {
     await daemon.stop();
   });
 
+  it('delivers every message of a job that carries several, never more in flight than WORKER_CONCURRENCY', async () => {
+    peer.behavior.data = { kind: 'delay', ms: 200 };
+    const ids = await Promise.all(Array.from({ length: 14 }, (_, i) => h.queueEmail(setup, { to: [`t${i}@rcpt.test`] })));
+    await h.deps.deliveryQueue.enqueueTogether(ids, new Date());
+    expect(await h.deps.deliveryQueue.queue.getJobCounts('waiting')).toEqual({ waiting: 2 });
+    let mostInFlight = 0;
+    const watch = setInterval(() => {
+      void h.deps.database.pool
+        .query(`select count(*)::int as n from deliveries where status = 'sending' and email_id = any($1)`, [ids])
+        .then(({ rows }) => (mostInFlight = Math.max(mostInFlight, rows[0].n as number)));
+    }, 20);
+    const daemon = h.startDaemon();
+    for (const id of ids) await h.waitForStatus(id, ['accepted']);
+    clearInterval(watch);
+    expect(peer.messages).toHaveLength(14);
+    expect(mostInFlight).toBeGreaterThan(0);
+    expect(mostInFlight).toBeLessThanOrEqual(Number(h.env.WORKER_CONCURRENCY));
+    await daemon.stop();
+  });
+
   it('still delivers queued and deferred messages after their jobs were wiped from Redis, through the reconciler', async () => {
     const past = new Date(Date.now() - 60_000);
     const queued = await Promise.all(Array.from({ length: 3 }, (_, i) => h.queueEmail(setup, { to: [`q${i}@rcpt.test`], createdAt: past })));

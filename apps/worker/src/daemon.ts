@@ -72,9 +72,27 @@ export function startDaemon(deps: WorkerDependencies): Daemon {
   };
 }
 
+/** The one key of the daemon's message slots. */
+const MESSAGE_SLOT = 'message';
+
+/** A job carries one message, or several accepted together: each is worked on as a slot frees up. */
 async function runJob(deps: WorkerDependencies, job: Job<DeliverMessagePayload>): Promise<void> {
-  const { emailId } = job.data;
-  const log = deps.logger.child({ email_id: emailId, job_id: job.id });
+  const results = await Promise.allSettled(job.data.emailIds.map((emailId) => runMessage(deps, emailId, job.id)));
+  const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failure) throw failure.reason;
+}
+
+async function runMessage(deps: WorkerDependencies, emailId: string, jobId: string | undefined): Promise<void> {
+  const log = deps.logger.child({ email_id: emailId, job_id: jobId });
+  let release: () => void;
+  try {
+    release = await deps.messageSlots.acquire(MESSAGE_SLOT, deps.shutdown.signal);
+  } catch {
+    // The shutdown grace ran out before this message's turn: nothing of it was claimed, so a
+    // job of its own hands it to the next worker at once.
+    await deps.deliveryQueue.enqueue(emailId, deps.now(), deps.now()).catch(() => undefined);
+    return;
+  }
   try {
     await deliverMessage(deps, emailId, log);
     deps.metrics.jobs.inc({ result: 'completed' });
@@ -84,5 +102,7 @@ async function runJob(deps: WorkerDependencies, job: Job<DeliverMessagePayload>)
     // Job ids are per due time, so this one is new; leases taken before the failure expire on their own.
     await deps.deliveryQueue.enqueue(emailId, new Date(deps.now().getTime() + FAILED_JOB_RETRY_MS), deps.now()).catch(() => undefined);
     throw error;
+  } finally {
+    release();
   }
 }

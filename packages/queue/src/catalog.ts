@@ -10,12 +10,21 @@ export const DELIVERY_QUEUE = 'deliveries';
 export const DELIVER_MESSAGE_JOB = 'deliver-message';
 
 export interface DeliverMessagePayload {
-  emailId: string;
+  /** Messages whose deliveries fall due at the same time: one, or up to MESSAGES_PER_JOB accepted together. */
+  emailIds: string[];
 }
 
 /**
- * A job's id is derived from the message and the time its deliveries are due, so the
- * API, the worker's retry scheduling and the reconciler all name the same owed work the
+ * Messages accepted in one intake batch travel in one job: BullMQ's add, fetch and
+ * completion are scripts run in Redis for each job, and per message they cost about as
+ * much CPU as the delivery daemon's own event loop. Small enough that one job's messages
+ * are worked on side by side (see the worker's message slots).
+ */
+export const MESSAGES_PER_JOB = 10;
+
+/**
+ * A job's id is derived from its (first) message and the time its deliveries are due, so
+ * the API, the worker's retry scheduling and the reconciler all name the same owed work the
  * same way and BullMQ ignores a second add.
  */
 export function deliverMessageJobId(emailId: string, dueAt: Date): string {

@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { DELIVER_MESSAGE_JOB, DELIVER_MESSAGE_OPTIONS, DELIVERY_QUEUE, deliverMessageJobId, type DeliverMessagePayload } from './catalog';
+import { DELIVER_MESSAGE_JOB, DELIVER_MESSAGE_OPTIONS, DELIVERY_QUEUE, deliverMessageJobId, MESSAGES_PER_JOB, type DeliverMessagePayload } from './catalog';
 
 /** The delivery job owed to a message: its id is derived from both members. */
 export interface DueMessage {
@@ -13,6 +13,11 @@ export interface DeliveryQueue {
   enqueue(emailId: string, dueAt: Date, now?: Date): Promise<void>;
   /** Adds many jobs in one round trip (BullMQ addBulk), with the same no-op rule. */
   enqueueMany(jobs: DueMessage[], now?: Date): Promise<void>;
+  /**
+   * Adds jobs for messages accepted together and due at `dueAt`, in one round trip: up to
+   * MESSAGES_PER_JOB messages share a job, named after the first of them.
+   */
+  enqueueTogether(emailIds: string[], dueAt: Date, now?: Date): Promise<void>;
   /** Those of `jobs` Redis does not hold: never added, lost, or completed and removed. */
   missing(jobs: DueMessage[]): Promise<DueMessage[]>;
   queue: Queue<DeliverMessagePayload>;
@@ -27,21 +32,27 @@ export function createDeliveryQueue(connection: Redis, prefix: string): Delivery
   const connected = () => {
     if (connection.status !== 'ready') throw new Error(`Redis is not connected (${connection.status})`);
   };
-  const job = ({ emailId, dueAt }: DueMessage, now: Date) => ({
+  const job = (emailIds: string[], dueAt: Date, now: Date) => ({
     name: DELIVER_MESSAGE_JOB,
-    data: { emailId },
-    opts: { ...DELIVER_MESSAGE_OPTIONS, jobId: deliverMessageJobId(emailId, dueAt), delay: Math.max(0, dueAt.getTime() - now.getTime()) },
+    data: { emailIds },
+    opts: { ...DELIVER_MESSAGE_OPTIONS, jobId: deliverMessageJobId(emailIds[0]!, dueAt), delay: Math.max(0, dueAt.getTime() - now.getTime()) },
   });
   return {
     queue,
     async enqueue(emailId, dueAt, now = new Date()) {
       connected();
-      const { name, data, opts } = job({ emailId, dueAt }, now);
+      const { name, data, opts } = job([emailId], dueAt, now);
       await queue.add(name, data, opts);
     },
     async enqueueMany(jobs, now = new Date()) {
       connected();
-      if (jobs.length > 0) await queue.addBulk(jobs.map((j) => job(j, now)));
+      if (jobs.length > 0) await queue.addBulk(jobs.map((j) => job([j.emailId], j.dueAt, now)));
+    },
+    async enqueueTogether(emailIds, dueAt, now = new Date()) {
+      connected();
+      const jobs = [];
+      for (let start = 0; start < emailIds.length; start += MESSAGES_PER_JOB) jobs.push(job(emailIds.slice(start, start + MESSAGES_PER_JOB), dueAt, now));
+      if (jobs.length > 0) await queue.addBulk(jobs);
     },
     async missing(jobs) {
       connected();
@@ -58,3 +69,4 @@ export function createDeliveryQueue(connection: Redis, prefix: string): Delivery
     close: () => queue.close(),
   };
 }
+

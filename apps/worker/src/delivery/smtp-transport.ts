@@ -7,7 +7,7 @@ import {
   type DeliveryOutcome,
 } from '@mailer/domain';
 import type { SmtpConnectionPool } from './connection-pool';
-import type { DestinationLimiter } from './destination-limiter';
+import type { SlotLimiter } from './slot-limiter';
 import type { RouteLookups } from './route-cache';
 import { openSession, SmtpSession, type NodemailerError, type OpenFailure, type SendOutcome, type SessionSettings, type TlsPolicy } from './smtp-session';
 
@@ -15,7 +15,7 @@ export interface TransportContext {
   /** MX and address lookups through the configured resolver (DNS_SERVERS). */
   routes: RouteLookups;
   pool: SmtpConnectionPool;
-  limiter: DestinationLimiter;
+  limiter: SlotLimiter;
   settings: SessionSettings;
   /** SMTP_PORT: the port of every MX. */
   port: number;

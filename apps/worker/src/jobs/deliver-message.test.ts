@@ -148,7 +148,7 @@ describe('outcomes', () => {
     expect(next - before).toBeLessThan(2_000);
     expect(stored.sender.deferredCount).toBe(1);
     const job = await h.deps.deliveryQueue.queue.getJob(deliverMessageJobId(emailId, stored.deliveries[0]!.nextAttemptAt));
-    expect(job?.data).toEqual({ emailId });
+    expect(job?.data).toEqual({ emailIds: [emailId] });
 
     peer.behavior.data = { kind: 'accept' };
     await h.runJob(emailId);

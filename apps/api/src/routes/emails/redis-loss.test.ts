@@ -1,6 +1,6 @@
-import { eq } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import { deliveries, owedDeliveryJobs } from '@mailer/db';
-import { deliverMessageJobId, reconcileOwedDeliveries, RECONCILE_GRACE_MS } from '@mailer/queue';
+import { deliverMessageJobId, MESSAGES_PER_JOB, reconcileOwedDeliveries, RECONCILE_GRACE_MS } from '@mailer/queue';
 import { startTestApi, type TestApi } from '../../testing';
 import { sendingAccount } from './sending-account.fixture';
 
@@ -62,5 +62,32 @@ describe('the reconciler after Redis lost its jobs', () => {
     expect(await jobIds()).not.toContain(job);
     await reconcile(new Date(createdAt.getTime() + RECONCILE_GRACE_MS));
     expect(await jobIds()).toContain(job);
+  });
+
+  it('gives each message of a job of several a job of its own once it is past the grace, and only once', async () => {
+    const acme = await sendingAccount(api, { domain: 'together.test' });
+    const ids: string[] = [];
+    for (let i = 0; i < MESSAGES_PER_JOB + 2; i++) ids.push((await acme.send(acme.message({ to: [`t${i}@example.test`] }))).body.id);
+    await api.deps.deliveryQueue.queue.obliterate({ force: true });
+    const dueAt = new Date();
+    await api.deps.db.update(deliveries).set({ nextAttemptAt: dueAt }).where(inArray(deliveries.emailId, ids));
+    await api.deps.deliveryQueue.enqueueTogether(ids, dueAt);
+    const together = await api.deps.deliveryQueue.queue.getJobs(['waiting', 'delayed']);
+    expect(together.map((j) => [j.id, j.data.emailIds])).toEqual(
+      expect.arrayContaining([
+        [deliverMessageJobId(ids[0]!, dueAt), ids.slice(0, MESSAGES_PER_JOB)],
+        [deliverMessageJobId(ids[MESSAGES_PER_JOB]!, dueAt), ids.slice(MESSAGES_PER_JOB)],
+      ]),
+    );
+    expect(together).toHaveLength(2);
+
+    // Each message's own job id; the two jobs of several are named after their first messages.
+    const own = ids.map((id) => deliverMessageJobId(id, dueAt));
+    const ownJobs = async () => (await jobIds()).filter((id) => own.includes(id!));
+    expect(await ownJobs()).toHaveLength(2);
+    const late = new Date(dueAt.getTime() + RECONCILE_GRACE_MS);
+    await reconcile(late);
+    expect(await ownJobs()).toEqual([...own].sort());
+    expect(await reconcile(late)).toBe(0);
   });
 });

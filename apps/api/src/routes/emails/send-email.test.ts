@@ -85,7 +85,7 @@ describe('POST /v1/emails acceptance', () => {
     expect(key!.expiresAt.getTime() - createdAt.getTime()).toBe(24 * 3600 * 1000);
 
     const job = await api.deps.deliveryQueue.queue.getJob(deliverMessageJobId(id, createdAt));
-    expect(job?.data).toEqual({ emailId: id });
+    expect(job?.data).toEqual({ emailIds: [id] });
   });
 
   it('converts IDN recipient domains to A-labels', async () => {
