@@ -7,9 +7,9 @@ import { createDnsResolver } from '@mailer/dns';
 import { createLogger, type Logger } from '@mailer/logger';
 import { createDeliveryQueue, openRedis, type DeliveryQueue, type Redis } from '@mailer/queue';
 import { SmtpConnectionPool } from './delivery/connection-pool';
-import { SlotLimiter } from './delivery/slot-limiter';
 import { createMessageComposer, type MessageComposer } from './delivery/message-composer';
 import { createRouteLookups } from './delivery/route-cache';
+import { SlotLimiter } from './delivery/slot-limiter';
 import type { TransportContext } from './delivery/smtp-transport';
 import { createWorkerMetrics, type WorkerMetrics } from './metrics';
 

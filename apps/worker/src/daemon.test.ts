@@ -103,4 +103,24 @@ describe('stopping', () => {
     expect(await h.deps.deliveryQueue.queue.getJob(deliverMessageJobId(id, stored.deliveries[0]!.nextAttemptAt))).toBeDefined();
     await silent.close();
   });
+
+  it('hands the messages of a job that had no slot yet to the next worker when the grace period ends', async () => {
+    const silent = await startTestSmtpServer({ host: '127.0.0.4', port: h.smtpPort, silent: true });
+    h.dns.set('hang-all.test', [{ type: 'A', address: '127.0.0.4' }]);
+    const slots = Number(h.env.WORKER_CONCURRENCY);
+    const ids = await Promise.all(Array.from({ length: slots + 2 }, (_, i) => h.queueEmail(setup, { to: [`w${i}@hang-all.test`] })));
+    await h.deps.deliveryQueue.enqueueTogether(ids, new Date());
+    const daemon = h.startDaemon();
+    await h.waitForStatus(ids[0]!, ['sending']);
+    await daemon.stop();
+    const waiting = await h.deps.deliveryQueue.queue.getJobs(['waiting']);
+    for (const id of ids) {
+      const stored = await h.readEmail(id);
+      expect(stored.deliveries[0]).toMatchObject({ status: 'queued', leaseExpiresAt: null, attemptCount: 0 });
+      expect(stored.attempts).toHaveLength(0);
+      // A job of its own, whether its attempt was cut short or it never got a slot.
+      expect(waiting.filter((j) => j.data.emailIds.length === 1 && j.data.emailIds[0] === id)).toHaveLength(1);
+    }
+    await silent.close();
+  });
 });

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { asc, eq } from 'drizzle-orm';
 import { loadConfig, type Config } from '@mailer/config';
@@ -125,6 +126,11 @@ export async function startWorkerHarness(env: Record<string, string> = {}): Prom
     },
     runJob: (emailId) => deliverMessage(deps, emailId, deps.logger.child({ email_id: emailId })),
     startDaemon() {
+      // One process runs one daemon; here a daemon stopped earlier may have used up its shutdown grace, and the next starts afresh.
+      if (deps.shutdown.signal.aborted) {
+        deps.shutdown = new AbortController();
+        setMaxListeners(0, deps.shutdown.signal);
+      }
       const daemon = startDaemon(deps);
       daemons.push(daemon);
       return daemon;
