@@ -91,7 +91,7 @@ function startWorker(config: Config, databaseUrl: string, encryptionKey: Buffer,
       SMTP_HELO_NAME: 'worker.bench.test',
       ALLOW_PRIVATE_MX: 'true',
       WORKER_METRICS_PORT: '0',
-      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => /^(WORKER_|DESTINATION_|DATABASE_POOL_SIZE|SMTP_POOL_IDLE)/.test(k))),
+      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => /^(WORKER_|DESTINATION_|COMPOSITION_THREADS|DATABASE_POOL_SIZE|SMTP_POOL_IDLE)/.test(k))),
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });

@@ -61,8 +61,11 @@ describe('purgeExpiredData (an injected clock, RETENTION_DAYS=30)', () => {
     for (const id of old) expect(await exists(id)).toBe(false);
     expect(await exists(recent)).toBe(true);
     expect(await exists(stillOwed)).toBe(true);
-    const orphans = await database.db.execute(sql`select count(*)::int as n from events e where not exists (select 1 from emails m where m.id = e.email_id)`);
-    expect(orphans.rows[0]).toEqual({ n: 0 });
+    const orphans = await database.db.execute(sql`
+      select (select count(*) from events c where not exists (select 1 from emails m where m.id = c.email_id))::int as events,
+             (select count(*) from deliveries c where not exists (select 1 from emails m where m.id = c.email_id))::int as deliveries,
+             (select count(*) from attempts c where not exists (select 1 from emails m where m.id = c.email_id))::int as attempts`);
+    expect(orphans.rows[0]).toEqual({ events: 0, deliveries: 0, attempts: 0 });
     expect((await database.db.select().from(events).where(eq(events.emailId, recent))).length).toBeGreaterThan(0);
   });
 

@@ -70,7 +70,8 @@ export const deliveries = pgTable(
   'deliveries',
   {
     id: text('id').primaryKey(),
-    emailId: text('email_id').notNull().references(() => emails.id, { onDelete: 'cascade' }),
+    // No foreign key: see 0007_unchecked_email_references.sql (retention deletes the children itself).
+    emailId: text('email_id').notNull(),
     // No foreign key: see 0005_unchecked_parent_references.sql (parents are never deleted).
     accountId: text('account_id').notNull(),
     recipient: text('recipient').notNull(),
@@ -98,7 +99,8 @@ export const attempts = pgTable(
   'attempts',
   {
     id: text('id').primaryKey(),
-    emailId: text('email_id').notNull().references(() => emails.id, { onDelete: 'cascade' }),
+    // No foreign key: see 0007_unchecked_email_references.sql (retention deletes the children itself).
+    emailId: text('email_id').notNull(),
     number: integer('number').notNull(),
     startedAt: instant('started_at').notNull(),
     endedAt: instant('ended_at').notNull(),
@@ -118,7 +120,8 @@ export const events = pgTable(
   'events',
   {
     id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
-    emailId: text('email_id').notNull().references(() => emails.id, { onDelete: 'cascade' }),
+    // No foreign key: see 0007_unchecked_email_references.sql (retention deletes the children itself).
+    emailId: text('email_id').notNull(),
     type: text('type').notNull(),
     at: instant('at').notNull().defaultNow(),
     /** to/cc address, or null for message-level events and BCC deliveries. */

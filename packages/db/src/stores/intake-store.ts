@@ -88,6 +88,8 @@ function givenBack(w: AdmissionWrites): SQL {
       : sql`, refused_emails as (
       delete from emails where ctid = any(array(
         select (select e.ctid from emails e where e.id = r.id) from jsonb_array_elements_text(${json(w.refusedEmailIds)}) as r(id)))
+    ), refused_events as (
+      delete from events where email_id = any(array(select jsonb_array_elements_text(${json(w.refusedEmailIds)})))
     )`;
   const releasedKeys =
     w.releasedKeys.length === 0

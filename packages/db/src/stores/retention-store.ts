@@ -28,8 +28,8 @@ async function deleteInBatches(db: Database, statement: (limit: number) => Retur
 }
 
 /**
- * Deletes what the service no longer owes anyone: finished messages past retention
- * (their deliveries, attempts, events and attachments cascade), expired idempotency keys,
+ * Deletes what the service no longer owes anyone: finished messages past retention with
+ * their deliveries, attempts and events (their attachments cascade), expired idempotency keys,
  * and usage rows no plan window can see. Messages still owed a delivery are kept whatever
  * their age.
  */
@@ -38,10 +38,18 @@ export async function purgeExpired(db: Database, policy: RetentionPolicy): Promi
   const usageCutoff = new Date(policy.now.getTime() - policy.usageWindowMs);
   const emails = await deleteInBatches(
     db,
-    (limit) => sql`delete from emails where id in (
-      select id from emails
-      where created_at < ${emailCutoff} and status in ('accepted', 'bounced', 'failed')
-      limit ${limit})`,
+    (limit) => sql`with expired as materialized (
+        select id from emails
+        where created_at < ${emailCutoff} and status in ('accepted', 'bounced', 'failed')
+        limit ${limit}
+      ), expired_deliveries as (
+        delete from deliveries where email_id in (select id from expired)
+      ), expired_attempts as (
+        delete from attempts where email_id in (select id from expired)
+      ), expired_events as (
+        delete from events where email_id in (select id from expired)
+      )
+      delete from emails where id in (select id from expired)`,
     policy.batchSize,
   );
   const idempotencyKeys = await deleteInBatches(

@@ -26,13 +26,13 @@ async function sendAt(acc: SendingAccount, at: number, count: number) {
   return acc.send(acc.message({ to: recipients(count, `t${at}-`) }));
 }
 
-/** Rows a refused request must not leave behind: its message, deliveries, events and attachments. */
+/** Rows a refused request must not leave behind: its message, deliveries, events and attachments (events of no message included). */
 const storedRows = async (accountId: string) =>
   (
     await api.deps.database.pool.query(
       `select (select count(*) from emails where account_id = $1)::int as emails,
               (select count(*) from deliveries where account_id = $1)::int as deliveries,
-              (select count(*) from events v join emails e on e.id = v.email_id where e.account_id = $1)::int as events,
+              (select count(*) from events v left join emails e on e.id = v.email_id where e.account_id = $1 or e.id is null)::int as events,
               (select count(*) from attachments a join emails e on e.id = a.email_id where e.account_id = $1)::int as attachments`,
       [accountId],
     )
