@@ -33,6 +33,7 @@ export const emails = pgTable(
     cc: jsonb('cc').$type<string[]>().notNull(),
     bccCount: integer('bcc_count').notNull(),
     /** Body parts; set to null once every delivery is terminal. */
+    // Compressed with lz4: see 0008_emails_body_lz4.sql (drizzle has no column option for it).
     textBody: text('text_body'),
     htmlBody: text('html_body'),
     /** RFC 5322 Message-ID, fixed at acceptance so every attempt sends the same one. */

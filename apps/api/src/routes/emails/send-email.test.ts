@@ -88,6 +88,17 @@ describe('POST /v1/emails acceptance', () => {
     expect(job?.data).toEqual({ emailIds: [id] });
   });
 
+  it('stores the body lz4-compressed', async () => {
+    const plain = 'Your parcel is on its way and should arrive within two days.\n'.repeat(100);
+    const res = await acme.send(acme.message({ content: { plain, html: `<p>${plain}</p>` } }));
+    expect(res.status).toBe(202);
+    const { rows } = await api.deps.database.pool.query(
+      'select pg_column_compression(text_body) as text, pg_column_compression(html_body) as html from emails where id = $1',
+      [res.body.id],
+    );
+    expect(rows).toEqual([{ text: 'lz4', html: 'lz4' }]);
+  });
+
   it('converts IDN recipient domains to A-labels', async () => {
     const res = await acme.send(acme.message({ to: ['zoe@Bücher.DE'] }));
     expect(res.status).toBe(202);
