@@ -95,9 +95,9 @@ async function runMessage(deps: WorkerDependencies, emailId: string, jobId: stri
   }
   try {
     await deliverMessage(deps, emailId, log);
-    deps.metrics.jobs.inc({ result: 'completed' });
+    deps.metrics.messages.inc({ result: 'completed' });
   } catch (error) {
-    deps.metrics.jobs.inc({ result: 'failed' });
+    deps.metrics.messages.inc({ result: 'failed' });
     log.error('delivery job failed', { error: (error as Error).message });
     // Job ids are per due time, so this one is new; leases taken before the failure expire on their own.
     await deps.deliveryQueue.enqueue(emailId, new Date(deps.now().getTime() + FAILED_JOB_RETRY_MS), deps.now()).catch(() => undefined);

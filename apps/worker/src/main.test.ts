@@ -166,6 +166,7 @@ describe('operations', () => {
     const text = await res.text();
     expect(text).toMatch(/mailer_delivery_attempts_total\{outcome="accepted",cause="none"\} 1/);
     expect(text).toContain('mailer_delivery_transaction_seconds_bucket');
+    expect(text).toMatch(/mailer_delivery_messages_total\{result="completed"\} 1/);
     expect(text).not.toContain('rcpt.test');
   });
 });

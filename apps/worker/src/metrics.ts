@@ -13,7 +13,7 @@ export interface WorkerMetrics {
   deliveries: Counter<'status'>;
   /** From routing a domain's recipients to the end of their SMTP transaction. */
   transactionSeconds: Histogram;
-  jobs: Counter<'result'>;
+  messages: Counter<'result'>;
   /** Jobs the reconciler added because Redis did not hold them. */
   reconcilerEnqueued: Counter;
 }
@@ -31,7 +31,7 @@ export function createWorkerMetrics(): WorkerMetrics {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
       registers: [registry],
     }),
-    jobs: new Counter({ name: 'mailer_delivery_jobs_total', help: 'Messages worked on by delivery jobs (one job carries one or several), by result.', labelNames: ['result'], registers: [registry] }),
+    messages: new Counter({ name: 'mailer_delivery_messages_total', help: 'Messages worked on by delivery jobs (a job carries one or several), by result.', labelNames: ['result'], registers: [registry] }),
     reconcilerEnqueued: new Counter({ name: 'mailer_reconciler_enqueued_total', help: 'Owed deliveries re-enqueued by the reconciler.', registers: [registry] }),
   };
 }
