@@ -38,8 +38,9 @@ describe('the delivery daemon', () => {
 
   it('delivers every message of a job that carries several, never more in flight than WORKER_CONCURRENCY', async () => {
     peer.behavior.data = { kind: 'delay', ms: 200 };
+    const dueAt = new Date();
     const ids = await Promise.all(Array.from({ length: 14 }, (_, i) => h.queueEmail(setup, { to: [`t${i}@rcpt.test`] })));
-    await h.deps.deliveryQueue.enqueueTogether(ids, new Date());
+    await h.deps.deliveryQueue.enqueueTogether(ids.map((emailId) => ({ emailId, dueAt })));
     expect(await h.deps.deliveryQueue.queue.getJobCounts('waiting')).toEqual({ waiting: 2 });
     let mostInFlight = 0;
     const watch = setInterval(() => {
@@ -108,8 +109,9 @@ describe('stopping', () => {
     const silent = await startTestSmtpServer({ host: '127.0.0.4', port: h.smtpPort, silent: true });
     h.dns.set('hang-all.test', [{ type: 'A', address: '127.0.0.4' }]);
     const slots = Number(h.env.WORKER_CONCURRENCY);
+    const dueAt = new Date();
     const ids = await Promise.all(Array.from({ length: slots + 2 }, (_, i) => h.queueEmail(setup, { to: [`w${i}@hang-all.test`] })));
-    await h.deps.deliveryQueue.enqueueTogether(ids, new Date());
+    await h.deps.deliveryQueue.enqueueTogether(ids.map((emailId) => ({ emailId, dueAt })));
     const daemon = h.startDaemon();
     await h.waitForStatus(ids[0]!, ['sending']);
     await daemon.stop();

@@ -83,7 +83,6 @@ async function runJob(deps: WorkerDependencies, job: Job<DeliverMessagePayload>)
 }
 
 async function runMessage(deps: WorkerDependencies, emailId: string, jobId: string | undefined): Promise<void> {
-  const log = deps.logger.child({ email_id: emailId, job_id: jobId });
   let release: () => void;
   try {
     release = await deps.messageSlots.acquire(MESSAGE_SLOT, deps.shutdown.signal);
@@ -93,6 +92,7 @@ async function runMessage(deps: WorkerDependencies, emailId: string, jobId: stri
     await deps.deliveryQueue.enqueue(emailId, deps.now(), deps.now()).catch(() => undefined);
     return;
   }
+  const log = deps.logger.child({ email_id: emailId, job_id: jobId });
   try {
     await deliverMessage(deps, emailId, log);
     deps.metrics.messages.inc({ result: 'completed' });

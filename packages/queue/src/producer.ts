@@ -14,10 +14,10 @@ export interface DeliveryQueue {
   /** Adds many jobs in one round trip (BullMQ addBulk), with the same no-op rule. */
   enqueueMany(jobs: DueMessage[], now?: Date): Promise<void>;
   /**
-   * Adds jobs for messages accepted together and due at `dueAt`, in one round trip: up to
-   * MESSAGES_PER_JOB messages share a job, named after the first of them.
+   * Adds jobs for messages accepted together, in one round trip: neighbours due at the same
+   * time share a job (up to MESSAGES_PER_JOB), named after the first of them.
    */
-  enqueueTogether(emailIds: string[], dueAt: Date, now?: Date): Promise<void>;
+  enqueueTogether(jobs: DueMessage[], now?: Date): Promise<void>;
   /** Those of `jobs` Redis does not hold: never added, lost, or completed and removed. */
   missing(jobs: DueMessage[]): Promise<DueMessage[]>;
   queue: Queue<DeliverMessagePayload>;
@@ -48,11 +48,15 @@ export function createDeliveryQueue(connection: Redis, prefix: string): Delivery
       connected();
       if (jobs.length > 0) await queue.addBulk(jobs.map((j) => job([j.emailId], j.dueAt, now)));
     },
-    async enqueueTogether(emailIds, dueAt, now = new Date()) {
+    async enqueueTogether(jobs, now = new Date()) {
       connected();
-      const jobs = [];
-      for (let start = 0; start < emailIds.length; start += MESSAGES_PER_JOB) jobs.push(job(emailIds.slice(start, start + MESSAGES_PER_JOB), dueAt, now));
-      if (jobs.length > 0) await queue.addBulk(jobs);
+      const shared: { emailIds: string[]; dueAt: Date }[] = [];
+      for (const { emailId, dueAt } of jobs) {
+        const last = shared.at(-1);
+        if (last && last.dueAt.getTime() === dueAt.getTime() && last.emailIds.length < MESSAGES_PER_JOB) last.emailIds.push(emailId);
+        else shared.push({ emailIds: [emailId], dueAt });
+      }
+      if (shared.length > 0) await queue.addBulk(shared.map((j) => job(j.emailIds, j.dueAt, now)));
     },
     async missing(jobs) {
       connected();
@@ -69,4 +73,3 @@ export function createDeliveryQueue(connection: Redis, prefix: string): Delivery
     close: () => queue.close(),
   };
 }
-

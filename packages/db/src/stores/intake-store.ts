@@ -85,11 +85,12 @@ function givenBack(w: AdmissionWrites): SQL {
   const refusedEmails =
     w.refusedEmailIds.length === 0
       ? sql``
-      : sql`, refused_emails as (
-      delete from emails where ctid = any(array(
-        select (select e.ctid from emails e where e.id = r.id) from jsonb_array_elements_text(${json(w.refusedEmailIds)}) as r(id)))
+      : sql`, refused as (
+      select jsonb_array_elements_text(${json(w.refusedEmailIds)}) as id
+    ), refused_emails as (
+      delete from emails where ctid = any(array(select (select e.ctid from emails e where e.id = r.id) from refused r))
     ), refused_events as (
-      delete from events where email_id = any(array(select jsonb_array_elements_text(${json(w.refusedEmailIds)})))
+      delete from events where email_id = any(array(select id from refused))
     )`;
   const releasedKeys =
     w.releasedKeys.length === 0

@@ -117,8 +117,7 @@ export class IntakeBatcher {
         resolve();
       }, AFTER_COMMIT_TIMEOUT_MS);
     });
-    // Accepted in one transaction, they are all due at its time.
-    const enqueue = deps.deliveryQueue.enqueueTogether(emailIds, accepted[0]!.job.dueAt, deps.now()).catch((error: unknown) => {
+    const enqueue = deps.deliveryQueue.enqueueTogether(accepted.map((o) => o.job), deps.now()).catch((error: unknown) => {
       deps.logger.warn('delivery jobs not enqueued; the reconciler will add them', { email_ids: emailIds, error: loggableError(error)?.message });
     });
     await Promise.race([enqueue, slow]);

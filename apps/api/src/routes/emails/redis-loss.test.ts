@@ -71,7 +71,7 @@ describe('the reconciler after Redis lost its jobs', () => {
     await api.deps.deliveryQueue.queue.obliterate({ force: true });
     const dueAt = new Date();
     await api.deps.db.update(deliveries).set({ nextAttemptAt: dueAt }).where(inArray(deliveries.emailId, ids));
-    await api.deps.deliveryQueue.enqueueTogether(ids, dueAt);
+    await api.deps.deliveryQueue.enqueueTogether(ids.map((emailId) => ({ emailId, dueAt })));
     const together = await api.deps.deliveryQueue.queue.getJobs(['waiting', 'delayed']);
     expect(together.map((j) => [j.id, j.data.emailIds])).toEqual(
       expect.arrayContaining([
