@@ -1,4 +1,5 @@
-import { buildMime } from './build-mime';
+import fc from 'fast-check';
+import { buildMime, mimeTree, writeMime, type OutgoingMessage } from './build-mime';
 
 const base = {
   from: { address: 'hello@acme.test', name: 'Acme Support' },
@@ -12,16 +13,14 @@ const base = {
 };
 
 describe('buildMime', () => {
-  it('builds headers, alternatives, attachments and inline parts without a Bcc header', async () => {
-    const mime = (
-      await buildMime({
-        ...base,
-        attachments: [
-          { filename: 'receipt.pdf', contentType: 'application/pdf', content: Buffer.from('%PDF-1.4') },
-          { filename: 'logo.png', contentType: 'image/png', contentId: 'logo', content: Buffer.from([137, 80, 78, 71]) },
-        ],
-      })
-    ).toString();
+  it('builds headers, alternatives, attachments and inline parts without a Bcc header', () => {
+    const mime = buildMime({
+      ...base,
+      attachments: [
+        { filename: 'receipt.pdf', contentType: 'application/pdf', content: Buffer.from('%PDF-1.4') },
+        { filename: 'logo.png', contentType: 'image/png', contentId: 'logo', content: Buffer.from([137, 80, 78, 71]) },
+      ],
+    }).toString();
     const [headers] = mime.split('\r\n\r\n');
     expect(headers).toContain('From: Acme Support <hello@acme.test>');
     expect(headers).toContain('To: ann@example.test');
@@ -35,8 +34,56 @@ describe('buildMime', () => {
     expect(mime).toContain('Content-ID: <logo>');
   });
 
-  it('uses the bare address when there is no display name', async () => {
-    const mime = (await buildMime({ ...base, from: { address: 'hello@acme.test' }, attachments: [] })).toString();
+  it('uses the bare address when there is no display name', () => {
+    const mime = buildMime({ ...base, from: { address: 'hello@acme.test' }, attachments: [] }).toString();
     expect(mime).toMatch(/^From: hello@acme.test\r$/m);
+  });
+
+  /** The bytes nodemailer's own `build()` streams out for the same tree (same boundaries). */
+  const streamed = (message: OutgoingMessage) => {
+    const tree = mimeTree(message);
+    const direct = writeMime(tree);
+    return tree.build().then((bytes) => ({ direct, bytes }));
+  };
+
+  it.each<[string, Partial<OutgoingMessage>]>([
+    ['text only, 7bit', { html: null }],
+    ['html only', { text: null }],
+    ['no body at all', { text: null, html: null }],
+    ['long lines, trailing whitespace and dots', { text: `${'a'.repeat(200)} \n.\n..leading dot\t\r\nend  `, html: null }],
+    ['non-Latin text, subject and name', { text: 'Grüße, 你好 — 👋\n'.repeat(40), subject: 'Ihre Bestellung ✓', from: { address: 'hello@acme.test', name: 'Äcme Süpport' } }],
+    ['a text body over 64 KB (the QP encoder works in slices)', { text: `${'Zeile mit Umlaut ä und Leerzeichen am Ende \n'.repeat(2_000)}ß`, html: null }],
+    ['an attachment over the base64 wrapper\'s chunk', { attachments: [{ filename: 'big.bin', contentType: 'application/octet-stream', content: Buffer.alloc(200_000, 7) }] }],
+    [
+      'attachments, inline parts and a text attachment',
+      {
+        attachments: [
+          { filename: 'receipt.pdf', contentType: 'application/pdf', content: Buffer.from('%PDF-1.4') },
+          { filename: 'logo.png', contentType: 'image/png', contentId: 'logo', content: Buffer.from([137, 80, 78, 71]) },
+          { filename: 'rows.csv', contentType: 'text/csv', content: Buffer.from('a;b\r\nä;ü \r\n') },
+          { filename: 'empty.txt', contentType: 'text/plain', content: Buffer.alloc(0) },
+        ],
+      },
+    ],
+  ])('writes the bytes nodemailer streams: %s', async (_, shape) => {
+    const { direct, bytes } = await streamed({ ...base, attachments: [], ...shape });
+    expect(direct.equals(bytes)).toBe(true);
+  });
+
+  it('writes the bytes nodemailer streams, for any text, html and attachments', async () => {
+    const text = fc.option(fc.string({ unit: fc.constantFrom('a', 'ä', ' ', '\t', '\n', '\r', '.', '=', '€', '😀', 'x'.repeat(80)), maxLength: 300 }));
+    const attachment = fc.record({
+      filename: fc.constantFrom('a.bin', 'b.txt', 'c.png'),
+      contentType: fc.constantFrom('application/octet-stream', 'text/plain', 'image/png'),
+      contentId: fc.option(fc.constant('part')),
+      content: fc.uint8Array({ maxLength: 400 }).map((bytes) => Buffer.from(bytes)),
+    });
+    await fc.assert(
+      fc.asyncProperty(text, text, fc.array(attachment, { maxLength: 3 }), async (plain, html, attachments) => {
+        const { direct, bytes } = await streamed({ ...base, text: plain, html, attachments });
+        expect(direct.toString('latin1')).toBe(bytes.toString('latin1'));
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -1,4 +1,7 @@
+import * as base64 from 'nodemailer/lib/base64';
 import MailComposer from 'nodemailer/lib/mail-composer';
+import type MimeNode from 'nodemailer/lib/mime-node';
+import * as qp from 'nodemailer/lib/qp';
 
 export interface OutgoingAttachment {
   filename: string;
@@ -25,9 +28,27 @@ export interface OutgoingMessage {
   date: Date;
 }
 
-/** The RFC 5322 message as sent (before DKIM signing). The API measures this same output against the 15 MiB limit. */
-export function buildMime(message: OutgoingMessage): Promise<Buffer> {
-  const composer = new MailComposer({
+/** Encoded body lines, as nodemailer's encoders wrap them. */
+const LINE_LENGTH = 76;
+
+/**
+ * The RFC 5322 message as sent (before DKIM signing). The API measures this same output
+ * against the 15 MiB limit.
+ *
+ * nodemailer's mail composer makes the MIME tree: structure, headers, boundaries and each
+ * part's transfer encoding. Its `build()` then streams the tree out through a pipeline of
+ * streams per part, with timer hops between stages, which cost more CPU than the encoding
+ * itself on a one-part 4 KB message. Here the contents are strings and buffers already in
+ * memory, so the tree is written out directly, with nodemailer's own header builder and
+ * encoders: the same bytes (a test compares them with `build()`) in about half the time.
+ */
+export function buildMime(message: OutgoingMessage): Buffer {
+  return writeMime(mimeTree(message));
+}
+
+/** The composer's MIME tree of the message. */
+export function mimeTree(message: OutgoingMessage): MimeNode {
+  return new MailComposer({
     from: message.from.name ? { name: message.from.name, address: message.from.address } : message.from.address,
     to: message.to,
     cc: message.cc.length > 0 ? message.cc : undefined,
@@ -42,6 +63,56 @@ export function buildMime(message: OutgoingMessage): Promise<Buffer> {
       content: a.content,
       ...(a.contentId ? { cid: a.contentId, contentDisposition: 'inline' } : {}),
     })),
+  }).compile();
+}
+
+/** The tree's bytes, as its `build()` streams them. */
+export function writeMime(root: MimeNode): Buffer {
+  const parts: Buffer[] = [];
+  writeNode(root, parts);
+  return Buffer.concat([...parts, lastLineBreak(parts)]);
+}
+
+/** One node as `MimeNode#stream` writes it: headers, encoded content, then its children between boundaries. */
+function writeNode(node: MimeNode, parts: Buffer[]): void {
+  // The headers first: building them settles the transfer encoding, the multipart kind and the boundary.
+  parts.push(Buffer.from(`${node.buildHeaders()}\r\n\r\n`));
+  if (node.content) parts.push(encodeContent(node.content, node.getTransferEncoding()));
+  if (!node.multipart) return;
+  node.childNodes.forEach((child, i) => {
+    parts.push(Buffer.from(`${i > 0 ? '\r\n' : ''}--${node.boundary}\r\n`));
+    writeNode(child, parts);
   });
-  return composer.compile().build();
+  parts.push(Buffer.from(`\r\n--${node.boundary}--\r\n`));
+}
+
+function encodeContent(content: unknown, transferEncoding: string | false): Buffer {
+  if (typeof content !== 'string' && !Buffer.isBuffer(content)) throw new TypeError('MIME parts are built from strings and buffers only');
+  // Text parts only: the composer gives every other part base64, where QP's binary mode never applies.
+  if (transferEncoding === 'quoted-printable') return Buffer.from(qp.wrap(qp.encode(content), LINE_LENGTH), 'latin1');
+  if (transferEncoding === 'base64') return base64Lines(Buffer.from(base64.encode(content), 'latin1'));
+  return typeof content === 'string' ? Buffer.from(content) : content;
+}
+
+/**
+ * Base64 in lines of 76 with CRLF between them, as nodemailer's base64 encoder stream writes
+ * it; its string `wrap()` (a regular expression) takes twice as long on an attachment of
+ * several megabytes.
+ */
+function base64Lines(encoded: Buffer): Buffer {
+  const breaks = Math.max(Math.ceil(encoded.length / LINE_LENGTH) - 1, 0);
+  const lines = Buffer.allocUnsafe(encoded.length + 2 * breaks);
+  let to = 0;
+  for (let from = 0; from < encoded.length; from += LINE_LENGTH) {
+    if (from > 0) to = lines.writeUInt16BE(0x0d0a, to);
+    to += encoded.copy(lines, to, from, from + LINE_LENGTH);
+  }
+  return lines;
+}
+
+/** nodemailer ends every message with a line break, completing a final CR when there is one. */
+function lastLineBreak(parts: Buffer[]): Buffer {
+  const last = parts.findLast((part) => part.length > 0);
+  const byte = last?.[last.length - 1];
+  return Buffer.from(byte === 0x0a ? '' : byte === 0x0d ? '\n' : '\r\n');
 }

@@ -32,5 +32,5 @@ export function compositionRequest(context: DeliveryContext, content: MessageCon
 
 /** Built and DKIM-signed once per message, whatever the number of recipient domains. */
 export async function composeSignedMessage(request: CompositionRequest, dkim: DkimSigner): Promise<Buffer> {
-  return dkim.sign(await buildMime(request.message), request.domain);
+  return dkim.sign(buildMime(request.message), request.domain);
 }

@@ -26,7 +26,7 @@ describe('mimeSizeUpperBound', () => {
           ),
         }),
         async (m) => {
-          const mime = await buildMime({
+          const mime = buildMime({
             from: { address: 'hello@acme.test', name: m.name },
             to: m.to,
             cc: m.cc,

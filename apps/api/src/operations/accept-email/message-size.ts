@@ -23,7 +23,7 @@ export async function assertMessageSize(deps: ApiDependencies, accountId: string
   if (!mimeSizeNeedsMeasuring(message)) return;
   let name = draft.from.displayName;
   if (!name) [{ displayName: name = null } = { displayName: null }] = await findSendingIdentities(deps.db, accountId, [draft.from.mailbox.key]);
-  const mime = await buildMime({
+  const mime = buildMime({
     from: { address: draft.from.mailbox.address, name },
     to: draft.recipients.to,
     cc: draft.recipients.cc,
