@@ -22,7 +22,7 @@ import { findSmtpSink, SMTP_SINK_MISSING, startSmtpSink, type SmtpSink } from '.
  * smtp-sink (postfix_relay.sh), so that every ratio compares neighbouring minutes of this
  * drifting machine; both, the median of the ratios and the worker's peak RSS go to
  * BENCHMARKS.md ("Delivery").
- * `--cpu-prof` writes a CPU profile of the worker process to bench-results/.
+ * `--cpu-prof` writes CPU profiles of the worker and API processes to bench-results/.
  */
 const N = Number(process.env.N ?? 10_000);
 const N_MULTI = Number(process.env.N_MULTI ?? 500);
@@ -87,8 +87,10 @@ async function postfixRound(phase: 'single' | 'multi'): Promise<PostfixRound | u
   });
 }
 
+const PROFILE_DIR = process.argv.includes('--cpu-prof') ? 'bench-results' : undefined;
+
 function startWorker(config: Config, databaseUrl: string, encryptionKey: Buffer, dns: TestDnsServer): ChildProcess {
-  const profile = process.argv.includes('--cpu-prof') ? ['--cpu-prof', '--cpu-prof-dir=bench-results'] : [];
+  const profile = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
   return spawn(process.execPath, [...profile, WORKER_MAIN], {
     env: {
       ...productionEnv(config, databaseUrl, encryptionKey, REDIS_PREFIX),
@@ -130,7 +132,7 @@ async function main() {
     dns.set(`mx.${domain}`, [{ type: 'A', address }]);
     sinks.push(await startSmtpSink(sinkBinary, address, SINK_PORT, path.join(sinkDir, `${domain}.out`)));
   }
-  const api = await startApi(config, databaseUrl, { redisPrefix: REDIS_PREFIX });
+  const api = await startApi(config, databaseUrl, { redisPrefix: REDIS_PREFIX, cpuProfileDir: PROFILE_DIR });
   const worker = startWorker(config, databaseUrl, api.encryptionKey, dns);
   // Interrupted: take the processes this benchmark started down with it.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
