@@ -26,7 +26,7 @@ export function createApiMetrics(deliveryQueue: DeliveryQueue): ApiMetrics {
   };
   new Gauge({
     name: 'mailer_queue_jobs',
-    help: 'Delivery queue jobs by state (read from Redis at scrape time).',
+    help: 'Delivery queue jobs by state (read from Redis at scrape time; a job carries one message, or up to 10 accepted together).',
     labelNames: ['state'],
     registers: [registry],
     async collect() {

@@ -10,7 +10,7 @@ export function registerQueueCommands(program: Command, deps: CliDependencies): 
     .command('queue')
     .description('inspect the delivery queue')
     .command('stats')
-    .description('recipient deliveries by status (PostgreSQL, the source of truth) and delivery jobs by state (Redis)')
+    .description('recipient deliveries by status (PostgreSQL, the source of truth) and delivery jobs by state (Redis; a job carries one message, or up to 10 accepted together)')
     .option('--json', 'print {"deliveries":{status:count},"jobs":{state:count}}')
     .action(async (options: { json?: boolean }) => {
       const deliveries = await countDeliveriesByStatus(deps.db);
