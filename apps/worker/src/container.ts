@@ -31,7 +31,7 @@ export interface WorkerDependencies {
   claims: Batcher<string, Claim | undefined>;
   /** Attempts of concurrent jobs, one statement per batch; false when a lease was lost. */
   attempts: Batcher<AttemptWrite, boolean>;
-  /** WORKER_CONCURRENCY messages in flight at most, however many each job carries (key MESSAGE_SLOT). */
+  /** WORKER_CONCURRENCY messages in flight at most, however many each job carries (one key counts them all). */
   messageSlots: SlotLimiter;
   metrics: WorkerMetrics;
   /** Aborted when the shutdown grace period is over: in-flight attempts stop and release their leases. */
