@@ -37,30 +37,27 @@ const STALL_MS = 60_000;
 const TARGET_RATIO = 1;
 const GOAL_RATIO = 2;
 /** What profiling this build showed; the figures above say how far it got. */
-const ANALYSIS = `Where the CPU goes (per 1-recipient message, this machine; per-process and per-thread CPU from /proc over a
-10,000-message run, PostgreSQL's per-statement rusage (log_statement_stats) and Redis' commandstats): building and
-DKIM-signing on the composition threads about 1.0-1.3 ms (the RSA-2048 signature alone about 0.45 ms on an idle core,
-nodemailer's composer about 0.45 ms, 0.25 of it quoted-printable encoding); PostgreSQL about 0.7-0.85 ms (intake about
-0.3, the claim and the attempt record about 0.2 each); the API about 0.65-0.75 ms; the worker's event loop about 0.55 ms;
-V8's GC helper threads about 0.2 ms; Redis 0.06 ms. All of it shares 2 cores (about 93% busy), so the end-to-end rate is
-bounded by the sum, and the same build measures 3.3 to 4.3 ms a message as the machine's speed drifts within minutes.
-This build: DKIM signing calls nodemailer's header parser, relaxed-body hash and sign() on the built message instead of
-streaming it through its DKIM class (2.7 million fewer instructions a message, counted with callgrind: 21% of building
-and signing); messages accepted together share a BullMQ job (up to 10), which took Redis from 0.19 to 0.07 ms a message
-(BullMQ's add, fetch and completion are Lua scripts of about 100 us each); deliveries, attempts and events no longer check
-their message's key (five FOR KEY SHARE row locks, each with its WAL record, per message: PostgreSQL's CPU per message
-fell by about a tenth); message bodies are compressed with lz4 instead of pglz.
-Found and not yet mended: the claim is planned anew on every run (its text[] id list keeps each custom plan cheaper than
-the generic one), about 1 ms of planning per batch of 5 to 6 messages. Given the ids as jsonb, PostgreSQL switches to a
-generic plan, but one made while the tables are young, which doubled PostgreSQL's CPU per message here; a claim whose
-generic plan is safe (one key probe per id, as the attempt record does) is the next lever. Letting the claim and the record
-wait a few milliseconds for bigger batches cut PostgreSQL's CPU by a tenth but left the cores idle more often (50 messages
-in flight); not taken.
-Earlier builds: prepared statements and one-round-trip intake, batched claims and attempt records, pooled SMTP
-connections without RSET between transactions, composition on worker threads.
-Measured and not a lever: larger V8 young generations, \`Error.stackTraceLimit = 0\`, \`DESTINATION_CONCURRENCY=20\`,
-\`plan_cache_mode=force_custom_plan\`, one composition thread instead of two.
-Postfix in this comparison relays without DKIM signing, MIME building or per-recipient records in a database.`;
+const ANALYSIS = `Where the CPU goes (per 1-recipient message, measured this session on a slower 2.0 GHz machine: per-process and
+per-thread CPU from /proc over a 10,000-message run, and on-CPU call stacks from \`perf record\` with V8's perf map): the
+composition threads about 1.7-2.0 ms, of which the RSA-2048 signature is 0.9-1.0 ms (OpenSSL's own \`speed\` gives 1.05 ms
+here; it is the fixed price of DKIM), nodemailer's composer about 0.3 ms and DKIM canonicalization and hashing about 0.2 ms;
+PostgreSQL about 1.0-1.3 ms (intake about a third of it, a fifth of that parsing the JSON batch; executor start-up of the
+CTE statements, index inserts, commits); the worker's event loop about 0.8 ms (Node's streams, SMTP, pg); the API about
+0.7 ms (HTTP parsing, Express routing, building the intake statements); Redis under 0.1 ms. The machine is about 99% busy,
+so the end-to-end rate is bounded by the sum, and the same build measures 4.8 to 7.4 ms a message as the machine's speed
+drifts (the composition threads alone, a fixed workload, vary from 1.7 to 2.5 ms between neighbouring runs).
+This build: messages are written straight from nodemailer's composer tree (its header builder and encoders) instead of
+streamed through its \`build()\`, whose pipelines, abort controllers and timer hops per part cost more than the encoding:
+0.6 to 0.3 ms a message in isolation, the same bytes (tests compare them with \`build()\`).
+Earlier builds: DKIM signed on the built buffer with nodemailer's own parts; messages accepted together share a BullMQ job;
+no foreign keys from deliveries, attempts and events to their message; lz4 message bodies; prepared statements and
+one-round-trip intake; batched claims and attempt records; pooled SMTP connections without RSET between transactions;
+composition on worker threads.
+Measured and not a lever (no difference beyond the drift): \`WORKER_CONCURRENCY=100\`; \`synchronous_commit=off\` for the
+daemon's connections; generic plans for the daemon's statements (the claim's planning is about 0.3 ms a run, 1% of the
+total); larger V8 young generations; \`Error.stackTraceLimit = 0\`; \`DESTINATION_CONCURRENCY=20\`; one composition thread;
+a 3-prime RSA key (OpenSSL signs it no faster). Postfix in this comparison relays without DKIM signing, MIME building or
+per-recipient records in a database.`;
 const WORKER_MAIN = path.resolve(__dirname, '../../worker/dist/main.js');
 /** Its own database and Redis prefix, so that it never meets the intake benchmark's. */
 const DATABASE = 'mailer_bench_delivery';
