@@ -5,6 +5,7 @@ import { createLogger, type Logger } from '@mailer/logger';
 import { createCursorCodec, type CursorCodec } from '@mailer/domain';
 import { createDeliveryQueue, openRedis, type DeliveryQueue, type Redis } from '@mailer/queue';
 import { createKeyLookup, type KeyLookup } from './http/key-lookup';
+import { IntakeBatcher } from './operations/accept-email/intake-batcher';
 import { createApiMetrics, type ApiMetrics } from './operator/metrics';
 
 /** Everything a request handler may touch, built once at boot (and by tests, against real services). */
@@ -21,6 +22,8 @@ export interface ApiDependencies {
   /** The configured resolver (DNS_SERVERS, DNS_TIMEOUT) for domain checks. */
   dns: DnsResolver;
   metrics: ApiMetrics;
+  /** Accepted messages of concurrent requests, one transaction per account's batch. */
+  intake: IntakeBatcher;
   /** The clock every rule that depends on time reads; tests move it. */
   now: () => Date;
 }
@@ -37,6 +40,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   // Redis outages are reported by /readyz; intake continues and the reconciler catches up.
   redis.on('error', () => undefined);
   const deliveryQueue = createDeliveryQueue(redis, config.redisPrefix);
+  const now = overrides.now ?? (() => new Date());
   return {
     config,
     logger,
@@ -48,7 +52,8 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     metrics: createApiMetrics(deliveryQueue),
     cursors: createCursorCodec(config.encryptionKey),
     dns: createDnsResolver(config.dns),
-    now: overrides.now ?? (() => new Date()),
+    intake: new IntakeBatcher({ database, deliveryQueue, logger, now }),
+    now,
   };
 }
 

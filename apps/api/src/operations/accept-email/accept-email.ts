@@ -1,17 +1,7 @@
 import { AppError, isValidIdempotencyKey, requestFingerprint, type EmailDraft, type RateLimitHeaders } from '@mailer/domain';
 import type { ApiDependencies } from '../../container';
-import { IntakeBatcher } from './intake-batcher';
 import type { AcceptedResponse } from './intake-outcomes';
 import { assertMessageSize } from './message-size';
-
-// One batcher per set of dependencies (per API process, or per test API), made on first use.
-const batchers = new WeakMap<ApiDependencies, IntakeBatcher>();
-
-function intake(deps: ApiDependencies): IntakeBatcher {
-  let batcher = batchers.get(deps);
-  if (!batcher) batchers.set(deps, (batcher = new IntakeBatcher(deps)));
-  return batcher;
-}
 
 /** 400 idempotency_key_required unless the header holds 1..255 characters. */
 export function requireIdempotencyKey(header: string | undefined): string {
@@ -43,7 +33,7 @@ export interface AcceptEmailResult {
  */
 export async function acceptEmail(deps: ApiDependencies, input: AcceptEmailInput): Promise<AcceptEmailResult> {
   await assertMessageSize(deps, input.accountId, input.draft);
-  const outcome = await intake(deps).submit(input.accountId, {
+  const outcome = await deps.intake.submit(input.accountId, {
     idempotencyKey: input.idempotencyKey,
     fingerprint: requestFingerprint(input.body),
     draft: input.draft,

@@ -44,6 +44,9 @@ import {
   type Verdict,
 } from './intake-outcomes';
 
+/** What intake writes to and reads the time from. */
+export type IntakeDependencies = Pick<ApiDependencies, 'database' | 'deliveryQueue' | 'logger' | 'now'>;
+
 const WINDOW_SECONDS = USAGE_WINDOWS.map((w) => w.seconds);
 
 function usageState(figures: UsageFigures): UsageState {
@@ -72,7 +75,7 @@ interface Refusal {
  * and commits. The account's batches take the lock in turn, so what it covers is kept
  * small: the decision, the third round trip and the commit. Outcomes are in request order.
  */
-export async function runIntakeBatch(deps: ApiDependencies, accountId: string, requests: IntakeRequest[]): Promise<IntakeOutcome[]> {
+export async function runIntakeBatch(deps: IntakeDependencies, accountId: string, requests: IntakeRequest[]): Promise<IntakeOutcome[]> {
   const now = deps.now();
   const ids = requests.map(() => newId('email'));
   const responses = ids.map((id): AcceptedResponse => ({ id, status: 'queued', created_at: iso(now) }));

@@ -1,6 +1,5 @@
-import type { ApiDependencies } from '../../container';
 import { isDatabaseUnavailable, loggableError } from '../../http/error-handler';
-import { runIntakeBatch } from './intake-batch';
+import { runIntakeBatch, type IntakeDependencies } from './intake-batch';
 import type { IntakeOutcome, IntakeRequest } from './intake-outcomes';
 
 /** Bounds of one batch: rows per statement and bytes held in one transaction. */
@@ -51,7 +50,7 @@ interface Lane {
 export class IntakeBatcher {
   private readonly lanes = new Map<string, Lane>();
 
-  constructor(private readonly deps: ApiDependencies) {}
+  constructor(private readonly deps: IntakeDependencies) {}
 
   submit(accountId: string, request: IntakeRequest): Promise<FinalOutcome> {
     return new Promise((resolve, reject) => {
