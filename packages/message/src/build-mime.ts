@@ -66,7 +66,10 @@ export function mimeTree(message: OutgoingMessage): MimeNode {
   }).compile();
 }
 
-/** The tree's bytes, as its `build()` streams them. */
+/**
+ * The tree's bytes, as its `build()` streams them. The composer is given no raw source, stream
+ * transforms or newline conversion, so the headers, contents and boundaries are all there is.
+ */
 export function writeMime(root: MimeNode): Buffer {
   const parts: Buffer[] = [];
   writeNode(root, parts);
