@@ -37,7 +37,7 @@ const STALL_MS = 60_000;
 const TARGET_RATIO = 1;
 const GOAL_RATIO = 2;
 /** What profiling this build showed; the figures above say how far it got. */
-const ANALYSIS = `Where the CPU goes (per 1-recipient message, measured this session on a slower 2.0 GHz machine: per-process and
+const ANALYSIS = `Where the CPU goes (per 1-recipient message, measured on a 2.0 GHz machine in November 2026: per-process and
 per-thread CPU from /proc over a 10,000-message run, and on-CPU call stacks from \`perf record\` with V8's perf map): the
 composition threads about 1.7-2.0 ms, of which the RSA-2048 signature is 0.9-1.0 ms (OpenSSL's own \`speed\` gives 1.05 ms
 here; it is the fixed price of DKIM), nodemailer's composer about 0.3 ms and DKIM canonicalization and hashing about 0.2 ms;
