@@ -51,6 +51,8 @@ describe('buildMime', () => {
     ['html only', { text: null }],
     ['no body at all', { text: null, html: null }],
     ['long lines, trailing whitespace and dots', { text: `${'a'.repeat(200)} \n.\n..leading dot\t\r\nend  `, html: null }],
+    // The encoder holds trailing whitespace back and does not wrap a short last line again.
+    ['a last line that fits once its trailing spaces are encoded', { text: `${'😀'.repeat(3)}${'x'.repeat(81)}€  `, html: null }],
     ['non-Latin text, subject and name', { text: 'Grüße, 你好 — 👋\n'.repeat(40), subject: 'Ihre Bestellung ✓', from: { address: 'hello@acme.test', name: 'Äcme Süpport' } }],
     ['a text body over 64 KB (the QP encoder works in slices)', { text: `${'Zeile mit Umlaut ä und Leerzeichen am Ende \n'.repeat(2_000)}ß`, html: null }],
     ['an attachment over the base64 wrapper\'s chunk', { attachments: [{ filename: 'big.bin', contentType: 'application/octet-stream', content: Buffer.alloc(200_000, 7) }] }],
