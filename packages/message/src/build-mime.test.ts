@@ -85,7 +85,7 @@ describe('buildMime', () => {
         const { direct, bytes } = await streamed({ ...base, text: plain, html, attachments });
         expect(direct.toString('latin1')).toBe(bytes.toString('latin1'));
       }),
-      { numRuns: 300 },
+      { numRuns: 1000 },
     );
   });
 });
