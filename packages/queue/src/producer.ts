@@ -37,6 +37,17 @@ export function createDeliveryQueue(connection: Redis, prefix: string): Delivery
     data: { emailIds },
     opts: { ...DELIVER_MESSAGE_OPTIONS, jobId: deliverMessageJobId(emailIds[0]!, dueAt), delay: Math.max(0, dueAt.getTime() - now.getTime()) },
   });
+  /** One round trip; neighbours due at the same time share a job, up to `perJob` of them. */
+  const addInJobsOf = async (perJob: number, jobs: DueMessage[], now: Date) => {
+    connected();
+    const grouped: { emailIds: string[]; dueAt: Date }[] = [];
+    for (const { emailId, dueAt } of jobs) {
+      const last = grouped.at(-1);
+      if (last && last.dueAt.getTime() === dueAt.getTime() && last.emailIds.length < perJob) last.emailIds.push(emailId);
+      else grouped.push({ emailIds: [emailId], dueAt });
+    }
+    if (grouped.length > 0) await queue.addBulk(grouped.map((j) => job(j.emailIds, j.dueAt, now)));
+  };
   return {
     queue,
     async enqueue(emailId, dueAt, now = new Date()) {
@@ -44,20 +55,8 @@ export function createDeliveryQueue(connection: Redis, prefix: string): Delivery
       const { name, data, opts } = job([emailId], dueAt, now);
       await queue.add(name, data, opts);
     },
-    async enqueueMany(jobs, now = new Date()) {
-      connected();
-      if (jobs.length > 0) await queue.addBulk(jobs.map((j) => job([j.emailId], j.dueAt, now)));
-    },
-    async enqueueTogether(jobs, now = new Date()) {
-      connected();
-      const shared: { emailIds: string[]; dueAt: Date }[] = [];
-      for (const { emailId, dueAt } of jobs) {
-        const last = shared.at(-1);
-        if (last && last.dueAt.getTime() === dueAt.getTime() && last.emailIds.length < MESSAGES_PER_JOB) last.emailIds.push(emailId);
-        else shared.push({ emailIds: [emailId], dueAt });
-      }
-      if (shared.length > 0) await queue.addBulk(shared.map((j) => job(j.emailIds, j.dueAt, now)));
-    },
+    enqueueMany: (jobs, now = new Date()) => addInJobsOf(1, jobs, now),
+    enqueueTogether: (jobs, now = new Date()) => addInJobsOf(MESSAGES_PER_JOB, jobs, now),
     async missing(jobs) {
       connected();
       if (jobs.length === 0) return [];
