@@ -16,8 +16,6 @@ declare module 'autocannon' {
       url: string;
       connections?: number;
       duration?: number;
-      /** Stop after this many requests (duration is then ignored). */
-      amount?: number;
       pipelining?: number;
       timeout?: number;
       requests?: RequestSpec[];

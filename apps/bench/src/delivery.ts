@@ -1,15 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import autocannon from 'autocannon';
 import { loadConfig, type Config } from '@mailer/config';
 import { createAccount, openDatabase, setAccountPlan } from '@mailer/db';
 import { insertReadyDomain, insertSender, startTestDnsServer, type TestDnsServer } from '@mailer/testing';
 import { clearRedisPrefix, freshDatabase, productionEnv, startApi } from './bench-environment';
 import { writeBenchmarkSection } from './benchmarks-file';
 import { median } from './median';
+import { postMessages } from './post-messages';
 import { runPostfixRound, type PostfixRound } from './postfix-relay';
 import { findSmtpSink, SMTP_SINK_MISSING, startSmtpSink, type SmtpSink } from './smtp-sink';
 
@@ -158,23 +157,17 @@ async function main() {
     const measure = async (amount: number, body: string, phaseSinks: SmtpSink[], perMessage: number): Promise<Run> => {
       const before = phaseSinks.reduce((total, sink) => total + sink.count(), 0);
       const started = Date.now();
-      const result = await autocannon({
+      const result = await postMessages({
         url: api.baseUrl,
+        path: '/v1/emails',
         connections: CONNECTIONS,
         amount,
-        timeout: 30,
-        requests: [
-          {
-            method: 'POST',
-            path: '/v1/emails',
-            headers: { authorization: `Bearer ${provisioned.sending_key}`, 'content-type': 'application/json' },
-            body,
-            setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': randomUUID() } }),
-          },
-        ],
+        headers: { authorization: `Bearer ${provisioned.sending_key}`, 'content-type': 'application/json' },
+        body,
+        timeoutMs: 30_000,
       });
       const acceptSeconds = (Date.now() - started) / 1000;
-      const expected = before + result['2xx'] * perMessage;
+      const expected = before + result.accepted * perMessage;
       let seen = -1;
       let progressAt = Date.now();
       for (;;) {
@@ -185,7 +178,7 @@ async function main() {
         if (worker.exitCode !== null) throw new Error('the worker exited');
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
-      return { seconds: (Date.now() - started) / 1000, acceptSeconds, accepted: result['2xx'], refused: result.non2xx + result.errors };
+      return { seconds: (Date.now() - started) / 1000, acceptSeconds, accepted: result.accepted, refused: result.refused };
     };
 
     console.log(`warm-up: ${WARMUP} messages…`);
@@ -265,7 +258,7 @@ async function report(single: Round[], multi: Round[], rssMiB: number) {
   await writeBenchmarkSection(
     'Delivery',
     `Run with \`npm run bench:delivery\` (${new Date().toISOString()}, ${cpus().length} CPUs ${cpus()[0]?.model ?? ''}, Node ${process.version}, load average ${startLoad} at the start).
-End to end: autocannon posts to \`POST /v1/emails\` (${CONNECTIONS} connections) on the built API; the built worker (one process,
+End to end: the benchmark's own lean HTTP client (see post-messages.ts) posts to \`POST /v1/emails\` (${CONNECTIONS} keep-alive connections) on the built API; the built worker (one process,
 default settings: \`WORKER_CONCURRENCY\`, \`DESTINATION_CONCURRENCY\`, \`COMPOSITION_THREADS\` one per core, DKIM-signed, opportunistic TLS, DNS through a local
 test server) delivers to \`smtp-sink\` on 127.0.0.x:${SINK_PORT}; the clock runs from the first request until the sinks counted
 every message. Single: ${N} messages, one recipient, ${BODY_BYTES / 1024} KB body, after a ${WARMUP}-message warm-up.
