@@ -37,26 +37,29 @@ const TARGET_RATIO = 1;
 const GOAL_RATIO = 2;
 /** What profiling this build showed; the figures above say how far it got. */
 const ANALYSIS = `Where the CPU goes (per 1-recipient message, measured on a 2.0 GHz machine in November 2026: per-process and
-per-thread CPU from /proc over a 10,000-message run, and on-CPU call stacks from \`perf record\` with V8's perf map): the
-composition threads about 1.7-2.0 ms, of which the RSA-2048 signature is 0.9-1.0 ms (OpenSSL's own \`speed\` gives 1.05 ms
-here; it is the fixed price of DKIM), nodemailer's composer about 0.3 ms and DKIM canonicalization and hashing about 0.2 ms;
-PostgreSQL about 1.0-1.3 ms (intake about a third of it, a fifth of that parsing the JSON batch; executor start-up of the
-CTE statements, index inserts, commits); the worker's event loop about 0.8 ms (Node's streams, SMTP, pg); the API about
-0.7 ms (HTTP parsing, Express routing, building the intake statements); Redis under 0.1 ms. The machine is about 99% busy,
-so the end-to-end rate is bounded by the sum, and the same build measures 4.8 to 7.4 ms a message as the machine's speed
-drifts (the composition threads alone, a fixed workload, vary from 1.7 to 2.5 ms between neighbouring runs).
-This build: messages are written straight from nodemailer's composer tree (its header builder and encoders) instead of
-streamed through its \`build()\`, whose pipelines, abort controllers and timer hops per part cost more than the encoding:
-0.6 to 0.3 ms a message in isolation, the same bytes (tests compare them with \`build()\`).
-Earlier builds: DKIM signed on the built buffer with nodemailer's own parts; messages accepted together share a BullMQ job;
-no foreign keys from deliveries, attempts and events to their message; lz4 message bodies; prepared statements and
-one-round-trip intake; batched claims and attempt records; pooled SMTP connections without RSET between transactions;
-composition on worker threads.
+per-thread CPU from /proc over 6,000 messages of a 10,000-message run, and V8 CPU profiles): 6.3 to 7.7 ms in all, as the
+machine's speed drifted. The composition threads 2.2 to 2.6 ms: the RSA-2048 signature about 55% of it (OpenSSL's own
+\`speed\` gives 0.95-1.2 ms here; it is the fixed price of DKIM), nodemailer's composer about 24% (its header builder 9%,
+quoted-printable 7%, the tree 6%), the relaxed-body hash 6%. PostgreSQL 1.25 to 1.7 ms (intake about a third, a fifth of
+that parsing the JSON batch; executor start-up of the CTE statements, index inserts, commits). The worker's event loop
+1.0 to 1.2 ms (Node's streams, SMTP, pg); the API 0.75 to 0.9 ms (HTTP parsing, Express routing, building the intake
+statements); V8's helper threads about 0.4 ms in the two processes; smtp-sink 0.15 ms; Redis 0.1 ms; the benchmark's own
+client 0.1 ms. The machine is about 99% busy (about 11 context switches a message), so the end-to-end rate is bounded by
+the sum, and the same build's fixed work (the composition threads) varies by a third between neighbouring runs.
+This build: the benchmark posts with a lean HTTP client of its own (post-messages.ts); with autocannon the benchmark process
+took 0.25 to 0.33 ms a message of the same 2 cores, about a twentieth of the total. Postfix's injector, smtp-source, is C.
+Earlier builds: messages written straight from nodemailer's composer tree instead of streamed through its \`build()\`;
+DKIM signed on the built buffer with nodemailer's own parts; messages accepted together share a BullMQ job; no foreign keys
+from deliveries, attempts and events to their message; lz4 message bodies; prepared statements and one-round-trip intake;
+batched claims and attempt records; pooled SMTP connections without RSET between transactions; composition on worker threads.
 Measured and not a lever (no difference beyond the drift): \`WORKER_CONCURRENCY=100\`; \`synchronous_commit=off\` for the
 daemon's connections; generic plans for the daemon's statements (the claim's planning is about 0.3 ms a run, 1% of the
-total); larger V8 young generations; \`Error.stackTraceLimit = 0\`; \`DESTINATION_CONCURRENCY=20\`; one composition thread;
-a 3-prime RSA key (OpenSSL signs it no faster). Postfix in this comparison relays without DKIM signing, MIME building or
-per-recipient records in a database.`;
+total); larger V8 young generations; \`--single-threaded-gc\` (the helper threads' work moves to the main threads);
+PostgreSQL over its Unix socket instead of TCP; \`Error.stackTraceLimit = 0\`; \`DESTINATION_CONCURRENCY=20\`; one
+composition thread; a 3-prime RSA key (OpenSSL signs it no faster). A fast path hashing an already canonical body as it
+stands never applies: nodemailer's quoted-printable text keeps bare LFs, which the relaxed canonicalization (and the SMTP
+data stream) turn into CRLF. Postfix in this comparison relays without DKIM signing, MIME building or per-recipient records
+in a database.`;
 const WORKER_MAIN = path.resolve(__dirname, '../../worker/dist/main.js');
 /** Its own database and Redis prefix, so that it never meets the intake benchmark's. */
 const DATABASE = 'mailer_bench_delivery';
