@@ -58,6 +58,10 @@ export async function postMessages(options: PostMessagesOptions): Promise<PostMe
         if (status >= 200 && status < 300) result.accepted++;
         else result.refused++;
       }
+    } catch (error) {
+      // The run fails: the other connections send no more.
+      issued = options.amount;
+      throw error;
     } finally {
       socket.destroy();
     }
