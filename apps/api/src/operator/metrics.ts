@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { DeliveryQueue } from '@mailer/queue';
+import { MESSAGES_PER_JOB, type DeliveryQueue } from '@mailer/queue';
 
 /** The API's Prometheus metrics, one registry per container so test containers never collide. */
 export interface ApiMetrics {
@@ -26,7 +26,7 @@ export function createApiMetrics(deliveryQueue: DeliveryQueue): ApiMetrics {
   };
   new Gauge({
     name: 'mailer_queue_jobs',
-    help: 'Delivery queue jobs by state (read from Redis at scrape time; a job carries one message, or up to 10 accepted together).',
+    help: `Delivery queue jobs by state (read from Redis at scrape time; a job carries one message, or up to ${MESSAGES_PER_JOB} accepted together).`,
     labelNames: ['state'],
     registers: [registry],
     async collect() {

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { countDeliveriesByStatus } from '@mailer/db';
+import { MESSAGES_PER_JOB } from '@mailer/queue';
 import { printResult } from '../output';
 import type { CliDependencies } from '../program';
 
@@ -10,7 +11,7 @@ export function registerQueueCommands(program: Command, deps: CliDependencies): 
     .command('queue')
     .description('inspect the delivery queue')
     .command('stats')
-    .description('recipient deliveries by status (PostgreSQL, the source of truth) and delivery jobs by state (Redis; a job carries one message, or up to 10 accepted together)')
+    .description(`recipient deliveries by status (PostgreSQL, the source of truth) and delivery jobs by state (Redis; a job carries one message, or up to ${MESSAGES_PER_JOB} accepted together)`)
     .option('--json', 'print {"deliveries":{status:count},"jobs":{state:count}}')
     .action(async (options: { json?: boolean }) => {
       const deliveries = await countDeliveriesByStatus(deps.db);
