@@ -13,6 +13,11 @@ describe('sqlLiteral', () => {
     expect(sqlLiteral(new Date('2026-01-02T03:04:05.678Z'))).toBe("'2026-01-02T03:04:05.678Z'");
   });
 
+  it('makes an array an array constructor of literals', () => {
+    expect(sqlLiteral(["it's", null, 'a\\b'])).toBe("ARRAY['it''s', null,  E'a\\\\b']");
+    expect(sqlLiteral([])).toBe("'{}'");
+  });
+
   it('refuses what it cannot inline faithfully', () => {
     expect(() => sqlLiteral(Number.NaN)).toThrow(TypeError);
     expect(() => sqlLiteral({ a: 1 })).toThrow(TypeError);
@@ -38,6 +43,16 @@ describe('queryInOneRoundTrip (real PostgreSQL)', () => {
         ${hostile[3]}::text as d, ${hostile[4]}::text as e, ${hostile[5]}::text as f`]),
     );
     expect(Object.values(result!.rows[0] as Record<string, string>)).toEqual(hostile);
+  });
+
+  it('gives back every hostile text of an array parameter exactly, in place', async () => {
+    const hostile = ["'; drop table emails; --", 'back\\slash \\\' quote', null, '{"a","b"}', 'ünïcødé ✉️\nnew line', ''];
+    const probe = (values: (string | null)[]) => sql`select ${sql.param(values)}::text[] as a`;
+    const [prepared, again, empty] = await withConnection(database.pool, (client) => queryInOneRoundTrip(client, [probe(hostile), probe(['x']), probe([])]));
+    expect(prepared!.rows[0]).toEqual({ a: hostile });
+    expect(again!.rows[0]).toEqual({ a: ['x'] });
+    expect(empty!.rows[0]).toEqual({ a: [] });
+    expect(inlineStatement(probe(['x', null]))).toBe("select ARRAY['x', null]::text[] as a");
   });
 
   it('runs the statements in order and returns one result each', async () => {

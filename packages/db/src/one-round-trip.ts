@@ -8,7 +8,8 @@ const dialect = new PgDialect();
  * A value as a PostgreSQL literal, as the driver would have sent it as a parameter: text
  * in single quotes, with the `E''` form and doubled backslashes when it holds any (safe
  * whatever `standard_conforming_strings` says). The literal is untyped, so PostgreSQL
- * infers its type from where it stands, exactly as for a parameter.
+ * infers its type from where it stands, exactly as for a parameter; an array becomes an
+ * array constructor of such literals, for a parameter cast to an array type.
  */
 export function sqlLiteral(value: unknown): string {
   if (value === null || value === undefined) return 'null';
@@ -18,6 +19,9 @@ export function sqlLiteral(value: unknown): string {
   }
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (value instanceof Date) return `'${value.toISOString()}'`;
+  // An array constructor of literals: each element is read as a plain literal, where an
+  // array's text form ('{...}') would be scanned again, character by character.
+  if (Array.isArray(value)) return value.length === 0 ? "'{}'" : `ARRAY[${value.map(sqlLiteral).join(', ')}]`;
   if (typeof value !== 'string') throw new TypeError(`cannot inline a ${typeof value} parameter`);
   const quoted = value.replace(/'/g, "''");
   return value.includes('\\') ? ` E'${quoted.replace(/\\/g, '\\\\')}'` : `'${quoted}'`;

@@ -6,7 +6,10 @@ import { jsonb as json } from './jsonb';
 /**
  * The rows of messages that passed the key and sender checks and need no usage figures:
  * the messages themselves (queued), their `queued` events and their attachments (bytes as
- * base64 in the JSON). They are written before the account's usage lock is taken, so the
+ * base64 in the JSON). The bodies go as text arrays beside the JSON rows, each message's
+ * at its row's position `n`: inside JSON each line break would be escaped, and doubled
+ * again in the literal, and PostgreSQL's JSON lexer copies a string's characters one at a
+ * time. They are written before the account's usage lock is taken, so the
  * heaviest writes of a batch stay outside the section that the account's batches take in
  * turn; the few the plan then refuses are deleted again under the lock (admissionStatement).
  */
@@ -17,9 +20,11 @@ export function messageRowsStatements(accountId: string, now: Date, messages: Ac
       insert into emails (id, account_id, sender_id, domain_id, from_email, from_name, type, subject, "to", cc, bcc_count,
                           text_body, html_body, message_id_header, status, created_at, updated_at)
       select x.id, ${accountId}, x.sender_id, x.domain_id, x.from_email, x.from_name, x.type, x.subject, x."to", x.cc, x.bcc_count,
-             x.text_body, x.html_body, x.message_id_header, 'queued', ${now}, ${now}
+             (${sql.param(messages.map((e) => e.text))}::text[])[x.n], (${sql.param(messages.map((e) => e.html))}::text[])[x.n],
+             x.message_id_header, 'queued', ${now}, ${now}
       from jsonb_to_recordset(${json(
-        messages.map((e) => ({
+        messages.map((e, i) => ({
+          n: i + 1,
           id: e.id,
           sender_id: e.senderId,
           domain_id: e.domainId,
@@ -30,12 +35,10 @@ export function messageRowsStatements(accountId: string, now: Date, messages: Ac
           to: e.to,
           cc: e.cc,
           bcc_count: e.bccCount,
-          text_body: e.text,
-          html_body: e.html,
           message_id_header: e.messageIdHeader,
         })),
-      )}) as x(id text, sender_id text, domain_id text, from_email text, from_name text, type text, subject text, "to" jsonb,
-               cc jsonb, bcc_count integer, text_body text, html_body text, message_id_header text)
+      )}) as x(n integer, id text, sender_id text, domain_id text, from_email text, from_name text, type text, subject text, "to" jsonb,
+               cc jsonb, bcc_count integer, message_id_header text)
       returning id
     )
     insert into events (email_id, type, at) select id, 'queued', ${now} from new_emails`,

@@ -99,6 +99,22 @@ describe('POST /v1/emails acceptance', () => {
     expect(rows).toEqual([{ text: 'lz4', html: 'lz4' }]);
   });
 
+  it('keeps each message’s own bodies when concurrent requests are written together', async () => {
+    const contents = [
+      { plain: 'first\nwith a \\ backslash and a \'quote\'', html: '<p>first</p>' },
+      { plain: 'second only' },
+      { html: '<p>third {"not","an","array"}</p>' },
+      { plain: 'fourth ✉️\r\n', html: '' },
+    ];
+    const answers = await Promise.all(contents.map((content) => acme.send(acme.message({ content }))));
+    expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 202]);
+    const stored = await Promise.all(
+      answers.map(async (a) => (await api.deps.db.select({ text: emails.textBody, html: emails.htmlBody }).from(emails).where(eq(emails.id, a.body.id)))[0]),
+    );
+    // A part without non-whitespace text is left out (bodyParts).
+    expect(stored).toEqual(contents.map((c) => ({ text: c.plain || null, html: c.html || null })));
+  });
+
   it('converts IDN recipient domains to A-labels', async () => {
     const res = await acme.send(acme.message({ to: ['zoe@Bücher.DE'] }));
     expect(res.status).toBe(202);
