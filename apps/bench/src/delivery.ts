@@ -36,30 +36,36 @@ const STALL_MS = 60_000;
 const TARGET_RATIO = 1;
 const GOAL_RATIO = 2;
 /** What profiling this build showed; the figures above say how far it got. */
-const ANALYSIS = `Where the CPU goes (per 1-recipient message, measured on a 2.0 GHz machine in November 2026: per-process and
-per-thread CPU from /proc over 6,000 messages of a 10,000-message run, and V8 CPU profiles): 6.3 to 7.7 ms in all, as the
-machine's speed drifted. The composition threads 2.2 to 2.6 ms: the RSA-2048 signature about 55% of it (OpenSSL's own
-\`speed\` gives 0.95-1.2 ms here; it is the fixed price of DKIM), nodemailer's composer about 24% (its header builder 9%,
-quoted-printable 7%, the tree 6%), the relaxed-body hash 6%. PostgreSQL 1.25 to 1.7 ms (intake about a third, a fifth of
-that parsing the JSON batch; executor start-up of the CTE statements, index inserts, commits). The worker's event loop
-1.0 to 1.2 ms (Node's streams, SMTP, pg); the API 0.75 to 0.9 ms (HTTP parsing, Express routing, building the intake
-statements); V8's helper threads about 0.4 ms in the two processes; smtp-sink 0.15 ms; Redis 0.1 ms; the benchmark's own
-client 0.1 ms. The machine is about 99% busy (about 11 context switches a message), so the end-to-end rate is bounded by
-the sum, and the same build's fixed work (the composition threads) varies by a third between neighbouring runs.
-This build: the benchmark posts with a lean HTTP client of its own (post-messages.ts); with autocannon the benchmark process
-took 0.25 to 0.33 ms a message of the same 2 cores, about a twentieth of the total. Postfix's injector, smtp-source, is C.
-Earlier builds: messages written straight from nodemailer's composer tree instead of streamed through its \`build()\`;
-DKIM signed on the built buffer with nodemailer's own parts; messages accepted together share a BullMQ job; no foreign keys
-from deliveries, attempts and events to their message; lz4 message bodies; prepared statements and one-round-trip intake;
-batched claims and attempt records; pooled SMTP connections without RSET between transactions; composition on worker threads.
+const ANALYSIS = `Where the CPU goes (per 1-recipient message, measured on a 2.0 GHz AMD EPYC (Zen 1) machine on 22 November 2026:
+per-process and per-thread CPU from /proc over 6,000 messages of a 10,000-message run, \`perf record\` of the whole machine,
+and V8 CPU profiles): 4.7 to 5.3 ms in all, as the machine's speed drifted. The composition threads 1.6 to 2.0 ms: the
+RSA-2048 signature about 58% of it (1.03 to 1.18 ms alone in Node and in OpenSSL's own \`speed\`; the fixed price of DKIM),
+nodemailer's composer about 0.3 ms (header building, quoted-printable, the tree), the relaxed-body hash 0.05 ms and
+nodemailer's header signing 0.09 ms beyond the RSA operation. PostgreSQL about 1.0 ms (about half intake; executor start-up
+of the CTE statements, index inserts, commits). The worker's event loop 0.6 to 0.75 ms (Node's streams, SMTP and its
+dot-stuffing, pg, BullMQ); the API 0.55 to 0.7 ms (HTTP parsing, Express routing, the idempotency fingerprint, building the
+intake statements) and 0.12 ms on its V8 helper threads; smtp-sink 0.1 ms; Redis 0.07 ms; the benchmark's own client 0.06
+ms. The machine is about 98% busy throughout, so the end-to-end rate is bounded by the sum: while the API accepts, the sink
+counts 300 to 350 messages a second; once it has answered the last request, 500 to 670 a second (the daemon alone, about
+3 to 4 ms a message); the same build's fixed work (the composition threads) varies by a fifth between neighbouring runs.
+This build: intake sends message bodies as text arrays beside its JSON row set (in JSON a 4 KB body cost about 20 us to
+escape in the API and 35 us in PostgreSQL's JSON lexer, which copies strings a character at a time).
+Earlier builds: the benchmark posts with a lean HTTP client of its own (post-messages.ts); with autocannon the benchmark
+process took 0.25 to 0.33 ms a message of the same 2 cores (Postfix's injector, smtp-source, is C); messages written
+straight from nodemailer's composer tree instead of streamed through its \`build()\`; DKIM signed on the built buffer with
+nodemailer's own parts; messages accepted together share a BullMQ job; no foreign keys from deliveries, attempts and events
+to their message; lz4 message bodies; prepared statements and one-round-trip intake; batched claims (about 5 messages a
+statement in this benchmark) and attempt records (about 6); pooled SMTP connections without RSET between transactions,
+the envelope pipelined by nodemailer where PIPELINING is offered; composition on worker threads.
 Measured and not a lever (no difference beyond the drift): \`WORKER_CONCURRENCY=100\`; \`synchronous_commit=off\` for the
 daemon's connections; generic plans for the daemon's statements (the claim's planning is about 0.3 ms a run, 1% of the
-total); larger V8 young generations; \`--single-threaded-gc\` (the helper threads' work moves to the main threads);
-PostgreSQL over its Unix socket instead of TCP; \`Error.stackTraceLimit = 0\`; \`DESTINATION_CONCURRENCY=20\`; one
-composition thread; a 3-prime RSA key (OpenSSL signs it no faster). A fast path hashing an already canonical body as it
-stands never applies: nodemailer's quoted-printable text keeps bare LFs, which the relaxed canonicalization (and the SMTP
-data stream) turn into CRLF. Postfix in this comparison relays without DKIM signing, MIME building or per-recipient records
-in a database.`;
+total); larger V8 young generations (a 32 MB semi-space, again on this machine); \`--single-threaded-gc\` (the helper
+threads' work moves to the main threads); PostgreSQL over its Unix socket instead of TCP; \`Error.stackTraceLimit = 0\`;
+\`DESTINATION_CONCURRENCY=20\`; a 3-prime RSA key (OpenSSL signs it no faster). One composition thread is slower (330 to
+337 against 364 to 385 messages a second, alternating on this machine): the daemon's drain after the last request is then
+bound by one core. A fast path hashing an already canonical body as it stands never applies: nodemailer's quoted-printable
+text keeps bare LFs, which the relaxed canonicalization (and the SMTP data stream) turn into CRLF. Postfix in this
+comparison relays without DKIM signing, MIME building or per-recipient records in a database.`;
 const WORKER_MAIN = path.resolve(__dirname, '../../worker/dist/main.js');
 /** Its own database and Redis prefix, so that it never meets the intake benchmark's. */
 const DATABASE = 'mailer_bench_delivery';
