@@ -15,4 +15,18 @@ describe('createLogger', () => {
     expect(lines[0]).not.toContain('hidden@example.com');
     expect(lines[0]).not.toContain('<p>x</p>');
   });
+
+  it('formats nothing for a level that is off, and writes the levels that are on', async () => {
+    const stream = new PassThrough();
+    const lines: string[] = [];
+    stream.on('data', (chunk: Buffer) => lines.push(...chunk.toString().trim().split('\n')));
+    let formatted = 0;
+    const probe = { toJSON: () => ++formatted };
+    const logger = createLogger({ level: 'warn', service: 'worker', stream }).child({ job_id: 'j1' });
+    logger.info('attempt recorded', { probe });
+    logger.warn('slow', { probe });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(formatted).toBe(1);
+    expect(lines.map((line) => JSON.parse(line))).toMatchObject([{ level: 'warn', message: 'slow', job_id: 'j1', probe: 1 }]);
+  });
 });

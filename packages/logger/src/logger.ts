@@ -30,10 +30,19 @@ export function createLogger({ level, service, stream }: LoggerOptions): Logger 
   const transport = stream
     ? new winston.transports.Stream({ stream })
     : new winston.transports.Console({ stderrLevels: ['error'] });
-  return winston.createLogger({
+  const logger: Logger = winston.createLogger({
     level,
     defaultMeta: { service },
-    format: winston.format.combine(redact(), winston.format.timestamp(), winston.format.errors({ stack: true }), winston.format.json()),
+    format: winston.format.combine(
+      // winston checks levels only in its transports, after the whole chain below has
+      // formatted the line: a level that is off stops here, for the cost of the check.
+      winston.format((info) => logger.isLevelEnabled(info.level) && info)(),
+      redact(),
+      winston.format.timestamp(),
+      winston.format.errors({ stack: true }),
+      winston.format.json(),
+    ),
     transports: [transport],
   });
+  return logger;
 }
