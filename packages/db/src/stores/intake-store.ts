@@ -3,15 +3,19 @@ import type { AcceptedEmail } from './emails-store';
 import { rowsOfKeys } from './idempotency-store';
 import { jsonb as json } from './jsonb';
 
+/** The body of row `x.n` (1-based, the message's position in the batch) from one array parameter. */
+const bodyOfRow = (bodies: (string | null)[]) => sql`(${sql.param(bodies)}::text[])[x.n]`;
+
 /**
  * The rows of messages that passed the key and sender checks and need no usage figures:
  * the messages themselves (queued), their `queued` events and their attachments (bytes as
- * base64 in the JSON). The bodies go as text arrays beside the JSON rows, each message's
- * at its row's position `n`: inside JSON each line break would be escaped, and doubled
- * again in the literal, and PostgreSQL's JSON lexer copies a string's characters one at a
- * time. They are written before the account's usage lock is taken, so the
+ * base64 in the JSON). They are written before the account's usage lock is taken, so the
  * heaviest writes of a batch stay outside the section that the account's batches take in
  * turn; the few the plan then refuses are deleted again under the lock (admissionStatement).
+ *
+ * The bodies travel as text arrays beside the JSON rows (see bodyOfRow): inside JSON every
+ * line break would be escaped, and doubled again in the literal, and PostgreSQL's JSON
+ * lexer copies a string's characters one at a time.
  */
 export function messageRowsStatements(accountId: string, now: Date, messages: AcceptedEmail[]): SQL[] {
   const statements = [
@@ -20,7 +24,7 @@ export function messageRowsStatements(accountId: string, now: Date, messages: Ac
       insert into emails (id, account_id, sender_id, domain_id, from_email, from_name, type, subject, "to", cc, bcc_count,
                           text_body, html_body, message_id_header, status, created_at, updated_at)
       select x.id, ${accountId}, x.sender_id, x.domain_id, x.from_email, x.from_name, x.type, x.subject, x."to", x.cc, x.bcc_count,
-             (${sql.param(messages.map((e) => e.text))}::text[])[x.n], (${sql.param(messages.map((e) => e.html))}::text[])[x.n],
+             ${bodyOfRow(messages.map((e) => e.text))}, ${bodyOfRow(messages.map((e) => e.html))},
              x.message_id_header, 'queued', ${now}, ${now}
       from jsonb_to_recordset(${json(
         messages.map((e, i) => ({
