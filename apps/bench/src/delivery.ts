@@ -284,7 +284,8 @@ test server) delivers to \`smtp-sink\` on 127.0.0.x:${SINK_PORT}; the clock runs
 every message. Single: ${N} messages, one recipient, ${BODY_BYTES / 1024} KB body, after a ${WARMUP}-message warm-up.
 Multi: ${N_MULTI} messages with ${RCPTS} recipients in ${RCPTS} domains (${RCPTS} SMTP transactions per message).
 Postfix: one round of \`postfix_relay.sh\` (its default destination concurrency; smtp-source injects over SMTP, Postfix
-relays into smtp-sink) right after each of ours, ${RUNS} rounds per phase: this machine's speed drifts by a fifth from one
+relays into smtp-sink; a fresh instance each round, after the script's own warm-up, its \`WARMUP\` of 1,000 messages
+unless set, which spawns its daemons: Postfix has no compiler to warm) right after each of ours, ${RUNS} rounds per phase: this machine's speed drifts by a fifth from one
 minute to the next, so each ratio compares neighbouring measurements, and the figures are medians (the ratio: of the
 rounds' ratios). API, worker, PostgreSQL, Redis, the sinks and the load generator share the machine.
 
