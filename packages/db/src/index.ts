@@ -1,9 +1,9 @@
-export * from './schema';
-export { openDatabase, type Database, type DatabaseHandle, type Tx, type DbOrTx, type PoolClient } from './database';
+export { openDatabase, type Database, type DatabaseHandle, type Row, type Statement } from './database';
+export { inTransaction, type Transaction } from './transaction';
+export { isDatabaseUnavailable } from './database-errors';
 export { migrateDatabase, ensureDatabase, MIGRATIONS_FOLDER } from './migrate';
 export * from './stores/accounts-store';
 export * from './stores/domains-store';
-export { after, newestFirst } from './stores/keyset';
 export * from './stores/senders-store';
 export { purgeExpired, type RetentionPolicy, type RetentionResult } from './stores/retention-store';
 export * from './stores/delivery-store';
@@ -17,4 +17,3 @@ export * from './stores/intake-store';
 export { findActiveDomainById, countDeliveriesByStatus, makeDeferredDeliveriesDue } from './stores/operator-store';
 export * from './stores/lease-store';
 export { Batcher } from './batcher';
-export { queryInOneRoundTrip, withConnection, sqlLiteral } from './one-round-trip';

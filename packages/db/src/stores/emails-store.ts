@@ -1,6 +1,4 @@
-import { sql, type SQL } from 'drizzle-orm';
-import type { DbOrTx } from '../database';
-import { jsonb } from './jsonb';
+import type { Database, Row } from '../database';
 import type { DomainRow } from './domains-store';
 
 /** What intake needs to know of the sender a `from` address names. */
@@ -18,20 +16,31 @@ export interface SendingIdentity {
 }
 
 /** The account's active (not deleted) senders with these lower-cased addresses, with their domains' states. */
-export function sendingIdentitiesStatement(accountId: string, emailKeys: string[]): SQL {
-  return sql`
-    select s.id as "senderId", s.email_key as "emailKey", s.email, s.display_name as "displayName",
-           s.configured_state as "configuredState", d.id as "domainId", d.name as "domainName",
-           d.ownership_status as "ownershipStatus", d.dkim_status as "dkimStatus", d.dmarc_status as "dmarcStatus"
+export function sendingIdentitiesStatement(db: Database, accountId: string, emailKeys: string[]) {
+  return db`
+    select s.id as sender_id, s.email_key, s.email, s.display_name, s.configured_state,
+           d.id as domain_id, d.name as domain_name, d.ownership_status, d.dkim_status, d.dmarc_status
     from senders s join domains d on d.id = s.domain_id
-    where s.account_id = ${accountId} and s.email_key = any(array(select jsonb_array_elements_text(${jsonb(emailKeys)})))
+    where s.account_id = ${accountId} and s.email_key = any(${emailKeys}::text[])
       and s.deleted_at is null and d.deleted_at is null`;
 }
 
-export const sendingIdentitiesFrom = (result: { rows: unknown[] }) => result.rows as SendingIdentity[];
+export const sendingIdentitiesFrom = (rows: readonly Row[]): SendingIdentity[] =>
+  rows.map((r) => ({
+    senderId: r.sender_id,
+    emailKey: r.email_key,
+    email: r.email,
+    displayName: r.display_name,
+    configuredState: r.configured_state,
+    domainId: r.domain_id,
+    domainName: r.domain_name,
+    ownershipStatus: r.ownership_status,
+    dkimStatus: r.dkim_status,
+    dmarcStatus: r.dmarc_status,
+  }));
 
-export async function findSendingIdentities(db: DbOrTx, accountId: string, emailKeys: string[]): Promise<SendingIdentity[]> {
-  return sendingIdentitiesFrom(await db.execute(sendingIdentitiesStatement(accountId, emailKeys)));
+export async function findSendingIdentities(db: Database, accountId: string, emailKeys: string[]): Promise<SendingIdentity[]> {
+  return sendingIdentitiesFrom(await sendingIdentitiesStatement(db, accountId, emailKeys));
 }
 
 export interface AcceptedEmail {

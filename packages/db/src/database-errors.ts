@@ -1,0 +1,25 @@
+/**
+ * Failures that mean PostgreSQL cannot be reached or is going away (the service is
+ * unavailable, not broken): connection classes 08, shutdown 57P01-57P03, too many
+ * connections 53300, and the driver's own connection errors.
+ */
+const DRIVER_CONNECTION_ERRORS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'EPIPE',
+  'CONNECT_TIMEOUT',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+]);
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const e = error as { code?: unknown; cause?: unknown } | undefined;
+  if (!e || typeof e !== 'object') return false;
+  if (e.cause && isDatabaseUnavailable(e.cause)) return true;
+  if (typeof e.code !== 'string') return false;
+  return /^(08|57P0[1-3]|53300)/.test(e.code) || DRIVER_CONNECTION_ERRORS.has(e.code);
+}
