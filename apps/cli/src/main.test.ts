@@ -1,8 +1,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { eq } from 'drizzle-orm';
-import { accounts, openDatabase } from '@mailer/db';
+import { openDatabase } from '@mailer/db';
 import { createTestDatabase } from '@mailer/testing';
 
 /** The built CLI, as `npm run cli` runs it: `npm test` runs `tsc -b` first, so dist is current. */
@@ -25,7 +24,7 @@ describe('the built CLI (node apps/cli/dist/main.js)', () => {
     });
     const database = openDatabase(url, 1);
     try {
-      const [row] = await database.db.select().from(accounts).where(eq(accounts.id, out.account.id));
+      const [row] = await database.db`select name from accounts where id = ${out.account.id}`;
       expect(row?.name).toBe('Spawned');
     } finally {
       await database.close();

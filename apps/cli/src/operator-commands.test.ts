@@ -1,5 +1,4 @@
-import { eq } from 'drizzle-orm';
-import { createAccount, deliveries, domains, openDatabase, type DatabaseHandle } from '@mailer/db';
+import { createAccount, openDatabase, type DatabaseHandle } from '@mailer/db';
 import { requiredDnsRecords } from '@mailer/domain';
 import { deliverMessageJobId } from '@mailer/queue';
 import { createTestDatabase, insertQueuedEmail, insertReadyDomain, insertSender, startTestDnsServer, type TestDnsServer } from '@mailer/testing';
@@ -37,7 +36,7 @@ async function json(...argv: string[]) {
 describe('queue stats', () => {
   it('counts recipient deliveries by status in PostgreSQL and jobs by state in Redis', async () => {
     const a = await queued(['a@example.test', 'b@example.test']);
-    await database.db.update(deliveries).set({ status: 'deferred' }).where(eq(deliveries.id, a.deliveries[1]!.id));
+    await database.db`update deliveries set status = 'deferred' where id = ${a.deliveries[1]!.id}`;
     await (await cli.deliveryQueue()).enqueue(a.id, a.createdAt);
     const { status, body } = await json('queue', 'stats');
     expect(status).toBe(0);
@@ -50,13 +49,13 @@ describe('email retry', () => {
   it('makes the deferred deliveries due now and enqueues the message', async () => {
     const email = await queued(['later@example.test']);
     const inAnHour = new Date(Date.now() + 3_600_000);
-    await database.db.update(deliveries).set({ status: 'deferred', nextAttemptAt: inAnHour }).where(eq(deliveries.emailId, email.id));
+    await database.db`update deliveries set status = 'deferred', next_attempt_at = ${inAnHour} where email_id = ${email.id}`;
 
     const { status, body } = await json('email', 'retry', email.id);
 
     expect(status).toBe(0);
     expect(body).toEqual({ id: email.id, retried: 1 });
-    const [row] = await database.db.select().from(deliveries).where(eq(deliveries.emailId, email.id));
+    const [row] = await database.db`select next_attempt_at as "nextAttemptAt" from deliveries where email_id = ${email.id}`;
     expect(row!.nextAttemptAt.getTime()).toBeLessThanOrEqual(Date.now());
     const job = await (await cli.deliveryQueue()).queue.getJob(deliverMessageJobId(email.id, row!.nextAttemptAt));
     expect(job?.data).toEqual({ emailIds: [email.id] });
@@ -71,8 +70,11 @@ describe('email retry', () => {
 
 describe('domain check', () => {
   it('runs the DNS check against the configured resolver and records it', async () => {
-    await database.db.update(domains).set({ ownershipStatus: 'not_checked', dkimStatus: 'not_checked', dmarcStatus: 'not_checked' }).where(eq(domains.id, domain.id));
-    const [row] = await database.db.select().from(domains).where(eq(domains.id, domain.id));
+    await database.db`
+      update domains set ownership_status = 'not_checked', dkim_status = 'not_checked', dmarc_status = 'not_checked' where id = ${domain.id}`;
+    const [row] = await database.db`
+      select name, ownership_token as "ownershipToken", dkim_selector as "dkimSelector", dkim_public_key as "dkimPublicKey"
+      from domains where id = ${domain.id}`;
     for (const record of requiredDnsRecords(row!)) dns.set(record.name, [{ type: 'TXT', data: record.value }]);
 
     const { status, body } = await json('domain', 'check', domain.id);
@@ -80,7 +82,7 @@ describe('domain check', () => {
     expect(status).toBe(0);
     expect(body).toMatchObject({ id: domain.id, name: 'ops.test', status: 'ready', ownership: { status: 'verified' }, dkim: { status: 'verified' }, dmarc: { status: 'verified' } });
     expect(body.last_check.status).toBe('completed');
-    const [after] = await database.db.select().from(domains).where(eq(domains.id, domain.id));
+    const [after] = await database.db`select last_check_status as "lastCheckStatus" from domains where id = ${domain.id}`;
     expect(after!.lastCheckStatus).toBe('completed');
   });
 

@@ -1,5 +1,4 @@
-import { and, eq, isNull } from 'drizzle-orm';
-import { accounts, apiKeys, openDatabase, plans, type DatabaseHandle } from '@mailer/db';
+import { openDatabase, type DatabaseHandle } from '@mailer/db';
 import { hashApiKey } from '@mailer/domain';
 import { createTestDatabase, databaseUrl } from '@mailer/testing';
 import { startTestCli, type TestCli } from './testing/test-cli';
@@ -30,7 +29,12 @@ async function newAccount() {
   return JSON.parse(result.stdout) as { account: { id: string }; sending_key: string; management_key: string };
 }
 
-const keyRow = async (key: string) => (await database.db.select().from(apiKeys).where(eq(apiKeys.keyHash, hashApiKey(key))))[0];
+const keyRow = async (key: string) =>
+  (
+    await database.db`
+      select id, account_id as "accountId", kind, scopes, revoked_at as "revokedAt" from api_keys where key_hash = ${hashApiKey(key)}`
+  )[0];
+const accountRow = async (id: string) => (await database.db`select name, plan_id as "planId" from accounts where id = ${id}`)[0];
 
 describe('account create', () => {
   it('prints the account and both keys as one JSON line, and stores them', async () => {
@@ -44,7 +48,7 @@ describe('account create', () => {
       sending_key: expect.stringMatching(/^svc_live_[0-9A-Za-z]{32,}$/),
       management_key: expect.stringMatching(/^mgmt_live_[0-9A-Za-z]{32,}$/),
     });
-    const [account] = await database.db.select().from(accounts).where(eq(accounts.id, out.account.id));
+    const account = await accountRow(out.account.id);
     expect(account).toMatchObject({ name: 'Acme Corp', planId: 'plan_free' });
     expect(await keyRow(out.sending_key)).toMatchObject({ accountId: out.account.id, kind: 'sending', revokedAt: null });
     expect(await keyRow(out.management_key)).toMatchObject({
@@ -124,10 +128,8 @@ describe('key rotate-sending', () => {
     expect(out).toEqual({ sending_key: expect.stringMatching(/^svc_live_[0-9A-Za-z]{32,}$/) });
     expect(out.sending_key).not.toBe(old);
     expect((await keyRow(old))!.revokedAt).toBeInstanceOf(Date);
-    const active = await database.db
-      .select()
-      .from(apiKeys)
-      .where(and(eq(apiKeys.accountId, account.id), eq(apiKeys.kind, 'sending'), isNull(apiKeys.revokedAt)));
+    const active = await database.db`
+      select key_hash as "keyHash" from api_keys where account_id = ${account.id} and kind = 'sending' and revoked_at is null`;
     expect(active.map((row) => row.keyHash)).toEqual([hashApiKey(out.sending_key)]);
   });
 
@@ -151,14 +153,16 @@ describe('plan set', () => {
       per_30_days: 3000,
       max_active: 0,
     });
-    const [row] = await database.db.select().from(accounts).where(eq(accounts.id, account.id));
+    const row = await accountRow(account.id);
     expect(row!.planId).toBe(plan.id);
 
     const second = JSON.parse(
       (await run('plan', 'set', '--account', account.id, '--per-hour', '20000', '--per-day', '100000', '--per-30-days', '2147483647', '--json')).stdout,
     );
     expect(second).toMatchObject({ per_minute: 600, per_hour: 20000, per_day: 100000, per_30_days: 2147483647, max_active: 0 });
-    const [free] = await database.db.select().from(plans).where(eq(plans.id, 'plan_free'));
+    const [free] = await database.db`
+      select per_minute as "perMinute", per_hour as "perHour", per_day as "perDay", per_30_days as "per30Days", max_active as "maxActive"
+      from plans where id = 'plan_free'`;
     expect(free).toMatchObject({ perMinute: 30, perHour: 300, perDay: 300, per30Days: 3000, maxActive: 250 });
   });
 
@@ -177,7 +181,7 @@ describe('plan set', () => {
     await failsWith('no_limits', 'plan', 'set', '--account', account.id);
     await failsWith('account_not_found', 'plan', 'set', '--account', 'acc_AAAAAAAAAAAAAAAAAAAAAA', '--per-minute', '5');
     await failsWith('usage_error', 'plan', 'set', '--per-minute', '5');
-    const [row] = await database.db.select().from(accounts).where(eq(accounts.id, account.id));
+    const row = await accountRow(account.id);
     expect(row!.planId).toBe('plan_free');
   });
 });
@@ -192,8 +196,8 @@ describe('the program', () => {
   });
 
   it('says the database is not migrated when it is not', async () => {
-    const name = `${new URL(database.pool.options.connectionString!).pathname.slice(1)}_blank`;
-    await database.pool.query(`create database ${name}`);
+    const name = `${database.db.options.database}_blank`;
+    await database.db`create database ${database.db(name)}`;
     const blank = openDatabase(databaseUrl(name), 1);
     try {
       const { status, stderr } = await startTestCli(blank.db).run('account', 'create', '--name', 'x', '--json');
@@ -201,7 +205,7 @@ describe('the program', () => {
       expect(JSON.parse(stderr)).toEqual({ error: { code: 'database_not_migrated', message: expect.stringContaining('npm run migrate') } });
     } finally {
       await blank.close();
-      await database.pool.query(`drop database ${name}`);
+      await database.db`drop database ${database.db(name)}`;
     }
   });
 });

@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import type { Database } from '@mailer/db';
+import { isDatabaseUnavailable, type Database } from '@mailer/db';
 import type { DnsResolver } from '@mailer/dns';
 import type { DeliveryQueue } from '@mailer/queue';
 import { registerAccountCommands } from './commands/account';
@@ -33,20 +33,13 @@ const COMMAND_GROUPS: CommandGroup[] = [
   registerDomainCommands,
 ];
 
-/** The driver's own error: drizzle wraps it (with the SQL and its parameters, which are not for printing). */
-function rootCause(error: unknown): { code?: string; message?: string } {
-  let current = error as { code?: string; message?: string; cause?: unknown };
-  while (current.cause && typeof current.cause === 'object') current = current.cause as typeof current;
-  return current;
-}
-
 /** Failures that are not the command's: the database is unreachable, missing or not migrated. */
-function databaseFailure({ code, message }: { code?: string; message?: string }): { code: string; message: string } | undefined {
+function databaseFailure(error: unknown): { code: string; message: string } | undefined {
+  const { code, message } = (error ?? {}) as { code?: string; message?: string };
   // PostgreSQL's "undefined table": the database exists but has not been migrated.
   if (code === '42P01') return { code: 'database_not_migrated', message: 'The database is not migrated; run npm run migrate first.' };
-  const unreachable =
-    (code && (/^(08|3D000|57P0[1-3]|28)/.test(code) || ['ECONNREFUSED', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code))) ||
-    /timeout exceeded when trying to connect|Connection terminated/i.test(message ?? '');
+  // Besides an outage: no such database (3D000) or credentials refused (class 28).
+  const unreachable = (code !== undefined && /^(3D000|28)/.test(code)) || isDatabaseUnavailable(error);
   if (unreachable) return { code: 'database_unavailable', message: `The database is not reachable: ${message}` };
   return undefined;
 }
@@ -80,8 +73,7 @@ export async function runCli(argv: string[], deps: CliDependencies): Promise<num
     if (error instanceof CliError) {
       printError(deps.stderr, json, error);
     } else {
-      const cause = rootCause(error);
-      printError(deps.stderr, json, databaseFailure(cause) ?? { code: 'internal_error', message: cause.message || String(error) });
+      printError(deps.stderr, json, databaseFailure(error) ?? { code: 'internal_error', message: (error as Error)?.message || String(error) });
     }
     return 1;
   }

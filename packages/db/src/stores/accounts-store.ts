@@ -1,8 +1,6 @@
-import { and, eq, isNull } from 'drizzle-orm';
 import { generateApiKey, hashApiKey, newId, SCOPES, type PlanLimits, type Scope } from '@mailer/domain';
-import type { Database, DbOrTx } from '../database';
-import { accounts, plans } from '../schema/accounts';
-import { apiKeys } from '../schema/api-keys';
+import type { Database } from '../database';
+import { inTransaction } from '../transaction';
 
 export const FREE_PLAN_ID = 'plan_free';
 
@@ -12,75 +10,80 @@ export interface ProvisionedAccount {
   management_key: string;
 }
 
-async function insertKey(tx: DbOrTx, accountId: string, kind: 'sending' | 'management', scopes: readonly Scope[]) {
+/** A new key: its insert, for the caller to send (in its transaction, if any), and the key itself, shown once. */
+function newKey(db: Database, accountId: string, kind: 'sending' | 'management', scopes: readonly Scope[]) {
   const key = generateApiKey(kind);
   const id = newId('apiKey');
-  await tx.insert(apiKeys).values({ id, accountId, kind, keyHash: hashApiKey(key), scopes: [...scopes] });
-  return { id, key };
+  const insert = db`
+    insert into api_keys (id, account_id, kind, key_hash, scopes)
+    values (${id}, ${accountId}, ${kind}, ${hashApiKey(key)}, ${[...scopes]}::text[])`;
+  return { id, key, insert };
 }
 
 /** A new account on the free plan with its sending key and an all-scope management key. */
 export async function createAccount(db: Database, name: string): Promise<ProvisionedAccount> {
-  return db.transaction(async (tx) => {
+  return inTransaction(db, async (tx) => {
     const id = newId('account');
-    await tx.insert(accounts).values({ id, name, planId: FREE_PLAN_ID });
-    const sending = await insertKey(tx, id, 'sending', []);
-    const management = await insertKey(tx, id, 'management', SCOPES);
+    const sending = newKey(tx.sql, id, 'sending', []);
+    const management = newKey(tx.sql, id, 'management', SCOPES);
+    await tx.commit(tx.sql`insert into accounts (id, name, plan_id) values (${id}, ${name}, ${FREE_PLAN_ID})`, sending.insert, management.insert);
     return { account: { id, name, plan: 'free' }, sending_key: sending.key, management_key: management.key };
   });
 }
 
-export async function accountExists(db: DbOrTx, accountId: string): Promise<boolean> {
-  const [row] = await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).limit(1);
+export async function accountExists(db: Database, accountId: string): Promise<boolean> {
+  const [row] = await db`select id from accounts where id = ${accountId} limit 1`;
   return Boolean(row);
 }
 
 export async function createManagementKey(db: Database, accountId: string, scopes: readonly Scope[]) {
-  const { id, key } = await insertKey(db, accountId, 'management', scopes);
+  const { id, key, insert } = newKey(db, accountId, 'management', scopes);
+  await insert;
   return { id, key, scopes: [...scopes] };
 }
 
 /** Returns false when no active key has that id. */
 export async function revokeKey(db: Database, keyId: string, at = new Date()): Promise<boolean> {
-  const revoked = await db
-    .update(apiKeys)
-    .set({ revokedAt: at })
-    .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)))
-    .returning({ id: apiKeys.id });
+  const revoked = await db`update api_keys set revoked_at = ${at} where id = ${keyId} and revoked_at is null returning id`;
   return revoked.length > 0;
 }
 
 /** Issues a new sending key and revokes the previous one in the same transaction. */
 export async function rotateSendingKey(db: Database, accountId: string, at = new Date()): Promise<string> {
-  return db.transaction(async (tx) => {
-    await tx
-      .update(apiKeys)
-      .set({ revokedAt: at })
-      .where(and(eq(apiKeys.accountId, accountId), eq(apiKeys.kind, 'sending'), isNull(apiKeys.revokedAt)));
-    return (await insertKey(tx, accountId, 'sending', [])).key;
+  return inTransaction(db, async (tx) => {
+    const sending = newKey(tx.sql, accountId, 'sending', []);
+    // In this order: an account has one active sending key (api_keys_one_active_sending_key).
+    await tx.commit(
+      tx.sql`update api_keys set revoked_at = ${at} where account_id = ${accountId} and kind = 'sending' and revoked_at is null`,
+      sending.insert,
+    );
+    return sending.key;
   });
 }
 
 /** Gives the account a custom plan: the given limits, the rest carried over from its current plan. */
 export async function setAccountPlan(db: Database, accountId: string, limits: Partial<PlanLimits>) {
-  return db.transaction(async (tx) => {
-    const [current] = await tx
-      .select({ plan: plans })
-      .from(accounts)
-      .innerJoin(plans, eq(plans.id, accounts.planId))
-      .where(eq(accounts.id, accountId))
-      .for('update', { of: accounts });
+  return inTransaction(db, async (tx) => {
+    const [[current]] = await tx.send(tx.sql`
+      select p.per_minute, p.per_hour, p.per_day, p.per_30_days, p.max_active
+      from accounts a join plans p on p.id = a.plan_id
+      where a.id = ${accountId}
+      for update of a`);
     if (!current) return undefined;
     const merged: PlanLimits = {
-      perMinute: limits.perMinute ?? current.plan.perMinute,
-      perHour: limits.perHour ?? current.plan.perHour,
-      perDay: limits.perDay ?? current.plan.perDay,
-      per30Days: limits.per30Days ?? current.plan.per30Days,
-      maxActive: limits.maxActive ?? current.plan.maxActive,
+      perMinute: limits.perMinute ?? current.per_minute,
+      perHour: limits.perHour ?? current.per_hour,
+      perDay: limits.perDay ?? current.per_day,
+      per30Days: limits.per30Days ?? current.per_30_days,
+      maxActive: limits.maxActive ?? current.max_active,
     };
     const id = newId('plan');
-    await tx.insert(plans).values({ id, name: 'custom', ...merged });
-    await tx.update(accounts).set({ planId: id }).where(eq(accounts.id, accountId));
+    await tx.commit(
+      tx.sql`
+        insert into plans (id, name, per_minute, per_hour, per_day, per_30_days, max_active)
+        values (${id}, 'custom', ${merged.perMinute}, ${merged.perHour}, ${merged.perDay}, ${merged.per30Days}, ${merged.maxActive})`,
+      tx.sql`update accounts set plan_id = ${id} where id = ${accountId}`,
+    );
     return { id, name: 'custom', ...merged };
   });
 }

@@ -1,12 +1,10 @@
-import { and, eq, isNull, or, sql } from 'drizzle-orm';
-import { isIdOf, type ActiveDomainKey, type DnsCheckOutcome, type VerificationStatus } from '@mailer/domain';
-import type { PgColumn } from 'drizzle-orm/pg-core';
-import type { Database, DbOrTx } from '../database';
-import { domains } from '../schema/domains';
-import { senders } from '../schema/senders';
-import { after, newestFirst } from './keyset';
+import { isIdOf, type ActiveDomainKey, type DnsCheckOutcome } from '@mailer/domain';
+import type { Database, Row } from '../database';
+import { inTransaction } from '../transaction';
+import { domainColumns, toDomainRow, type DomainRow } from './domain-rows';
+import { newestFirst, type PagePosition } from './keyset';
 
-export type DomainRow = typeof domains.$inferSelect;
+export type { DomainRow } from './domain-rows';
 
 /** The domain with the figures its representation shows, computed in the same query as the row. */
 export interface DomainView extends DomainRow {
@@ -20,14 +18,13 @@ export interface DomainView extends DomainRow {
  * The account's active domain with this id, or undefined when the id is malformed,
  * unknown, deleted or another account's: callers answer all four as domain_not_found.
  */
-export async function findDomain(db: DbOrTx, accountId: string, id: string): Promise<DomainRow | undefined> {
+export async function findDomain(db: Database, accountId: string, id: string): Promise<DomainRow | undefined> {
   if (!isIdOf('domain', id)) return undefined;
-  const [row] = await db
-    .select()
-    .from(domains)
-    .where(and(eq(domains.id, id), eq(domains.accountId, accountId), isNull(domains.deletedAt)))
-    .limit(1);
-  return row;
+  const [row] = await db`
+    select ${domainColumns(db)} from domains d
+    where d.id = ${id} and d.account_id = ${accountId} and d.deleted_at is null
+    limit 1`;
+  return row && toDomainRow(row);
 }
 
 /** Ready to send: ownership, DKIM and DMARC all verified. */
@@ -35,78 +32,67 @@ export function isDomainReady(domain: Pick<DomainRow, 'ownershipStatus' | 'dkimS
   return domain.ownershipStatus === 'verified' && domain.dkimStatus === 'verified' && domain.dmarcStatus === 'verified';
 }
 
-const total = (column: PgColumn) => sql<number>`coalesce(sum(${column}), 0)`.mapWith(Number);
+/**
+ * Domain rows with one aggregate row each, evaluated per domain row (LATERAL) through the
+ * senders' domain index. The aggregate exposes no `id` or `created_at`, so keyset
+ * conditions name the domain's.
+ */
+const selectDomainViews = (db: Database) => db`
+  select ${domainColumns(db)}, t.sender_count, t.accepted, t.bounced, t.failed, t.deferred
+  from domains d
+  cross join lateral (
+    select count(*) filter (where s.deleted_at is null) as sender_count,
+           coalesce(sum(s.accepted_count), 0) as accepted, coalesce(sum(s.bounced_count), 0) as bounced,
+           coalesce(sum(s.failed_count), 0) as failed, coalesce(sum(s.deferred_count), 0) as deferred
+    from senders s where s.domain_id = d.id
+  ) t`;
 
-/** One aggregate row per domain, evaluated per domain row (LATERAL) through the senders' domain index. */
-function selectDomainViews(db: DbOrTx) {
-  const totals = db
-    .select({
-      senderCount: sql<number>`count(*) filter (where ${senders.deletedAt} is null)`.mapWith(Number).as('sender_count'),
-      accepted: total(senders.acceptedCount).as('accepted'),
-      bounced: total(senders.bouncedCount).as('bounced'),
-      failed: total(senders.failedCount).as('failed'),
-      deferred: total(senders.deferredCount).as('deferred'),
-    })
-    .from(senders)
-    .where(eq(senders.domainId, domains.id))
-    .as('sender_totals');
-  const { senderCount, accepted, bounced, failed, deferred } = totals;
-  return db
-    .select({ domain: domains, totals: { senderCount, accepted, bounced, failed, deferred } })
-    .from(domains)
-    .innerJoinLateral(totals, sql`true`);
-}
-
-function toView({ domain, totals }: { domain: DomainRow; totals: { senderCount: number; accepted: number; bounced: number; failed: number; deferred: number } }): DomainView {
-  const { senderCount, ...deliveryCounts } = totals;
-  return { ...domain, senderCount, deliveryCounts };
+/** count and sum come back as bigint, which the driver hands over as strings. */
+function toDomainView(r: Row): DomainView {
+  return {
+    ...toDomainRow(r),
+    senderCount: Number(r.sender_count),
+    deliveryCounts: { accepted: Number(r.accepted), bounced: Number(r.bounced), failed: Number(r.failed), deferred: Number(r.deferred) },
+  };
 }
 
 /** As findDomain, with the sender count and delivery counts. */
-export async function findDomainView(db: DbOrTx, accountId: string, id: string): Promise<DomainView | undefined> {
+export async function findDomainView(db: Database, accountId: string, id: string): Promise<DomainView | undefined> {
   if (!isIdOf('domain', id)) return undefined;
-  const [row] = await selectDomainViews(db)
-    .where(and(eq(domains.id, id), eq(domains.accountId, accountId), isNull(domains.deletedAt)))
-    .limit(1);
-  return row && toView(row);
+  const [row] = await db`
+    ${selectDomainViews(db)}
+    where d.id = ${id} and d.account_id = ${accountId} and d.deleted_at is null
+    limit 1`;
+  return row && toDomainView(row);
 }
 
 /** One page of the account's active domains, newest first; the caller asks for `limit + 1` rows. */
 export async function listDomains(
-  db: DbOrTx,
+  db: Database,
   accountId: string,
-  options: { externalId?: string; position?: { createdAt: Date; id: string }; limit: number },
+  options: { externalId?: string; position?: PagePosition; limit: number },
 ): Promise<DomainView[]> {
-  const rows = await selectDomainViews(db)
-    .where(
-      and(
-        eq(domains.accountId, accountId),
-        isNull(domains.deletedAt),
-        options.externalId === undefined ? undefined : eq(domains.externalId, options.externalId),
-        after(domains.createdAt, domains.id, options.position),
-      ),
-    )
-    .orderBy(...newestFirst(domains.createdAt, domains.id))
-    .limit(options.limit);
-  return rows.map(toView);
+  const page = newestFirst(db, options.position, options.limit);
+  const rows = await db`
+    ${selectDomainViews(db)}
+    where d.account_id = ${accountId} and d.deleted_at is null
+      ${options.externalId === undefined ? db`` : db`and d.external_id = ${options.externalId}`}
+      ${page.after}
+    ${page.page}`;
+  return rows.map(toDomainView);
 }
 
 /** The account's active domains holding this name or this external_id (at most one of each). */
-export async function findActiveDomainKeys(db: DbOrTx, accountId: string, name: string, externalId: string | null): Promise<ActiveDomainKey[]> {
-  return db
-    .select({ id: domains.id, name: domains.name, externalId: domains.externalId })
-    .from(domains)
-    .where(
-      and(
-        eq(domains.accountId, accountId),
-        isNull(domains.deletedAt),
-        externalId === null ? eq(domains.name, name) : or(eq(domains.name, name), eq(domains.externalId, externalId)),
-      ),
-    );
+export async function findActiveDomainKeys(db: Database, accountId: string, name: string, externalId: string | null): Promise<ActiveDomainKey[]> {
+  // A null external_id matches nothing: `external_id = null` is never true.
+  const rows = await db`
+    select id, name, external_id from domains
+    where account_id = ${accountId} and deleted_at is null and (name = ${name} or external_id = ${externalId})`;
+  return rows.map((r) => ({ id: r.id, name: r.name, externalId: r.external_id }));
 }
 
 export type NewDomain = Pick<
-  typeof domains.$inferInsert,
+  DomainRow,
   'id' | 'accountId' | 'name' | 'externalId' | 'ownershipToken' | 'dkimSelector' | 'dkimPublicKey' | 'dkimPrivateKeySealed' | 'createdAt' | 'updatedAt'
 >;
 
@@ -115,9 +101,15 @@ export type NewDomain = Pick<
  * holds its name or external_id: the partial unique indexes decide, so concurrent
  * creations cannot both succeed.
  */
-export async function insertDomain(db: DbOrTx, values: NewDomain): Promise<DomainRow | undefined> {
-  const [row] = await db.insert(domains).values(values).onConflictDoNothing().returning();
-  return row;
+export async function insertDomain(db: Database, values: NewDomain): Promise<DomainRow | undefined> {
+  const [row] = await db`
+    insert into domains as d (id, account_id, name, external_id, ownership_token, dkim_selector, dkim_public_key,
+                              dkim_private_key_sealed, created_at, updated_at)
+    values (${values.id}, ${values.accountId}, ${values.name}, ${values.externalId}, ${values.ownershipToken}, ${values.dkimSelector},
+            ${values.dkimPublicKey}, ${values.dkimPrivateKeySealed}, ${values.createdAt}, ${values.updatedAt})
+    on conflict do nothing
+    returning ${domainColumns(db)}`;
+  return row && toDomainRow(row);
 }
 
 export type DeleteDomainResult = 'deleted' | 'not_found' | 'has_active_senders';
@@ -128,47 +120,37 @@ export type DeleteDomainResult = 'deleted' | 'not_found' | 'has_active_senders';
  */
 export async function deleteDomain(db: Database, accountId: string, id: string, now: Date): Promise<DeleteDomainResult> {
   if (!isIdOf('domain', id)) return 'not_found';
-  return db.transaction(async (tx) => {
-    const [domain] = await tx
-      .select({ id: domains.id })
-      .from(domains)
-      .where(and(eq(domains.id, id), eq(domains.accountId, accountId), isNull(domains.deletedAt)))
-      .for('update');
+  return inTransaction(db, async (tx): Promise<DeleteDomainResult> => {
+    const [[domain]] = await tx.send(tx.sql`
+      select id from domains where id = ${id} and account_id = ${accountId} and deleted_at is null
+      for update`);
     if (!domain) return 'not_found';
-    const [active] = await tx
-      .select({ id: senders.id })
-      .from(senders)
-      .where(and(eq(senders.domainId, id), isNull(senders.deletedAt)))
-      .limit(1);
+    const [[active]] = await tx.send(tx.sql`select id from senders where domain_id = ${id} and deleted_at is null limit 1`);
     if (active) return 'has_active_senders';
-    await tx.update(domains).set({ deletedAt: now, updatedAt: now }).where(eq(domains.id, id));
+    await tx.commit(tx.sql`update domains set deleted_at = ${now}, updated_at = ${now} where id = ${id}`);
     return 'deleted';
   });
 }
 
-const STATUS_COLUMN = { ownership: 'ownershipStatus', dkim: 'dkimStatus', dmarc: 'dmarcStatus' } as const;
-
 /** Stores a check's outcome; components it left out keep their status. False when the domain is no longer active. */
 export async function recordDnsCheck(
-  db: DbOrTx,
+  db: Database,
   accountId: string,
   id: string,
   check: DnsCheckOutcome & { startedAt: Date; completedAt: Date },
 ): Promise<boolean> {
-  const statuses: Partial<Record<(typeof STATUS_COLUMN)[keyof typeof STATUS_COLUMN], VerificationStatus>> = {};
-  for (const [purpose, status] of Object.entries(check.components) as [keyof typeof STATUS_COLUMN, VerificationStatus][]) {
-    statuses[STATUS_COLUMN[purpose]] = status;
-  }
-  const updated = await db
-    .update(domains)
-    .set({
-      ...statuses,
-      lastCheckStatus: check.lastCheckStatus,
-      lastCheckStartedAt: check.startedAt,
-      lastCheckCompletedAt: check.completedAt,
-      updatedAt: check.completedAt,
-    })
-    .where(and(eq(domains.id, id), eq(domains.accountId, accountId), isNull(domains.deletedAt)))
-    .returning({ id: domains.id });
+  const { ownership = null, dkim = null, dmarc = null } = check.components;
+  // A status is never null, so coalesce keeps the stored one exactly when the check has none.
+  const updated = await db`
+    update domains set
+      ownership_status = coalesce(${ownership}, ownership_status),
+      dkim_status = coalesce(${dkim}, dkim_status),
+      dmarc_status = coalesce(${dmarc}, dmarc_status),
+      last_check_status = ${check.lastCheckStatus},
+      last_check_started_at = ${check.startedAt},
+      last_check_completed_at = ${check.completedAt},
+      updated_at = ${check.completedAt}
+    where id = ${id} and account_id = ${accountId} and deleted_at is null
+    returning id`;
   return updated.length > 0;
 }

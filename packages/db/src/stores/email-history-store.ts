@@ -1,52 +1,130 @@
-import { and, asc, eq } from 'drizzle-orm';
-import { isIdOf } from '@mailer/domain';
-import type { DbOrTx } from '../database';
-import { attachments, attempts, deliveries, emails, events } from '../schema/emails';
-import { after, newestFirst } from './keyset';
+import { isIdOf, type DeliveryStatus } from '@mailer/domain';
+import type { Database, Row } from '../database';
+import { newestFirst, type PagePosition } from './keyset';
+
+/** A cause as stored in a jsonb column: the normalized cause the API shows (docs/api-decisions.md, "Emails"). */
+export interface StoredCause {
+  code: string;
+  permanent: boolean;
+  smtp_code: number | null;
+  enhanced_status: string | null;
+}
 
 /** The columns a message's public representation is made of; never its body. */
-const summaryColumns = {
-  id: emails.id,
-  status: emails.status,
-  type: emails.type,
-  fromEmail: emails.fromEmail,
-  fromName: emails.fromName,
-  to: emails.to,
-  cc: emails.cc,
-  bccCount: emails.bccCount,
-  subject: emails.subject,
-  cause: emails.cause,
-  createdAt: emails.createdAt,
-  updatedAt: emails.updatedAt,
-  completedAt: emails.completedAt,
-};
+export interface EmailSummary {
+  id: string;
+  status: DeliveryStatus;
+  type: string;
+  fromEmail: string;
+  fromName: string | null;
+  /** Normalized to/cc addresses as shown back. */
+  to: string[];
+  cc: string[];
+  bccCount: number;
+  subject: string;
+  cause: StoredCause | null;
+  createdAt: Date;
+  updatedAt: Date;
+  completedAt: Date | null;
+}
 
-export type EmailSummary = Pick<
-  typeof emails.$inferSelect,
-  'id' | 'status' | 'type' | 'fromEmail' | 'fromName' | 'to' | 'cc' | 'bccCount' | 'subject' | 'cause' | 'createdAt' | 'updatedAt' | 'completedAt'
->;
+const summaryColumns = (db: Database) => db`
+  id, status, type, from_email, from_name, "to", cc, bcc_count, subject, cause, created_at, updated_at, completed_at`;
+
+function toEmailSummary(r: Row): EmailSummary {
+  return {
+    id: r.id,
+    status: r.status,
+    type: r.type,
+    fromEmail: r.from_email,
+    fromName: r.from_name,
+    to: r.to,
+    cc: r.cc,
+    bccCount: r.bcc_count,
+    subject: r.subject,
+    cause: r.cause,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    completedAt: r.completed_at,
+  };
+}
 
 /** One page of the account's messages, newest first; the caller asks for `limit + 1` rows. */
-export async function listEmails(
-  db: DbOrTx,
-  accountId: string,
-  position: { createdAt: Date; id: string } | undefined,
-  limit: number,
-): Promise<EmailSummary[]> {
-  return db
-    .select(summaryColumns)
-    .from(emails)
-    .where(and(eq(emails.accountId, accountId), after(emails.createdAt, emails.id, position)))
-    .orderBy(...newestFirst(emails.createdAt, emails.id))
-    .limit(limit);
+export async function listEmails(db: Database, accountId: string, position: PagePosition | undefined, limit: number): Promise<EmailSummary[]> {
+  const page = newestFirst(db, position, limit);
+  const rows = await db`
+    select ${summaryColumns(db)} from emails
+    where account_id = ${accountId} ${page.after}
+    ${page.page}`;
+  return rows.map(toEmailSummary);
 }
+
+export interface EmailDelivery {
+  recipient: string;
+  kind: 'to' | 'cc' | 'bcc';
+  status: DeliveryStatus;
+  attemptCount: number;
+  cause: StoredCause | null;
+  updatedAt: Date;
+}
+
+const toEmailDelivery = (r: Row): EmailDelivery => ({
+  recipient: r.recipient,
+  kind: r.kind,
+  status: r.status,
+  attemptCount: r.attempt_count,
+  cause: r.cause,
+  updatedAt: r.updated_at,
+});
+
+export interface EmailAttempt {
+  number: number;
+  startedAt: Date;
+  endedAt: Date;
+  outcome: 'accepted' | 'deferred' | 'bounced' | 'failed';
+  /** to/cc addresses only; BCC recipients are counted, never named. */
+  recipients: string[];
+  bccRecipients: number;
+  tls: boolean;
+  cause: StoredCause | null;
+}
+
+const toEmailAttempt = (r: Row): EmailAttempt => ({
+  number: r.number,
+  startedAt: r.started_at,
+  endedAt: r.ended_at,
+  outcome: r.outcome,
+  recipients: r.recipients,
+  bccRecipients: r.bcc_recipients,
+  tls: r.tls,
+  cause: r.cause,
+});
+
+export interface EmailEvent {
+  type: string;
+  at: Date;
+  /** A to/cc address, or null for message-level events and BCC deliveries. */
+  recipient: string | null;
+  cause: StoredCause | null;
+}
+
+const toEmailEvent = (r: Row): EmailEvent => ({ type: r.type, at: r.at, recipient: r.recipient, cause: r.cause });
+
+export interface EmailAttachment {
+  filename: string;
+  contentType: string;
+  contentId: string | null;
+  size: number;
+}
+
+const toEmailAttachment = (r: Row): EmailAttachment => ({ filename: r.filename, contentType: r.content_type, contentId: r.content_id, size: r.size });
 
 export interface EmailDetail {
   email: EmailSummary;
-  deliveries: Pick<typeof deliveries.$inferSelect, 'recipient' | 'kind' | 'status' | 'attemptCount' | 'cause' | 'updatedAt'>[];
-  attempts: Omit<typeof attempts.$inferSelect, 'id' | 'emailId' | 'mxHost'>[];
-  events: Pick<typeof events.$inferSelect, 'type' | 'at' | 'recipient' | 'cause'>[];
-  attachments: Pick<typeof attachments.$inferSelect, 'filename' | 'contentType' | 'contentId' | 'size'>[];
+  deliveries: EmailDelivery[];
+  attempts: EmailAttempt[];
+  events: EmailEvent[];
+  attachments: EmailAttachment[];
 }
 
 /**
@@ -54,51 +132,25 @@ export interface EmailDetail {
  * or undefined when the id is malformed, unknown or another account's (all answered as
  * email_not_found). Bodies, attachment bytes and MX hosts are not read.
  */
-export async function findEmailDetail(db: DbOrTx, accountId: string, id: string): Promise<EmailDetail | undefined> {
+export async function findEmailDetail(db: Database, accountId: string, id: string): Promise<EmailDetail | undefined> {
   if (!isIdOf('email', id)) return undefined;
-  const [email] = await db
-    .select(summaryColumns)
-    .from(emails)
-    .where(and(eq(emails.id, id), eq(emails.accountId, accountId)))
-    .limit(1);
+  const [email] = await db`select ${summaryColumns(db)} from emails where id = ${id} and account_id = ${accountId} limit 1`;
   if (!email) return undefined;
-  const [deliveryRows, attemptRows, eventRows, attachmentRows] = await Promise.all([
-    db
-      .select({
-        recipient: deliveries.recipient,
-        kind: deliveries.kind,
-        status: deliveries.status,
-        attemptCount: deliveries.attemptCount,
-        cause: deliveries.cause,
-        updatedAt: deliveries.updatedAt,
-      })
-      .from(deliveries)
-      .where(eq(deliveries.emailId, id))
-      .orderBy(asc(deliveries.createdAt), asc(deliveries.recipient)),
-    db
-      .select({
-        number: attempts.number,
-        startedAt: attempts.startedAt,
-        endedAt: attempts.endedAt,
-        outcome: attempts.outcome,
-        recipients: attempts.recipients,
-        bccRecipients: attempts.bccRecipients,
-        tls: attempts.tls,
-        cause: attempts.cause,
-      })
-      .from(attempts)
-      .where(eq(attempts.emailId, id))
-      .orderBy(asc(attempts.number), asc(attempts.startedAt)),
-    db
-      .select({ type: events.type, at: events.at, recipient: events.recipient, cause: events.cause })
-      .from(events)
-      .where(eq(events.emailId, id))
-      .orderBy(asc(events.at), asc(events.id)),
-    db
-      .select({ filename: attachments.filename, contentType: attachments.contentType, contentId: attachments.contentId, size: attachments.size })
-      .from(attachments)
-      .where(eq(attachments.emailId, id))
-      .orderBy(asc(attachments.position)),
+  const [deliveries, attempts, events, attachments] = await Promise.all([
+    db`
+      select recipient, kind, status, attempt_count, cause, updated_at from deliveries
+      where email_id = ${id} order by created_at, recipient`,
+    db`
+      select number, started_at, ended_at, outcome, recipients, bcc_recipients, tls, cause from attempts
+      where email_id = ${id} order by number, started_at`,
+    db`select type, at, recipient, cause from events where email_id = ${id} order by at, id`,
+    db`select filename, content_type, content_id, size from attachments where email_id = ${id} order by position`,
   ]);
-  return { email, deliveries: deliveryRows, attempts: attemptRows, events: eventRows, attachments: attachmentRows };
+  return {
+    email: toEmailSummary(email),
+    deliveries: deliveries.map(toEmailDelivery),
+    attempts: attempts.map(toEmailAttempt),
+    events: events.map(toEmailEvent),
+    attachments: attachments.map(toEmailAttachment),
+  };
 }

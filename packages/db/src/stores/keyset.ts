@@ -1,15 +1,22 @@
-import { and, desc, lt, or, eq, type SQL } from 'drizzle-orm';
-import type { PgColumn } from 'drizzle-orm/pg-core';
+import type { Database } from '../database';
+
+/** Where the previous page ended: its last row's (created_at, id). */
+export interface PagePosition {
+  createdAt: Date;
+  id: string;
+}
 
 /**
  * Newest-first keyset pagination over (created_at, id): rows inserted meanwhile can
- * neither repeat nor be skipped, unlike OFFSET.
+ * neither repeat nor be skipped, unlike OFFSET. The fragments name `created_at` and `id`
+ * unqualified, so the statement must expose exactly one table with those columns; the
+ * order is that of the lists' indexes (`… created_at desc, id desc`).
  */
-export function after(createdAt: PgColumn, id: PgColumn, position: { createdAt: Date; id: string } | undefined): SQL | undefined {
-  if (!position) return undefined;
-  return or(lt(createdAt, position.createdAt), and(eq(createdAt, position.createdAt), lt(id, position.id)));
-}
-
-export function newestFirst(createdAt: PgColumn, id: PgColumn): SQL[] {
-  return [desc(createdAt), desc(id)];
+export function newestFirst(db: Database, position: PagePosition | undefined, limit: number) {
+  return {
+    /** An `and …` condition for the WHERE clause: rows older than the position, or nothing on the first page. */
+    after: position ? db`and (created_at, id) < (${position.createdAt}, ${position.id})` : db``,
+    /** The ORDER BY and LIMIT ending the statement. */
+    page: db`order by created_at desc, id desc limit ${limit}`,
+  };
 }

@@ -1,25 +1,20 @@
-import { and, eq, isNull, sql } from 'drizzle-orm';
-import { isIdOf } from '@mailer/domain';
-import type { Database, DbOrTx } from '../database';
-import { domains } from '../schema/domains';
-import { DELIVERY_STATUSES, deliveries, emails, type DeliveryStatusValue } from '../schema/emails';
-import type { DomainRow } from './domains-store';
+import { isIdOf, type DeliveryStatus } from '@mailer/domain';
+import type { Database } from '../database';
+import { domainColumns, toDomainRow, type DomainRow } from './domain-rows';
 
 /** Queries for the operator CLI: across accounts, never reachable from the HTTP API. */
 
-export async function findActiveDomainById(db: DbOrTx, id: string): Promise<DomainRow | undefined> {
+export async function findActiveDomainById(db: Database, id: string): Promise<DomainRow | undefined> {
   if (!isIdOf('domain', id)) return undefined;
-  const [row] = await db.select().from(domains).where(and(eq(domains.id, id), isNull(domains.deletedAt))).limit(1);
-  return row;
+  const [row] = await db`select ${domainColumns(db)} from domains d where d.id = ${id} and d.deleted_at is null limit 1`;
+  return row && toDomainRow(row);
 }
 
-export async function countDeliveriesByStatus(db: DbOrTx): Promise<Record<DeliveryStatusValue, number>> {
-  const rows = await db
-    .select({ status: deliveries.status, count: sql<number>`count(*)::int` })
-    .from(deliveries)
-    .groupBy(deliveries.status);
-  const counts = Object.fromEntries(DELIVERY_STATUSES.map((status) => [status, 0])) as Record<DeliveryStatusValue, number>;
-  for (const row of rows) counts[row.status] = row.count;
+export async function countDeliveriesByStatus(db: Database): Promise<Record<DeliveryStatus, number>> {
+  const rows = await db`select status, count(*) as count from deliveries group by status`;
+  const counts: Record<DeliveryStatus, number> = { queued: 0, sending: 0, deferred: 0, accepted: 0, bounced: 0, failed: 0 };
+  // count(*) is a bigint, which the driver hands over as a string.
+  for (const row of rows) counts[row.status as DeliveryStatus] = Number(row.count);
   return counts;
 }
 
@@ -29,12 +24,11 @@ export async function countDeliveriesByStatus(db: DbOrTx): Promise<Record<Delive
  */
 export async function makeDeferredDeliveriesDue(db: Database, emailId: string, now: Date): Promise<number | undefined> {
   if (!isIdOf('email', emailId)) return undefined;
-  const [email] = await db.select({ id: emails.id }).from(emails).where(eq(emails.id, emailId)).limit(1);
+  const [email] = await db`select id from emails where id = ${emailId} limit 1`;
   if (!email) return undefined;
-  const advanced = await db
-    .update(deliveries)
-    .set({ nextAttemptAt: now, updatedAt: now })
-    .where(and(eq(deliveries.emailId, emailId), eq(deliveries.status, 'deferred')))
-    .returning({ id: deliveries.id });
+  const advanced = await db`
+    update deliveries set next_attempt_at = ${now}, updated_at = ${now}
+    where email_id = ${emailId} and status = 'deferred'
+    returning id`;
   return advanced.length;
 }

@@ -1,5 +1,4 @@
-import { eq } from 'drizzle-orm';
-import { domains, type ProvisionedAccount } from '@mailer/db';
+import type { ProvisionedAccount } from '@mailer/db';
 import { DKIM_SEAL_PURPOSE, unseal } from '@mailer/domain';
 import { startTestApi, type TestApi } from '../../testing';
 
@@ -42,7 +41,9 @@ describe('POST /v1/domains', () => {
     const res = await create({ name: 'keys.example.com' });
     expect(res.status).toBe(201);
     expect(res.body.external_id).toBeNull();
-    const [row] = await api.deps.db.select().from(domains).where(eq(domains.id, res.body.id));
+    const [row] = await api.deps.db`
+      select dkim_private_key_sealed as "dkimPrivateKeySealed", ownership_token as "ownershipToken", dkim_selector as "dkimSelector"
+      from domains where id = ${res.body.id}`;
     expect(row!.dkimPrivateKeySealed).not.toContain('PRIVATE KEY');
     expect(unseal(api.config.encryptionKey, DKIM_SEAL_PURPOSE, row!.dkimPrivateKeySealed)).toMatch(/^-----BEGIN PRIVATE KEY-----/);
     expect(row!.ownershipToken).toMatch(/^mailer-verify=[0-9A-Za-z]{32}$/);

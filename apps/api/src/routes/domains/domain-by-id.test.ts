@@ -1,5 +1,4 @@
-import { eq } from 'drizzle-orm';
-import { senders, type ProvisionedAccount } from '@mailer/db';
+import type { ProvisionedAccount } from '@mailer/db';
 import { insertSender, startTestDnsServer, type TestDnsServer } from '@mailer/testing';
 import { startTestApi, type TestApi } from '../../testing';
 
@@ -69,7 +68,7 @@ describe('DELETE /v1/domains/:id', () => {
     expect(refused.body.error.code).toBe('domain_has_active_senders');
     expect((await api.http.get(`/v1/domains/${domain.id}`).set(auth())).status).toBe(200);
 
-    await api.deps.db.update(senders).set({ deletedAt: new Date(), configuredState: 'disabled' }).where(eq(senders.id, sender.id));
+    await api.deps.db`update senders set deleted_at = ${new Date()}, configured_state = 'disabled' where id = ${sender.id}`;
     const deleted = await api.http.delete(`/v1/domains/${domain.id}`).set(auth());
     expect(deleted.status).toBe(204);
     expect(deleted.text).toBe('');

@@ -1,5 +1,4 @@
-import { eq } from 'drizzle-orm';
-import { senders, type ProvisionedAccount } from '@mailer/db';
+import type { ProvisionedAccount } from '@mailer/db';
 import { insertSender } from '@mailer/testing';
 import { startTestApi, type TestApi } from '../../testing';
 
@@ -91,8 +90,8 @@ describe('GET /v1/domains', () => {
     const domainId = created['one.example.com']!.id;
     const kept = await insertSender(api.deps.db, owner.account.id, domainId, 'a@one.example.com');
     const gone = await insertSender(api.deps.db, owner.account.id, domainId, 'b@one.example.com');
-    await api.deps.db.update(senders).set({ acceptedCount: 5, bouncedCount: 1, failedCount: 2, deferredCount: 3 }).where(eq(senders.id, kept.id));
-    await api.deps.db.update(senders).set({ acceptedCount: 10, bouncedCount: 4, deletedAt: new Date() }).where(eq(senders.id, gone.id));
+    await api.deps.db`update senders set accepted_count = 5, bounced_count = 1, failed_count = 2, deferred_count = 3 where id = ${kept.id}`;
+    await api.deps.db`update senders set accepted_count = 10, bounced_count = 4, deleted_at = ${new Date()} where id = ${gone.id}`;
     const res = await list('?external_id=first');
     expect(res.body.data[0]).toMatchObject({ sender_count: 1, delivery_counts: { accepted: 15, bounced: 5, failed: 2, deferred: 3 } });
     const one = await api.http.get(`/v1/domains/${domainId}`).set('Authorization', `Bearer ${owner.management_key}`);

@@ -1,5 +1,3 @@
-import { eq } from 'drizzle-orm';
-import { attempts, deliveries, emails, events } from '@mailer/db';
 import { newId } from '@mailer/domain';
 import { startTestApi, type TestApi } from '../../testing';
 import { sendingAccount, type SendingAccount } from './sending-account.fixture';
@@ -44,19 +42,20 @@ describe('GET /v1/emails/{id}', () => {
     // What the delivery daemon records after one attempt per recipient domain.
     const started = new Date(Date.now() + 1000);
     const ended = new Date(started.getTime() + 500);
-    await api.deps.db.update(deliveries).set({ status: 'accepted', attemptCount: 1, updatedAt: ended }).where(eq(deliveries.recipient, 'ann@example.test'));
-    await api.deps.db.update(deliveries).set({ status: 'bounced', attemptCount: 1, cause: bounce, updatedAt: ended }).where(eq(deliveries.recipient, 'cc@example.test'));
-    await api.deps.db.update(deliveries).set({ status: 'deferred', attemptCount: 1, updatedAt: ended }).where(eq(deliveries.recipient, BCC));
-    await api.deps.db.insert(attempts).values([
-      { id: newId('attempt'), emailId: id, number: 1, startedAt: started, endedAt: ended, outcome: 'bounced', recipients: ['ann@example.test', 'cc@example.test'], bccRecipients: 0, tls: true, cause: bounce, mxHost: 'mx1.example.test' },
-      { id: newId('attempt'), emailId: id, number: 2, startedAt: started, endedAt: ended, outcome: 'deferred', recipients: [BCC], bccRecipients: 1, tls: false, cause: null, mxHost: 'mx.bcc-secret.test' },
-    ]);
-    await api.deps.db.insert(events).values([
-      { emailId: id, type: 'accepted', at: ended, recipient: 'ann@example.test' },
-      { emailId: id, type: 'bounced', at: ended, recipient: 'cc@example.test', cause: bounce },
-      { emailId: id, type: 'deferred', at: ended, recipient: BCC },
-    ]);
-    await api.deps.db.update(emails).set({ status: 'deferred', cause: bounce, updatedAt: ended }).where(eq(emails.id, id));
+    const { db } = api.deps;
+    await db`update deliveries set status = 'accepted', attempt_count = 1, updated_at = ${ended} where recipient = 'ann@example.test'`;
+    await db`update deliveries set status = 'bounced', attempt_count = 1, cause = ${db.json(bounce)}, updated_at = ${ended} where recipient = 'cc@example.test'`;
+    await db`update deliveries set status = 'deferred', attempt_count = 1, updated_at = ${ended} where recipient = ${BCC}`;
+    await db`
+      insert into attempts (id, email_id, number, started_at, ended_at, outcome, recipients, bcc_recipients, tls, cause, mx_host) values
+        (${newId('attempt')}, ${id}, 1, ${started}, ${ended}, 'bounced', ${db.json(['ann@example.test', 'cc@example.test'])}, 0, true, ${db.json(bounce)}, 'mx1.example.test'),
+        (${newId('attempt')}, ${id}, 2, ${started}, ${ended}, 'deferred', ${db.json([BCC])}, 1, false, null, 'mx.bcc-secret.test')`;
+    await db`
+      insert into events (email_id, type, at, recipient, cause) values
+        (${id}, 'accepted', ${ended}, 'ann@example.test', null),
+        (${id}, 'bounced', ${ended}, 'cc@example.test', ${db.json(bounce)}),
+        (${id}, 'deferred', ${ended}, ${BCC}, null)`;
+    await db`update emails set status = 'deferred', cause = ${db.json(bounce)}, updated_at = ${ended} where id = ${id}`;
 
     const res = await acme.get(`/v1/emails/${id}`);
     expect(res.status).toBe(200);

@@ -1,5 +1,4 @@
-import { eq } from 'drizzle-orm';
-import { emails, recipientUsage, setAccountPlan } from '@mailer/db';
+import { setAccountPlan } from '@mailer/db';
 import { startTestApi, type TestApi } from '../../testing';
 import { sendingAccount, type SendingAccount } from './sending-account.fixture';
 
@@ -14,7 +13,9 @@ afterEach(() => {
   api.clock.now = undefined;
 });
 
-const countEmails = async (accountId: string) => (await api.deps.db.select({ id: emails.id }).from(emails).where(eq(emails.accountId, accountId))).length;
+const countEmails = async (accountId: string) => (await api.deps.db`select id from emails where account_id = ${accountId}`).length;
+/** The account's usage rows as plain objects. */
+const usageRows = async (accountId: string) => [...(await api.deps.db`select * from recipient_usage where account_id = ${accountId} order by cumulative`)];
 
 describe('Idempotency-Key', () => {
   it('replays the original 202 for the same request, with Idempotent-Replayed, creating and counting nothing', async () => {
@@ -22,7 +23,7 @@ describe('Idempotency-Key', () => {
     expect(first.status).toBe(202);
     expect(first.headers['idempotent-replayed']).toBeUndefined();
     const emailsBefore = await countEmails(acme.accountId);
-    const usageBefore = await api.deps.db.select().from(recipientUsage).where(eq(recipientUsage.accountId, acme.accountId));
+    const usageBefore = await usageRows(acme.accountId);
 
     // Same JSON after parsing: members reordered, white space added.
     const raw = `{ "content": {"plain": "Thanks for your order."},\n "subject": "Your receipt", "to": ["a@example.test","b@example.test"], "from": "${acme.sender.email}" }`;
@@ -37,7 +38,7 @@ describe('Idempotency-Key', () => {
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.headers['ratelimit-remaining']).toBe(first.headers['ratelimit-remaining']);
     expect(await countEmails(acme.accountId)).toBe(emailsBefore);
-    expect(await api.deps.db.select().from(recipientUsage).where(eq(recipientUsage.accountId, acme.accountId))).toEqual(usageBefore);
+    expect(await usageRows(acme.accountId)).toEqual(usageBefore);
   });
 
   it('answers 409 idempotency_conflict for a live key with a different request', async () => {

@@ -1,5 +1,3 @@
-import { eq, sql } from 'drizzle-orm';
-import { deliveries, recipientUsage } from '@mailer/db';
 import { startTestApi, type TestApi } from '../../testing';
 import { sendingAccount, type SendingAccount, type SendingAccountOptions } from './sending-account.fixture';
 
@@ -29,17 +27,15 @@ async function sendAt(acc: SendingAccount, at: number, count: number) {
 /** Rows a refused request must not leave behind: its message, deliveries, events and attachments (events of no message included). */
 const storedRows = async (accountId: string) =>
   (
-    await api.deps.database.pool.query(
-      `select (select count(*) from emails where account_id = $1)::int as emails,
-              (select count(*) from deliveries where account_id = $1)::int as deliveries,
-              (select count(*) from events v left join emails e on e.id = v.email_id where e.account_id = $1 or e.id is null)::int as events,
-              (select count(*) from attachments a join emails e on e.id = a.email_id where e.account_id = $1)::int as attachments`,
-      [accountId],
-    )
-  ).rows[0];
+    await api.deps.db`
+      select (select count(*) from emails where account_id = ${accountId})::int as emails,
+             (select count(*) from deliveries where account_id = ${accountId})::int as deliveries,
+             (select count(*) from events v left join emails e on e.id = v.email_id where e.account_id = ${accountId} or e.id is null)::int as events,
+             (select count(*) from attachments a join emails e on e.id = a.email_id where e.account_id = ${accountId})::int as attachments`
+  )[0];
 
 const usedRecipients = async (accountId: string) =>
-  Number((await api.deps.db.select({ n: sql`coalesce(sum(${recipientUsage.recipients}), 0)` }).from(recipientUsage).where(eq(recipientUsage.accountId, accountId)))[0]!.n);
+  Number((await api.deps.db`select coalesce(sum(recipients), 0) as n from recipient_usage where account_id = ${accountId}`)[0]!.n);
 
 describe('free plan windows (429 rate_limit_exceeded)', () => {
   it('allows 30 recipient-emails per rolling minute and says when more fit', async () => {
@@ -139,11 +135,11 @@ describe('active deliveries (429 active_delivery_limit_exceeded)', () => {
     expect(sent.status).toBe(202);
     expect((await sendAt(acc, T0 + 1000, 1)).body.error.code).toBe('active_delivery_limit_exceeded');
     // The delivery daemon moves deliveries along; only terminal ones stop counting.
-    await api.deps.db.update(deliveries).set({ status: 'sending' }).where(eq(deliveries.emailId, sent.body.id));
+    await api.deps.db`update deliveries set status = 'sending' where email_id = ${sent.body.id}`;
     expect((await sendAt(acc, T0 + 2000, 1)).status).toBe(429);
-    await api.deps.db.update(deliveries).set({ status: 'deferred' }).where(eq(deliveries.emailId, sent.body.id));
+    await api.deps.db`update deliveries set status = 'deferred' where email_id = ${sent.body.id}`;
     expect((await sendAt(acc, T0 + 3000, 1)).status).toBe(429);
-    await api.deps.db.update(deliveries).set({ status: 'accepted' }).where(eq(deliveries.emailId, sent.body.id));
+    await api.deps.db`update deliveries set status = 'accepted' where email_id = ${sent.body.id}`;
     expect((await sendAt(acc, T0 + 4000, 3)).status).toBe(202);
     expect((await sendAt(acc, T0 + 5000, 1)).status).toBe(429);
   });

@@ -1,5 +1,4 @@
-import { eq, inArray } from 'drizzle-orm';
-import { deliveries, owedDeliveryJobs } from '@mailer/db';
+import { owedDeliveryJobs } from '@mailer/db';
 import { deliverMessageJobId, MESSAGES_PER_JOB, reconcileOwedDeliveries, RECONCILE_GRACE_MS } from '@mailer/queue';
 import { startTestApi, type TestApi } from '../../testing';
 import { sendingAccount } from './sending-account.fixture';
@@ -30,12 +29,12 @@ describe('the reconciler after Redis lost its jobs', () => {
 
     const [done, failed, leased, later, owed] = sent;
     // done: delivered; failed: given up; leased: a worker died holding it; later: deferred, not yet due.
-    await api.deps.db.update(deliveries).set({ status: 'accepted' }).where(eq(deliveries.emailId, done!.id));
-    await api.deps.db.update(deliveries).set({ status: 'failed' }).where(eq(deliveries.emailId, failed!.id));
+    await api.deps.db`update deliveries set status = 'accepted' where email_id = ${done!.id}`;
+    await api.deps.db`update deliveries set status = 'failed' where email_id = ${failed!.id}`;
     const now = new Date(Date.now() + 60_000);
     const leaseExpiredAt = new Date(now.getTime() - 1000);
-    await api.deps.db.update(deliveries).set({ status: 'sending', leaseExpiresAt: leaseExpiredAt }).where(eq(deliveries.emailId, leased!.id));
-    await api.deps.db.update(deliveries).set({ status: 'deferred', nextAttemptAt: new Date(now.getTime() + 3_600_000) }).where(eq(deliveries.emailId, later!.id));
+    await api.deps.db`update deliveries set status = 'sending', lease_expires_at = ${leaseExpiredAt} where email_id = ${leased!.id}`;
+    await api.deps.db`update deliveries set status = 'deferred', next_attempt_at = ${new Date(now.getTime() + 3_600_000)} where email_id = ${later!.id}`;
 
     // FLUSHALL, as far as this queue is concerned.
     await api.deps.deliveryQueue.queue.obliterate({ force: true });
@@ -70,7 +69,7 @@ describe('the reconciler after Redis lost its jobs', () => {
     for (let i = 0; i < MESSAGES_PER_JOB + 2; i++) ids.push((await acme.send(acme.message({ to: [`t${i}@example.test`] }))).body.id);
     await api.deps.deliveryQueue.queue.obliterate({ force: true });
     const dueAt = new Date();
-    await api.deps.db.update(deliveries).set({ nextAttemptAt: dueAt }).where(inArray(deliveries.emailId, ids));
+    await api.deps.db`update deliveries set next_attempt_at = ${dueAt} where email_id = any(${ids}::text[])`;
     await api.deps.deliveryQueue.enqueueTogether(ids.map((emailId) => ({ emailId, dueAt })));
     const together = await api.deps.deliveryQueue.queue.getJobs(['waiting', 'delayed']);
     expect(together.map((j) => [j.id, j.data.emailIds])).toEqual(

@@ -1,5 +1,3 @@
-import { eq } from 'drizzle-orm';
-import { attachments, deliveries, domains, emails, events, idempotencyKeys, recipientUsage, senders } from '@mailer/db';
 import { deliverMessageJobId } from '@mailer/queue';
 import { insertSender } from '@mailer/testing';
 import { startTestApi, type TestApi } from '../../testing';
@@ -40,7 +38,11 @@ describe('POST /v1/emails acceptance', () => {
     const id: string = res.body.id;
     const createdAt = new Date(res.body.created_at);
 
-    const [email] = await api.deps.db.select().from(emails).where(eq(emails.id, id));
+    const [email] = await api.deps.db`
+      select account_id as "accountId", sender_id as "senderId", domain_id as "domainId", status, from_email as "fromEmail",
+             from_name as "fromName", subject, text_body as "textBody", html_body as "htmlBody",
+             message_id_header as "messageIdHeader", created_at as "createdAt", "to", cc, bcc_count as "bccCount"
+      from emails where id = ${id}`;
     expect(email).toMatchObject({
       accountId: acme.accountId,
       senderId: acme.sender.id,
@@ -58,7 +60,8 @@ describe('POST /v1/emails acceptance', () => {
     expect(email!.cc).toEqual(['bob@example.test']);
     expect(email!.bccCount).toBe(1);
 
-    const rows = await api.deps.db.select().from(deliveries).where(eq(deliveries.emailId, id));
+    const rows = await api.deps.db`
+      select recipient, recipient_domain as "recipientDomain", kind, status, next_attempt_at as "nextAttemptAt" from deliveries where email_id = ${id}`;
     expect(rows.map((d) => [d.recipient, d.recipientDomain, d.kind, d.status]).sort()).toEqual(
       [
         ['Ann@example.test', 'example.test', 'to', 'queued'],
@@ -68,7 +71,8 @@ describe('POST /v1/emails acceptance', () => {
     );
     for (const row of rows) expect(row.nextAttemptAt).toEqual(createdAt);
 
-    const files = await api.deps.db.select().from(attachments).where(eq(attachments.emailId, id));
+    const files = await api.deps.db`
+      select position, filename, content_type as "contentType", content_id as "contentId", size, content from attachments where email_id = ${id}`;
     expect(files.sort((a, b) => a.position - b.position).map((f) => [f.filename, f.contentType, f.contentId, f.size])).toEqual([
       ['receipt.pdf', 'application/pdf', null, 16],
       ['logo.png', 'image/png', 'logo', logo.length],
@@ -76,11 +80,11 @@ describe('POST /v1/emails acceptance', () => {
     ]);
     expect(files.find((f) => f.filename === 'logo.png')!.content).toEqual(logo);
 
-    expect(await api.deps.db.select({ type: events.type, at: events.at }).from(events).where(eq(events.emailId, id))).toEqual([
+    expect(await api.deps.db`select type, at from events where email_id = ${id}`).toEqual([
       { type: 'queued', at: createdAt },
     ]);
-    expect(await api.deps.db.select().from(recipientUsage).where(eq(recipientUsage.emailId, id))).toMatchObject([{ recipients: 3 }]);
-    const [key] = await api.deps.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.emailId, id));
+    expect(await api.deps.db`select recipients from recipient_usage where email_id = ${id}`).toMatchObject([{ recipients: 3 }]);
+    const [key] = await api.deps.db`select response, expires_at as "expiresAt" from idempotency_keys where email_id = ${id}`;
     expect(key!.response).toEqual(res.body);
     expect(key!.expiresAt.getTime() - createdAt.getTime()).toBe(24 * 3600 * 1000);
 
@@ -92,10 +96,8 @@ describe('POST /v1/emails acceptance', () => {
     const plain = 'Your parcel is on its way and should arrive within two days.\n'.repeat(100);
     const res = await acme.send(acme.message({ content: { plain, html: `<p>${plain}</p>` } }));
     expect(res.status).toBe(202);
-    const { rows } = await api.deps.database.pool.query(
-      'select pg_column_compression(text_body) as text, pg_column_compression(html_body) as html from emails where id = $1',
-      [res.body.id],
-    );
+    const rows = await api.deps.db`
+      select pg_column_compression(text_body) as text, pg_column_compression(html_body) as html from emails where id = ${res.body.id}`;
     expect(rows).toEqual([{ text: 'lz4', html: 'lz4' }]);
   });
 
@@ -109,7 +111,7 @@ describe('POST /v1/emails acceptance', () => {
     const answers = await Promise.all(contents.map((content) => acme.send(acme.message({ content }))));
     expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 202]);
     const stored = await Promise.all(
-      answers.map(async (a) => (await api.deps.db.select({ text: emails.textBody, html: emails.htmlBody }).from(emails).where(eq(emails.id, a.body.id)))[0]),
+      answers.map(async (a) => (await api.deps.db`select text_body as text, html_body as html from emails where id = ${a.body.id}`)[0]),
     );
     // A part without non-whitespace text is left out (bodyParts).
     expect(stored).toEqual(contents.map((c) => ({ text: c.plain || null, html: c.html || null })));
@@ -118,7 +120,7 @@ describe('POST /v1/emails acceptance', () => {
   it('converts IDN recipient domains to A-labels', async () => {
     const res = await acme.send(acme.message({ to: ['zoe@Bücher.DE'] }));
     expect(res.status).toBe(202);
-    const [row] = await api.deps.db.select().from(deliveries).where(eq(deliveries.emailId, res.body.id));
+    const [row] = await api.deps.db`select recipient, recipient_domain as "recipientDomain" from deliveries where email_id = ${res.body.id}`;
     expect(row).toMatchObject({ recipient: 'zoe@xn--bcher-kva.de', recipientDomain: 'xn--bcher-kva.de' });
     expect((await acme.get(`/v1/emails/${res.body.id}`)).body.to).toEqual(['zoe@xn--bcher-kva.de']);
   });
@@ -140,7 +142,7 @@ describe('POST /v1/emails acceptance', () => {
     api.clock.now = new Date('2031-03-01T12:00:00.000Z');
     try {
       expect((await acme.send(acme.message())).status).toBe(202);
-      const [sender] = await api.deps.db.select().from(senders).where(eq(senders.id, acme.sender.id));
+      const [sender] = await api.deps.db`select last_used_at as "lastUsedAt" from senders where id = ${acme.sender.id}`;
       expect(sender!.lastUsedAt).toEqual(api.clock.now);
     } finally {
       api.clock.now = undefined;
@@ -169,16 +171,16 @@ describe('POST /v1/emails sender policy (422 sender_not_allowed)', () => {
 
   it('refuses a disabled or deleted sender', async () => {
     const disabled = await insertSender(api.deps.db, acme.accountId, acme.domain.id, 'disabled@acme.test');
-    await api.deps.db.update(senders).set({ configuredState: 'disabled' }).where(eq(senders.id, disabled.id));
+    await api.deps.db`update senders set configured_state = 'disabled' where id = ${disabled.id}`;
     await refused(disabled.email, /disabled/);
     const deleted = await insertSender(api.deps.db, acme.accountId, acme.domain.id, 'deleted@acme.test');
-    await api.deps.db.update(senders).set({ configuredState: 'disabled', deletedAt: new Date() }).where(eq(senders.id, deleted.id));
+    await api.deps.db`update senders set configured_state = 'disabled', deleted_at = ${new Date()} where id = ${deleted.id}`;
     await refused(deleted.email, /no active sender/);
   });
 
   it('refuses a sender whose domain is not ready', async () => {
     const shaky = await sendingAccount(api, { domain: 'shaky.test' });
-    await api.deps.db.update(domains).set({ dmarcStatus: 'missing' }).where(eq(domains.id, shaky.domain.id));
+    await api.deps.db`update domains set dmarc_status = 'missing' where id = ${shaky.domain.id}`;
     const res = await shaky.send(shaky.message());
     expect(res.status).toBe(422);
     expect(res.body.error.details[0].message).toMatch(/domain is not ready/);

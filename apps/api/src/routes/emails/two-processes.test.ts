@@ -2,9 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { eq, sql } from 'drizzle-orm';
 import request from 'supertest';
-import { emails, recipientUsage } from '@mailer/db';
 import { freePort } from '@mailer/testing';
 import { startTestApi, type TestApi } from '../../testing';
 import { sendingAccount, type SendingAccount } from './sending-account.fixture';
@@ -64,12 +62,10 @@ describe('two API processes on one database', () => {
     );
     expect(answers.filter((a) => a.status === 202)).toHaveLength(30);
     expect(answers.filter((a) => a.status === 429)).toHaveLength(30);
-    const [{ used }] = (await api.deps.db
-      .select({ used: sql<number>`coalesce(sum(${recipientUsage.recipients}), 0)::int` })
-      .from(recipientUsage)
-      .where(eq(recipientUsage.accountId, acme.accountId))) as [{ used: number }];
+    const [{ used }] = (await api.deps.db`
+      select coalesce(sum(recipients), 0)::int as used from recipient_usage where account_id = ${acme.accountId}`) as unknown as [{ used: number }];
     expect(used).toBe(30);
-    expect(await api.deps.db.select({ id: emails.id }).from(emails).where(eq(emails.accountId, acme.accountId))).toHaveLength(30);
+    expect(await api.deps.db`select id from emails where account_id = ${acme.accountId}`).toHaveLength(30);
   });
 
   it('create one message for one Idempotency-Key sent to both at once', async () => {
@@ -82,6 +78,6 @@ describe('two API processes on one database', () => {
     );
     expect(answers.map((a) => a.status)).toEqual(Array(10).fill(202));
     expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);
-    expect(await api.deps.db.select({ id: emails.id }).from(emails).where(eq(emails.accountId, other.accountId))).toHaveLength(1);
+    expect(await api.deps.db`select id from emails where account_id = ${other.accountId}`).toHaveLength(1);
   });
 });

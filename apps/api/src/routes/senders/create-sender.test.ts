@@ -1,5 +1,4 @@
-import { eq } from 'drizzle-orm';
-import { domains, type ProvisionedAccount } from '@mailer/db';
+import type { ProvisionedAccount } from '@mailer/db';
 import { insertReadyDomain } from '@mailer/testing';
 import { startTestApi, type TestApi } from '../../testing';
 
@@ -138,7 +137,7 @@ describe('POST /v1/domains/:id/senders', () => {
 
   it('creates under a domain that is not ready, with effective_state domain_not_ready', async () => {
     const pending = await insertReadyDomain(api.deps.db, api.config.encryptionKey, owner.account.id, 'pending.example');
-    await api.deps.db.update(domains).set({ dmarcStatus: 'missing' }).where(eq(domains.id, pending.id));
+    await api.deps.db`update domains set dmarc_status = 'missing' where id = ${pending.id}`;
     const res = await post(pending.id, { email: 'hello@pending.example' });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ configured_state: 'enabled', effective_state: 'domain_not_ready' });
@@ -148,7 +147,7 @@ describe('POST /v1/domains/:id/senders', () => {
     const stranger = await api.createAccount();
     const foreign = await insertReadyDomain(api.deps.db, api.config.encryptionKey, stranger.account.id, 'foreign.example');
     const gone = await insertReadyDomain(api.deps.db, api.config.encryptionKey, owner.account.id, 'gone.example');
-    await api.deps.db.update(domains).set({ deletedAt: new Date() }).where(eq(domains.id, gone.id));
+    await api.deps.db`update domains set deleted_at = ${new Date()} where id = ${gone.id}`;
     for (const id of ['nope', 'dom_', 'snd_AAAAAAAAAAAAAAAAAAAAAA', 'dom_AAAAAAAAAAAAAAAAAAAAAA', gone.id, foreign.id]) {
       const res = await post(id, { email: 'a@foreign.example', surprise: true });
       expect({ id, status: res.status, code: res.body.error?.code }).toEqual({ id, status: 404, code: 'domain_not_found' });

@@ -1,5 +1,4 @@
-import { eq } from 'drizzle-orm';
-import { domains, type ProvisionedAccount } from '@mailer/db';
+import type { ProvisionedAccount } from '@mailer/db';
 import { insertReadyDomain } from '@mailer/testing';
 import { startTestApi, type TestApi } from '../../testing';
 
@@ -96,7 +95,7 @@ describe('GET /v1/domains/:id/senders', () => {
   });
 
   it('shows effective_state domain_not_ready while the domain is not ready', async () => {
-    await api.deps.db.update(domains).set({ ownershipStatus: 'missing' }).where(eq(domains.id, otherDomainId));
+    await api.deps.db`update domains set ownership_status = 'missing' where id = ${otherDomainId}`;
     const res = await list(otherDomainId);
     expect(res.body.data.length).toBe(6);
     expect(new Set(res.body.data.map((s: { effective_state: string }) => s.effective_state))).toEqual(new Set(['domain_not_ready']));
@@ -126,7 +125,7 @@ describe('GET /v1/domains/:id/senders', () => {
     const stranger = await api.createAccount();
     const foreign = await insertReadyDomain(api.deps.db, api.config.encryptionKey, stranger.account.id, 'example.com');
     const gone = await insertReadyDomain(api.deps.db, api.config.encryptionKey, owner.account.id, 'gone.example');
-    await api.deps.db.update(domains).set({ deletedAt: new Date() }).where(eq(domains.id, gone.id));
+    await api.deps.db`update domains set deleted_at = ${new Date()} where id = ${gone.id}`;
     for (const id of ['x', 'dom_AAAAAAAAAAAAAAAAAAAAAA', gone.id, foreign.id]) {
       const res = await list(id);
       expect({ id, status: res.status, code: res.body.error?.code }).toEqual({ id, status: 404, code: 'domain_not_found' });

@@ -1,5 +1,4 @@
-import { eq } from 'drizzle-orm';
-import { domains, senders, type ProvisionedAccount } from '@mailer/db';
+import type { ProvisionedAccount } from '@mailer/db';
 import { insertReadyDomain } from '@mailer/testing';
 import { startTestApi, type TestApi } from '../../testing';
 
@@ -32,10 +31,9 @@ describe('GET /v1/senders/:id', () => {
   it('returns the sender with counts and last use from its row', async () => {
     const sender = await newSender({ display_name: 'Acme' });
     const lastUsed = new Date('2026-11-20T08:30:00.123Z');
-    await api.deps.db
-      .update(senders)
-      .set({ acceptedCount: 7, bouncedCount: 2, failedCount: 1, deferredCount: 3, lastUsedAt: lastUsed })
-      .where(eq(senders.id, sender.id));
+    await api.deps.db`
+      update senders set accepted_count = 7, bounced_count = 2, failed_count = 1, deferred_count = 3, last_used_at = ${lastUsed}
+      where id = ${sender.id}`;
     const res = await api.http.get(`/v1/senders/${sender.id}`).set(auth());
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
@@ -48,10 +46,10 @@ describe('GET /v1/senders/:id', () => {
   it('follows the domain readiness in effective_state', async () => {
     const sender = await newSender();
     expect(sender.effective_state).toBe('active');
-    await api.deps.db.update(domains).set({ dkimStatus: 'mismatch' }).where(eq(domains.id, domainId));
+    await api.deps.db`update domains set dkim_status = 'mismatch' where id = ${domainId}`;
     const notReady = await api.http.get(`/v1/senders/${sender.id}`).set(auth());
     expect(notReady.body).toMatchObject({ configured_state: 'enabled', effective_state: 'domain_not_ready' });
-    await api.deps.db.update(domains).set({ dkimStatus: 'verified' }).where(eq(domains.id, domainId));
+    await api.deps.db`update domains set dkim_status = 'verified' where id = ${domainId}`;
     const ready = await api.http.get(`/v1/senders/${sender.id}`).set(auth());
     expect(ready.body.effective_state).toBe('active');
   });
@@ -150,7 +148,7 @@ describe('DELETE /v1/senders/:id', () => {
     const res = await api.http.delete(`/v1/senders/${sender.id}`).set(auth());
     expect(res.status).toBe(204);
     expect(res.text).toBe('');
-    const [row] = await api.deps.db.select().from(senders).where(eq(senders.id, sender.id));
+    const [row] = await api.deps.db`select configured_state as "configuredState", deleted_at as "deletedAt" from senders where id = ${sender.id}`;
     expect(row).toMatchObject({ configuredState: 'disabled', deletedAt: expect.any(Date) });
     for (const res of [
       await api.http.get(`/v1/senders/${sender.id}`).set(auth()),

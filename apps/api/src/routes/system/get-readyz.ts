@@ -1,4 +1,3 @@
-import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { defineRoute } from '../../http/route';
 import { sendJson } from '../../http/respond';
@@ -26,7 +25,7 @@ export const getReadyz = defineRoute({
     503: { description: 'Not ready.', schema: z.object({ status: z.literal('not_ready'), database: checkSchema, redis: checkSchema }) },
   },
   async handle({ res, deps }) {
-    const [database, redis] = await Promise.all([probe(() => deps.db.execute(sql`select 1`)), probe(() => deps.redis.ping())]);
+    const [database, redis] = await Promise.all([probe(() => deps.db`select 1`), probe(() => deps.redis.ping())]);
     const ready = database === 'ok' && redis === 'ok';
     sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not_ready', database, redis });
   },

@@ -1,0 +1,53 @@
+import type { LastCheckStatus, VerificationStatus } from '@mailer/domain';
+import type { Database, Row } from '../database';
+
+/** A `domains` row. */
+export interface DomainRow {
+  id: string;
+  accountId: string;
+  /** A-label, lower case, no trailing dot. */
+  name: string;
+  externalId: string | null;
+  ownershipToken: string;
+  dkimSelector: string;
+  /** Base64 DER, as it appears in `p=`. */
+  dkimPublicKey: string;
+  dkimPrivateKeySealed: string;
+  ownershipStatus: VerificationStatus;
+  dkimStatus: VerificationStatus;
+  dmarcStatus: VerificationStatus;
+  lastCheckStatus: LastCheckStatus | null;
+  lastCheckStartedAt: Date | null;
+  lastCheckCompletedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+  deletedAt: Date | null;
+}
+
+/** The columns toDomainRow reads, of the table aliased `d`. */
+export const domainColumns = (db: Database) => db`
+  d.id, d.account_id, d.name, d.external_id, d.ownership_token, d.dkim_selector, d.dkim_public_key,
+  d.dkim_private_key_sealed, d.ownership_status, d.dkim_status, d.dmarc_status, d.last_check_status,
+  d.last_check_started_at, d.last_check_completed_at, d.created_at, d.updated_at, d.deleted_at`;
+
+export function toDomainRow(r: Row): DomainRow {
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    name: r.name,
+    externalId: r.external_id,
+    ownershipToken: r.ownership_token,
+    dkimSelector: r.dkim_selector,
+    dkimPublicKey: r.dkim_public_key,
+    dkimPrivateKeySealed: r.dkim_private_key_sealed,
+    ownershipStatus: r.ownership_status,
+    dkimStatus: r.dkim_status,
+    dmarcStatus: r.dmarc_status,
+    lastCheckStatus: r.last_check_status,
+    lastCheckStartedAt: r.last_check_started_at,
+    lastCheckCompletedAt: r.last_check_completed_at,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    deletedAt: r.deleted_at,
+  };
+}
