@@ -1,4 +1,4 @@
-import { recordDnsCheck, type Database, type DomainRow } from '@mailer/db';
+import { recordDnsCheck, type Queryable, type DomainRow } from '@mailer/db';
 import { evaluateDnsCheck } from '@mailer/domain';
 import { observeDomainDns } from './observe-domain-dns';
 import type { DnsResolver } from './resolver';
@@ -8,7 +8,7 @@ import type { DnsResolver } from './resolver';
  * domain: what `POST /v1/domains/{id}/check-dns` and the operator's `domain check` run.
  * False when the domain stopped being active meanwhile.
  */
-export async function verifyDomainDns(db: Database, dns: DnsResolver, domain: DomainRow, now: () => Date): Promise<boolean> {
+export async function verifyDomainDns(db: Queryable, dns: DnsResolver, domain: DomainRow, now: () => Date): Promise<boolean> {
   const startedAt = now();
   const observation = await observeDomainDns(dns, domain);
   const outcome = evaluateDnsCheck(observation, domain);

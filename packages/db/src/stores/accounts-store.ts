@@ -1,5 +1,5 @@
 import { generateApiKey, hashApiKey, newId, SCOPES, type PlanLimits, type Scope } from '@mailer/domain';
-import type { Database } from '../database';
+import type { Database, Queryable } from '../database';
 import { inTransaction } from '../transaction';
 
 export const FREE_PLAN_ID = 'plan_free';
@@ -11,7 +11,7 @@ export interface ProvisionedAccount {
 }
 
 /** A new key: its insert, for the caller to send (in its transaction, if any), and the key itself, shown once. */
-function newKey(db: Database, accountId: string, kind: 'sending' | 'management', scopes: readonly Scope[]) {
+function newKey(db: Queryable, accountId: string, kind: 'sending' | 'management', scopes: readonly Scope[]) {
   const key = generateApiKey(kind);
   const id = newId('apiKey');
   const insert = db`
@@ -31,7 +31,7 @@ export async function createAccount(db: Database, name: string): Promise<Provisi
   });
 }
 
-export async function accountExists(db: Database, accountId: string): Promise<boolean> {
+export async function accountExists(db: Queryable, accountId: string): Promise<boolean> {
   const [row] = await db`select id from accounts where id = ${accountId} limit 1`;
   return Boolean(row);
 }

@@ -1,5 +1,5 @@
 import type { LastCheckStatus, VerificationStatus } from '@mailer/domain';
-import type { Database, Row } from '../database';
+import type { Queryable, Row } from '../database';
 
 /** A `domains` row. */
 export interface DomainRow {
@@ -25,7 +25,7 @@ export interface DomainRow {
 }
 
 /** The columns toDomainRow reads, of the table aliased `d`. */
-export const domainColumns = (db: Database) => db`
+export const domainColumns = (db: Queryable) => db`
   d.id, d.account_id, d.name, d.external_id, d.ownership_token, d.dkim_selector, d.dkim_public_key,
   d.dkim_private_key_sealed, d.ownership_status, d.dkim_status, d.dmarc_status, d.last_check_status,
   d.last_check_started_at, d.last_check_completed_at, d.created_at, d.updated_at, d.deleted_at`;

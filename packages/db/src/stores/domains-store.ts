@@ -1,5 +1,5 @@
 import { isIdOf, type ActiveDomainKey, type DnsCheckOutcome } from '@mailer/domain';
-import type { Database, Row } from '../database';
+import type { Database, Queryable, Row } from '../database';
 import { inTransaction } from '../transaction';
 import { domainColumns, toDomainRow, type DomainRow } from './domain-rows';
 import { newestFirst, type PagePosition } from './keyset';
@@ -18,7 +18,7 @@ export interface DomainView extends DomainRow {
  * The account's active domain with this id, or undefined when the id is malformed,
  * unknown, deleted or another account's: callers answer all four as domain_not_found.
  */
-export async function findDomain(db: Database, accountId: string, id: string): Promise<DomainRow | undefined> {
+export async function findDomain(db: Queryable, accountId: string, id: string): Promise<DomainRow | undefined> {
   if (!isIdOf('domain', id)) return undefined;
   const [row] = await db`
     select ${domainColumns(db)} from domains d
@@ -37,7 +37,7 @@ export function isDomainReady(domain: Pick<DomainRow, 'ownershipStatus' | 'dkimS
  * senders' domain index. The aggregate exposes no `id` or `created_at`, so keyset
  * conditions name the domain's.
  */
-const selectDomainViews = (db: Database) => db`
+const selectDomainViews = (db: Queryable) => db`
   select ${domainColumns(db)}, t.sender_count, t.accepted, t.bounced, t.failed, t.deferred
   from domains d
   cross join lateral (
@@ -57,7 +57,7 @@ function toDomainView(r: Row): DomainView {
 }
 
 /** As findDomain, with the sender count and delivery counts. */
-export async function findDomainView(db: Database, accountId: string, id: string): Promise<DomainView | undefined> {
+export async function findDomainView(db: Queryable, accountId: string, id: string): Promise<DomainView | undefined> {
   if (!isIdOf('domain', id)) return undefined;
   const [row] = await db`
     ${selectDomainViews(db)}
@@ -68,7 +68,7 @@ export async function findDomainView(db: Database, accountId: string, id: string
 
 /** One page of the account's active domains, newest first; the caller asks for `limit + 1` rows. */
 export async function listDomains(
-  db: Database,
+  db: Queryable,
   accountId: string,
   options: { externalId?: string; position?: PagePosition; limit: number },
 ): Promise<DomainView[]> {
@@ -83,7 +83,7 @@ export async function listDomains(
 }
 
 /** The account's active domains holding this name or this external_id (at most one of each). */
-export async function findActiveDomainKeys(db: Database, accountId: string, name: string, externalId: string | null): Promise<ActiveDomainKey[]> {
+export async function findActiveDomainKeys(db: Queryable, accountId: string, name: string, externalId: string | null): Promise<ActiveDomainKey[]> {
   // A null external_id matches nothing: `external_id = null` is never true.
   const rows = await db`
     select id, name, external_id from domains
@@ -101,7 +101,7 @@ export type NewDomain = Pick<
  * holds its name or external_id: the partial unique indexes decide, so concurrent
  * creations cannot both succeed.
  */
-export async function insertDomain(db: Database, values: NewDomain): Promise<DomainRow | undefined> {
+export async function insertDomain(db: Queryable, values: NewDomain): Promise<DomainRow | undefined> {
   const [row] = await db`
     insert into domains as d (id, account_id, name, external_id, ownership_token, dkim_selector, dkim_public_key,
                               dkim_private_key_sealed, created_at, updated_at)
@@ -134,7 +134,7 @@ export async function deleteDomain(db: Database, accountId: string, id: string, 
 
 /** Stores a check's outcome; components it left out keep their status. False when the domain is no longer active. */
 export async function recordDnsCheck(
-  db: Database,
+  db: Queryable,
   accountId: string,
   id: string,
   check: DnsCheckOutcome & { startedAt: Date; completedAt: Date },

@@ -1,5 +1,5 @@
 import { isIdOf, type DeliveryStatus } from '@mailer/domain';
-import type { Database, Row } from '../database';
+import type { Queryable, Row } from '../database';
 import { newestFirst, type PagePosition } from './keyset';
 
 /** A cause as stored in a jsonb column: the normalized cause the API shows (docs/api-decisions.md, "Emails"). */
@@ -28,7 +28,7 @@ export interface EmailSummary {
   completedAt: Date | null;
 }
 
-const summaryColumns = (db: Database) => db`
+const summaryColumns = (db: Queryable) => db`
   id, status, type, from_email, from_name, "to", cc, bcc_count, subject, cause, created_at, updated_at, completed_at`;
 
 function toEmailSummary(r: Row): EmailSummary {
@@ -50,7 +50,7 @@ function toEmailSummary(r: Row): EmailSummary {
 }
 
 /** One page of the account's messages, newest first; the caller asks for `limit + 1` rows. */
-export async function listEmails(db: Database, accountId: string, position: PagePosition | undefined, limit: number): Promise<EmailSummary[]> {
+export async function listEmails(db: Queryable, accountId: string, position: PagePosition | undefined, limit: number): Promise<EmailSummary[]> {
   const page = newestFirst(db, position, limit);
   const rows = await db`
     select ${summaryColumns(db)} from emails
@@ -132,7 +132,7 @@ export interface EmailDetail {
  * or undefined when the id is malformed, unknown or another account's (all answered as
  * email_not_found). Bodies, attachment bytes and MX hosts are not read.
  */
-export async function findEmailDetail(db: Database, accountId: string, id: string): Promise<EmailDetail | undefined> {
+export async function findEmailDetail(db: Queryable, accountId: string, id: string): Promise<EmailDetail | undefined> {
   if (!isIdOf('email', id)) return undefined;
   const [email] = await db`select ${summaryColumns(db)} from emails where id = ${id} and account_id = ${accountId} limit 1`;
   if (!email) return undefined;

@@ -1,4 +1,4 @@
-import type { Database } from '../database';
+import type { Queryable } from '../database';
 
 /** Where the previous page ended: its last row's (created_at, id). */
 export interface PagePosition {
@@ -12,7 +12,7 @@ export interface PagePosition {
  * unqualified, so the statement must expose exactly one table with those columns; the
  * order is that of the lists' indexes (`… created_at desc, id desc`).
  */
-export function newestFirst(db: Database, position: PagePosition | undefined, limit: number) {
+export function newestFirst(db: Queryable, position: PagePosition | undefined, limit: number) {
   return {
     /** An `and …` condition for the WHERE clause: rows older than the position, or nothing on the first page. */
     after: position ? db`and (created_at, id) < (${position.createdAt}, ${position.id})` : db``,

@@ -1,16 +1,16 @@
 import { isIdOf, type DeliveryStatus } from '@mailer/domain';
-import type { Database } from '../database';
+import type { Database, Queryable } from '../database';
 import { domainColumns, toDomainRow, type DomainRow } from './domain-rows';
 
 /** Queries for the operator CLI: across accounts, never reachable from the HTTP API. */
 
-export async function findActiveDomainById(db: Database, id: string): Promise<DomainRow | undefined> {
+export async function findActiveDomainById(db: Queryable, id: string): Promise<DomainRow | undefined> {
   if (!isIdOf('domain', id)) return undefined;
   const [row] = await db`select ${domainColumns(db)} from domains d where d.id = ${id} and d.deleted_at is null limit 1`;
   return row && toDomainRow(row);
 }
 
-export async function countDeliveriesByStatus(db: Database): Promise<Record<DeliveryStatus, number>> {
+export async function countDeliveriesByStatus(db: Queryable): Promise<Record<DeliveryStatus, number>> {
   const rows = await db`select status, count(*) as count from deliveries group by status`;
   const counts: Record<DeliveryStatus, number> = { queued: 0, sending: 0, deferred: 0, accepted: 0, bounced: 0, failed: 0 };
   // count(*) is a bigint, which the driver hands over as a string.

@@ -1,5 +1,5 @@
 import { isIdOf, newId, type TransportSecurityPolicy } from '@mailer/domain';
-import type { Database, Row } from '../database';
+import type { Database, Queryable, Row } from '../database';
 import { inTransaction } from '../transaction';
 import { isDomainReady } from './domains-store';
 import { newestFirst, type PagePosition } from './keyset';
@@ -31,7 +31,7 @@ export interface SenderRow {
 export type SenderRecord = SenderRow & { domainReady: boolean };
 
 /** The columns toSenderRow reads, of the table aliased `s`. */
-const senderColumns = (db: Database) => db`
+const senderColumns = (db: Queryable) => db`
   s.id, s.account_id, s.domain_id, s.email, s.email_key, s.display_name, s.transport_security_policy,
   s.configured_state, s.last_used_at, s.accepted_count, s.bounced_count, s.failed_count, s.deferred_count,
   s.created_at, s.updated_at, s.deleted_at`;
@@ -68,7 +68,7 @@ function toSenderRecord(r: Row): SenderRecord {
  * subquery exposing only the statuses, so keyset conditions name the sender's `id` and
  * `created_at`; a sender always has its domain, so this is the inner join it reads as.
  */
-const selectSenders = (db: Database) => db`
+const selectSenders = (db: Queryable) => db`
   select ${senderColumns(db)}, d.ownership_status, d.dkim_status, d.dmarc_status
   from senders s
   cross join lateral (select ownership_status, dkim_status, dmarc_status from domains where domains.id = s.domain_id) d`;
@@ -77,7 +77,7 @@ const selectSenders = (db: Database) => db`
  * The account's active sender with this id, or undefined when the id is malformed,
  * unknown, deleted or another account's: callers answer all four as sender_not_found.
  */
-export async function findSender(db: Database, accountId: string, id: string): Promise<SenderRecord | undefined> {
+export async function findSender(db: Queryable, accountId: string, id: string): Promise<SenderRecord | undefined> {
   if (!isIdOf('sender', id)) return undefined;
   const [row] = await db`
     ${selectSenders(db)}
@@ -87,7 +87,7 @@ export async function findSender(db: Database, accountId: string, id: string): P
 }
 
 /** One page of the domain's active senders, newest first; `limit + 1` rows are asked for by the caller. */
-export async function listSenders(db: Database, domainId: string, position: PagePosition | undefined, limit: number): Promise<SenderRecord[]> {
+export async function listSenders(db: Queryable, domainId: string, position: PagePosition | undefined, limit: number): Promise<SenderRecord[]> {
   const page = newestFirst(db, position, limit);
   const rows = await db`
     ${selectSenders(db)}
@@ -149,7 +149,7 @@ export interface SenderChanges {
  * it now is, or undefined when it is no longer active.
  */
 export async function updateSender(
-  db: Database,
+  db: Queryable,
   accountId: string,
   id: string,
   changes: SenderChanges,
@@ -173,7 +173,7 @@ export async function updateSender(
 }
 
 /** Disables and soft-deletes the sender; false when it was not active. Its email history stays. */
-export async function deleteSender(db: Database, accountId: string, id: string, now: Date): Promise<boolean> {
+export async function deleteSender(db: Queryable, accountId: string, id: string, now: Date): Promise<boolean> {
   if (!isIdOf('sender', id)) return false;
   const deleted = await db`
     update senders set configured_state = 'disabled', deleted_at = ${now}, updated_at = ${now}

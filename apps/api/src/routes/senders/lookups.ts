@@ -1,9 +1,9 @@
 import { AppError } from '@mailer/domain';
-import { findSender, type Database, type SenderRecord } from '@mailer/db';
+import { findSender, type Queryable, type SenderRecord } from '@mailer/db';
 import type { AuthenticatedKey } from '../../http/auth';
 
 /** The caller's active sender, or 404 sender_not_found for a malformed, unknown, deleted or foreign id. */
-export async function requireSender(db: Database, key: AuthenticatedKey, id: string): Promise<SenderRecord> {
+export async function requireSender(db: Queryable, key: AuthenticatedKey, id: string): Promise<SenderRecord> {
   const sender = await findSender(db, key.accountId, id);
   if (!sender) throw senderNotFound();
   return sender;
