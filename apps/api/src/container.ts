@@ -52,7 +52,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     metrics: createApiMetrics(deliveryQueue),
     cursors: createCursorCodec(config.encryptionKey),
     dns: createDnsResolver(config.dns),
-    intake: new IntakeBatcher({ database, deliveryQueue, logger, now }),
+    intake: new IntakeBatcher({ db: database.db, deliveryQueue, logger, now }),
     now,
   };
 }

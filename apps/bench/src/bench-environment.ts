@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { freePort } from '@mailer/testing';
 import path from 'node:path';
-import { Client } from 'pg';
+import postgres from 'postgres';
 import type { Config } from '@mailer/config';
 import { migrateDatabase } from '@mailer/db';
 import { openRedis } from '@mailer/queue';
@@ -20,10 +20,9 @@ export function databaseUrlFor(config: Config, name: string): string {
 
 /** A fresh, migrated benchmark database (dropped first if a previous run left one). */
 export async function freshDatabase(config: Config, name = BENCH_DATABASE): Promise<string> {
-  const admin = new Client({ connectionString: databaseUrlFor(config, 'postgres') });
-  await admin.connect();
+  const admin = postgres(databaseUrlFor(config, 'postgres'), { max: 1, onnotice: () => undefined });
   try {
-    await admin.query(`drop database if exists ${name} with (force)`);
+    await admin`drop database if exists ${admin(name)} with (force)`;
   } finally {
     await admin.end();
   }

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Client } from 'pg';
+import postgres from 'postgres';
 
 const PGBENCH = '/usr/bin/pgbench';
 
@@ -18,14 +18,13 @@ export interface CeilingOptions {
  * is stored PLAIN (neither compressed nor moved to TOAST) so every row really writes 2 KB.
  */
 export async function measureInsertCeiling(options: CeilingOptions): Promise<number> {
-  const client = new Client({ connectionString: options.databaseUrl });
-  await client.connect();
+  const sql = postgres(options.databaseUrl, { max: 1, onnotice: () => undefined });
   try {
-    await client.query('drop table if exists bench_rows');
-    await client.query('create table bench_rows (id bigserial primary key, payload text not null, created_at timestamptz not null default now())');
-    await client.query('alter table bench_rows alter column payload set storage plain');
+    await sql`drop table if exists bench_rows`;
+    await sql`create table bench_rows (id bigserial primary key, payload text not null, created_at timestamptz not null default now())`;
+    await sql`alter table bench_rows alter column payload set storage plain`;
   } finally {
-    await client.end();
+    await sql.end();
   }
   const dir = await mkdtemp(path.join(tmpdir(), 'mailer-pgbench-'));
   const script = path.join(dir, 'insert.sql');

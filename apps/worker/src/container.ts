@@ -67,7 +67,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     composer: createMessageComposer(config.encryptionKey, config.worker.compositionThreads),
     claims: new Batcher((emailIds) => claim(database, config, emailIds, now())),
     attempts: new Batcher(async (writes) => {
-      const written = await writeAttempts(database.pool, writes);
+      const written = await writeAttempts(database.db, writes);
       return writes.map((_, i) => written.has(i));
     }),
     messageSlots: new SlotLimiter(config.worker.concurrency),
@@ -82,7 +82,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
  * claim, the others the context with nothing leased, as if they had come second.
  */
 async function claim(database: DatabaseHandle, config: Config, emailIds: string[], now: Date): Promise<(Claim | undefined)[]> {
-  const claims = await claimMessages(database.pool, [...new Set(emailIds)], now, config.worker.leaseMs);
+  const claims = await claimMessages(database.db, [...new Set(emailIds)], now, config.worker.leaseMs);
   const seen = new Set<string>();
   return emailIds.map((id) => {
     const found = claims.get(id);

@@ -8,9 +8,22 @@ import postgres from 'postgres';
  * "Data layer").
  */
 export type Database = postgres.Sql;
-/** A statement built with a Database's tag, not yet sent. */
-export type Statement<T extends readonly object[] = postgres.Row[]> = postgres.PendingQuery<T extends postgres.Row[] ? T : never>;
+/**
+ * What a statement can be built with and sent through: the pool, a transaction's reserved
+ * connection (inTransaction), or postgres.js's own `begin` scope.
+ */
+export type Queryable = postgres.ISql<{}>;
+/** A statement built with a tag, not yet sent. */
+export type Statement = postgres.PendingQuery<postgres.Row[]>;
 export type Row = postgres.Row;
+
+/**
+ * postgres.js types an array parameter by its first element, and has no array type for
+ * Date or boolean elements: such columns travel as text arrays, cast in the statement
+ * (`::timestamptz[]`, `::boolean[]`).
+ */
+export const timestampsParam = (values: readonly (Date | null)[]): (string | null)[] => values.map((v) => v?.toISOString() ?? null);
+export const booleansParam = (values: readonly boolean[]): string[] => values.map((v) => (v ? 'true' : 'false'));
 
 export interface DatabaseHandle {
   db: Database;

@@ -1,7 +1,7 @@
 import type postgres from 'postgres';
-import type { Database } from './database';
+import type { Database, Statement } from './database';
 
-type Results<T extends readonly postgres.PendingQuery<postgres.Row[]>[]> = { [K in keyof T]: Awaited<T[K]> };
+type Results<T extends readonly Statement[]> = { -readonly [K in keyof T]: postgres.RowList<postgres.Row[]> };
 
 /**
  * A transaction on one reserved connection, sent in the round trips its caller chooses.
@@ -15,9 +15,9 @@ export interface Transaction {
   /** The tag for this transaction's statements. */
   readonly sql: postgres.ReservedSql;
   /** Sends the statements together and waits for every answer. */
-  send<T extends readonly postgres.PendingQuery<postgres.Row[]>[]>(...statements: T): Promise<Results<T>>;
+  send<T extends readonly Statement[]>(...statements: T): Promise<Results<T>>;
   /** Sends the statements together, followed by COMMIT. */
-  commit<T extends readonly postgres.PendingQuery<postgres.Row[]>[]>(...statements: T): Promise<Results<T>>;
+  commit<T extends readonly Statement[]>(...statements: T): Promise<Results<T>>;
 }
 
 /**
@@ -30,7 +30,7 @@ export async function inTransaction<T>(db: Database, work: (tx: Transaction) => 
   const sql = await db.reserve();
   let begun = false;
   let committed = false;
-  const send = async (statements: readonly postgres.PendingQuery<postgres.Row[]>[], commit: boolean) => {
+  const send = async (statements: readonly Statement[], commit: boolean) => {
     if (committed) throw new Error('the transaction has already committed');
     const all = [...(begun ? [] : [sql`begin`]), ...statements, ...(commit ? [sql`commit`] : [])];
     const offset = begun ? 0 : 1;

@@ -1,3 +1,5 @@
+import type { RateLimitHeaders } from './emails/plan-limits';
+
 /**
  * The contract's error vocabulary (CONTRACT.md section 2). Every expected failure is an
  * AppError carrying one of these codes; the HTTP layer maps code -> status in one table.
@@ -41,8 +43,12 @@ export interface ErrorDetail {
 
 export interface AppErrorOptions {
   details?: ErrorDetail[];
-  /** Response headers the contract ties to this error (`Retry-After`, `WWW-Authenticate`). */
+  /** Response headers the contract ties to this error (`WWW-Authenticate`). */
   headers?: Record<string, string>;
+  /** When a retry may succeed (the HTTP layer sends it as `Retry-After`). */
+  retryAfterSeconds?: number;
+  /** The account's pacing figures, for answers that reached the acceptance decision (sent as `RateLimit-*`). */
+  rateLimit?: RateLimitHeaders;
   cause?: unknown;
 }
 
@@ -50,6 +56,8 @@ export class AppError extends Error {
   override readonly name = 'AppError';
   readonly details?: ErrorDetail[];
   readonly headers?: Record<string, string>;
+  readonly retryAfterSeconds?: number;
+  readonly rateLimit?: RateLimitHeaders;
 
   constructor(
     readonly code: ErrorCode,
@@ -59,6 +67,8 @@ export class AppError extends Error {
     super(message, { cause: options.cause });
     this.details = options.details;
     this.headers = options.headers;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+    this.rateLimit = options.rateLimit;
   }
 
   get status(): number {

@@ -1,12 +1,23 @@
 import { randomBytes } from 'node:crypto';
-import { newId } from '@mailer/domain';
-import { attachments, deliveries, emails, events, type Database } from '@mailer/db';
+import { collectRecipients, newId, parseMailbox, type Mailbox } from '@mailer/domain';
+import {
+  admissionStatements,
+  ensureUsageRow,
+  inTransaction,
+  lockAccountUsage,
+  lockSenders,
+  messageRowsStatements,
+  usageFigures,
+  usageFiguresFrom,
+  type AcceptedEmail,
+  type Database,
+} from '@mailer/db';
 
 /**
- * A queued message written straight to the database exactly as intake writes one: the
- * email row, its attachments, one queued delivery per unique recipient due now and the
- * `queued` event. For delivery tests that do not go through POST /v1/emails; the caller
- * enqueues the job.
+ * A queued message written through intake's own statements (message rows, then the usage
+ * lock, deliveries, usage and counters), without the HTTP request, idempotency and plan
+ * checks around them: for delivery tests that need a message with a given age, content or
+ * attachments. The caller enqueues the job.
  */
 export interface QueuedEmailInput {
   accountId: string;
@@ -31,72 +42,48 @@ export interface QueuedEmail {
   deliveries: { id: string; recipient: string; kind: 'to' | 'cc' | 'bcc' }[];
 }
 
-const normalize = (address: string) => {
-  const at = address.lastIndexOf('@');
-  return `${address.slice(0, at)}@${address.slice(at + 1).toLowerCase()}`;
-};
+const mailboxes = (addresses: string[] = []): Mailbox[] =>
+  addresses.map((address) => {
+    const mailbox = parseMailbox(address);
+    if (!mailbox) throw new Error(`not an address: ${address}`);
+    return mailbox;
+  });
 
 export async function insertQueuedEmail(db: Database, input: QueuedEmailInput): Promise<QueuedEmail> {
   const id = newId('email');
   const createdAt = input.createdAt ?? new Date();
-  const to = input.to.map(normalize);
-  const cc = (input.cc ?? []).map(normalize);
-  const seen = new Set<string>();
-  const recipients: { recipient: string; kind: 'to' | 'cc' | 'bcc' }[] = [];
-  for (const [kind, list] of [['to', to], ['cc', cc], ['bcc', (input.bcc ?? []).map(normalize)]] as const) {
-    for (const recipient of list) {
-      if (seen.has(recipient.toLowerCase())) continue;
-      seen.add(recipient.toLowerCase());
-      recipients.push({ recipient, kind });
-    }
-  }
-  const rows = recipients.map((r) => ({ id: newId('delivery'), ...r }));
-  await db.transaction(async (tx) => {
-    await tx.insert(emails).values({
-      id,
-      accountId: input.accountId,
-      senderId: input.senderId,
-      domainId: input.domainId,
-      fromEmail: input.from,
-      fromName: input.fromName ?? null,
-      subject: input.subject ?? 'Test message',
-      to,
-      cc,
-      bccCount: rows.filter((r) => r.kind === 'bcc').length,
-      textBody: input.text === undefined ? 'Hello from the delivery tests.' : input.text,
-      htmlBody: input.html ?? null,
-      messageIdHeader: `<${randomBytes(12).toString('hex')}@${input.from.split('@')[1]}>`,
-      createdAt,
-      updatedAt: createdAt,
-    });
-    if (input.attachments?.length) {
-      await tx.insert(attachments).values(
-        input.attachments.map((a, position) => ({
-          emailId: id,
-          position,
-          filename: a.filename,
-          contentType: a.contentType,
-          contentId: a.contentId ?? null,
-          size: a.content.length,
-          content: a.content,
-        })),
-      );
-    }
-    await tx.insert(deliveries).values(
-      rows.map((r) => ({
-        id: r.id,
-        emailId: id,
-        accountId: input.accountId,
-        recipient: r.recipient,
-        recipientDomain: r.recipient.split('@')[1]!,
-        kind: r.kind,
-        status: 'queued' as const,
-        nextAttemptAt: createdAt,
-        createdAt,
-        updatedAt: createdAt,
-      })),
+  const recipients = collectRecipients({ to: mailboxes(input.to), cc: mailboxes(input.cc), bcc: mailboxes(input.bcc) });
+  const email: AcceptedEmail = {
+    id,
+    accountId: input.accountId,
+    senderId: input.senderId,
+    domainId: input.domainId,
+    fromEmail: input.from,
+    fromName: input.fromName ?? null,
+    type: 'transactional',
+    subject: input.subject ?? 'Test message',
+    to: recipients.to,
+    cc: recipients.cc,
+    bccCount: recipients.bccCount,
+    text: input.text === undefined ? 'Hello from the delivery tests.' : input.text,
+    html: input.html ?? null,
+    messageIdHeader: `<${randomBytes(12).toString('hex')}@${input.from.split('@')[1]}>`,
+    recipients: recipients.recipients.map((r) => ({ id: newId('delivery'), ...r })),
+    attachments: (input.attachments ?? []).map((a) => ({ ...a, contentId: a.contentId ?? null })),
+  };
+  await inTransaction(db, async (tx) => {
+    const sent = await tx.send(
+      ...messageRowsStatements(tx, input.accountId, createdAt, [email]),
+      ensureUsageRow(tx, input.accountId),
+      lockAccountUsage(tx, [input.accountId]),
+      usageFigures(tx, input.accountId, createdAt, []),
     );
-    await tx.insert(events).values({ emailId: id, type: 'queued', at: createdAt });
+    const figures = usageFiguresFrom(sent.at(-1)!, [])!;
+    const usageAt = figures.lastAcceptedAt && figures.lastAcceptedAt > createdAt ? figures.lastAcceptedAt : createdAt;
+    await tx.commit(
+      lockSenders(tx, [input.senderId]),
+      ...admissionStatements(tx, { accountId: input.accountId, now: createdAt, usageAt, admitted: [email], refusedEmailIds: [], totalBefore: figures.total }),
+    );
   });
-  return { id, createdAt, deliveries: rows };
+  return { id, createdAt, deliveries: email.recipients.map((r) => ({ id: r.id, recipient: r.address, kind: r.kind })) };
 }

@@ -1,5 +1,5 @@
 import { DKIM_SEAL_PURPOSE, generateDkimKeyPair, newId, newOwnershipToken, seal, type DkimKeyPair } from '@mailer/domain';
-import { domains, senders, type Database } from '@mailer/db';
+import type { Database } from '@mailer/db';
 
 /**
  * Rows written straight to the database, for tests whose subject is not the domain or
@@ -19,18 +19,11 @@ export async function insertReadyDomain(
 ): Promise<ReadyDomain> {
   const dkim = await generateDkimKeyPair();
   const id = newId('domain');
-  await db.insert(domains).values({
-    id,
-    accountId,
-    name,
-    ownershipToken: newOwnershipToken(),
-    dkimSelector: dkim.selector,
-    dkimPublicKey: dkim.publicKey,
-    dkimPrivateKeySealed: seal(encryptionKey, DKIM_SEAL_PURPOSE, dkim.privateKeyPem),
-    ownershipStatus: 'verified',
-    dkimStatus: 'verified',
-    dmarcStatus: 'verified',
-  });
+  await db`
+    insert into domains (id, account_id, name, ownership_token, dkim_selector, dkim_public_key, dkim_private_key_sealed,
+                         ownership_status, dkim_status, dmarc_status)
+    values (${id}, ${accountId}, ${name}, ${newOwnershipToken()}, ${dkim.selector}, ${dkim.publicKey},
+            ${seal(encryptionKey, DKIM_SEAL_PURPOSE, dkim.privateKeyPem)}, 'verified', 'verified', 'verified')`;
   return { id, name, dkim };
 }
 
@@ -41,14 +34,8 @@ export interface SenderOptions {
 
 export async function insertSender(db: Database, accountId: string, domainId: string, email: string, options: SenderOptions = {}) {
   const id = newId('sender');
-  await db.insert(senders).values({
-    id,
-    accountId,
-    domainId,
-    email,
-    emailKey: email.toLowerCase(),
-    displayName: options.displayName ?? null,
-    transportSecurityPolicy: options.policy ?? 'opportunistic',
-  });
+  await db`
+    insert into senders (id, account_id, domain_id, email, email_key, display_name, transport_security_policy)
+    values (${id}, ${accountId}, ${domainId}, ${email}, ${email.toLowerCase()}, ${options.displayName ?? null}, ${options.policy ?? 'opportunistic'})`;
   return { id, email };
 }

@@ -8,7 +8,7 @@ export default async function globalSetup(): Promise<void> {
   const template = `mailer_test_${run}_template`;
   await migrateDatabase(databaseUrl(template));
   // Clones need the template free of sessions.
-  await withAdmin((client) => client.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = $1`, [template]));
+  await withAdmin((sql) => sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${template}`);
   process.env[RUN_ENV] = run;
   process.env[TEMPLATE_ENV] = template;
 }

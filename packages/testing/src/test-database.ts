@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
+import postgres from 'postgres';
 
 /** The cluster the tests run against; override with TEST_DATABASE_ADMIN_URL. */
 export const ADMIN_URL = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -12,13 +12,12 @@ export function databaseUrl(name: string): string {
   return url.toString();
 }
 
-export async function withAdmin<T>(fn: (client: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ connectionString: ADMIN_URL });
-  await client.connect();
+export async function withAdmin<T>(fn: (sql: postgres.Sql) => Promise<T>): Promise<T> {
+  const sql = postgres(ADMIN_URL, { max: 1, onnotice: () => undefined });
   try {
-    return await fn(client);
+    return await fn(sql);
   } finally {
-    await client.end();
+    await sql.end();
   }
 }
 
@@ -31,11 +30,11 @@ export async function createTestDatabase(): Promise<string> {
   const run = process.env[RUN_ENV];
   if (!template || !run) throw new Error('the jest global setup has not prepared a template database');
   const name = `mailer_test_${run}_${randomBytes(4).toString('hex')}`;
-  await withAdmin(async (client) => {
+  await withAdmin(async (sql) => {
     // CREATE DATABASE ... TEMPLATE fails while another session is copying the same template.
     for (let attempt = 0; ; attempt++) {
       try {
-        await client.query(`create database ${name} template ${template}`);
+        await sql`create database ${sql(name)} template ${sql(template)}`;
         return;
       } catch (error) {
         if ((error as { code?: string }).code !== '55006' || attempt > 50) throw error;

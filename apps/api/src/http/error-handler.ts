@@ -1,19 +1,9 @@
-import { DrizzleQueryError } from 'drizzle-orm/errors';
 import type { NextFunction, Request, Response } from 'express';
 import { AppError, ERROR_STATUS, type ErrorCode } from '@mailer/domain';
+import { isDatabaseUnavailable } from '@mailer/db';
 import type { Logger } from '@mailer/logger';
+import { rateLimitHeaderValues } from './rate-limit-headers';
 import { sendJson } from './respond';
-
-/** Connection-level failures of PostgreSQL: the service is unavailable, not broken. */
-export function isDatabaseUnavailable(error: unknown): boolean {
-  const e = error as { code?: string; message?: string; cause?: unknown } | undefined;
-  if (!e) return false;
-  // drizzle wraps the driver's error in a DrizzleQueryError whose `cause` it is.
-  if (e.cause && isDatabaseUnavailable(e.cause)) return true;
-  if (e.code && /^(08|57P0[1-3]|53300)/.test(e.code)) return true;
-  if (e.code && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH'].includes(e.code)) return true;
-  return /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED/i.test(e.message ?? '');
-}
 
 /** Errors raised by body-parser and Express itself, by their `type`. */
 const FRAMEWORK_ERRORS: Record<string, { code: ErrorCode; message: string }> = {
@@ -31,7 +21,7 @@ function toAppError(error: unknown): AppError {
   if (known) return new AppError(known.code, known.message);
   if (isDatabaseUnavailable(error)) {
     return new AppError('service_unavailable', 'The service is temporarily unavailable; retry later.', {
-      headers: { 'Retry-After': '5' },
+      retryAfterSeconds: 5,
     });
   }
   return new AppError('internal_error', 'An unexpected error occurred.');
@@ -39,18 +29,11 @@ function toAppError(error: unknown): AppError {
 
 export function sendError(res: Response, error: AppError): void {
   for (const [name, value] of Object.entries(error.headers ?? {})) res.setHeader(name, value);
+  if (error.rateLimit) for (const [name, value] of Object.entries(rateLimitHeaderValues(error.rateLimit))) res.setHeader(name, value);
+  if (error.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(error.retryAfterSeconds));
   sendJson(res, ERROR_STATUS[error.code], {
     error: { code: error.code, message: error.message, ...(error.details?.length ? { details: error.details } : {}) },
   });
-}
-
-/**
- * The error to log: a DrizzleQueryError's message carries the statement's parameters
- * (message content, recipient addresses), so its driver error is logged instead.
- */
-export function loggableError(error: unknown): Error | undefined {
-  if (error instanceof DrizzleQueryError) return error.cause instanceof Error ? error.cause : new Error('database query failed');
-  return error as Error | undefined;
 }
 
 /** The one place errors become HTTP: ours as they are, framework errors by type, anything else as a logged 500. */
@@ -58,7 +41,7 @@ export function errorHandler(logger: Logger) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const appError = toAppError(error);
     if (appError.code === 'internal_error' || appError.code === 'service_unavailable') {
-      const err = loggableError(error);
+      const err = error as Error | undefined;
       logger.error('request failed', { requestId: req.id, code: appError.code, error: err?.message, stack: err?.stack });
     }
     if (res.headersSent) {

@@ -49,7 +49,7 @@ export class AttemptRecorder {
   release(group: LeasedDelivery[]): Promise<void> {
     const next = this.last.then(async () => {
       this.view = undefined;
-      await releaseLease(this.deps.database.pool, this.lease, group.map((d) => d.id), this.deps.now());
+      await releaseLease(this.deps.db, this.lease, group.map((d) => d.id), this.deps.now());
       this.log.info('lease released on shutdown', { recipients: group.length });
     });
     this.last = next.catch(() => undefined);
@@ -65,7 +65,7 @@ export class AttemptRecorder {
     const decisions = group.map((delivery, i) => decide(policy, delivery, outcomes[i]!, endedAt, draw));
     const outcome = deriveMessageStatus(outcomes.map((o) => o.outcome)) as DeliveryDecision['status'];
     const cause = outcomes.find((o) => o.outcome === outcome)?.cause ?? null;
-    const recorded = await recordAttempt(this.deps.database.pool, this.lease, { ...facts, endedAt, outcome, cause }, decisions, this.view, (w) =>
+    const recorded = await recordAttempt(this.deps.db, this.lease, { ...facts, endedAt, outcome, cause }, decisions, this.view, (w) =>
       this.deps.attempts.submit(w),
     );
     this.view = this.view && recorded.applied === decisions.length ? applyDecisions(this.view, decisions, endedAt) : undefined;

@@ -49,7 +49,7 @@ async function attemptLeased(deps: WorkerDependencies, context: DeliveryContext,
   try {
     const { content } = context;
     if (!content) throw new Error('the message content was already purged');
-    const attachments = content.hasAttachments ? await loadAttachments(deps.database.pool, lease.emailId) : [];
+    const attachments = content.hasAttachments ? await loadAttachments(deps.db, lease.emailId) : [];
     message = await deps.composer.compose(compositionRequest(context, content, attachments));
   } catch (error) {
     log.error('message could not be built', { error: (error as Error).message });
@@ -106,7 +106,7 @@ function attemptBudgetMs(deps: WorkerDependencies, lease: Lease): number {
 }
 
 async function scheduleNextObligation(deps: WorkerDependencies, emailId: string, log: Logger): Promise<void> {
-  const due = await nextObligation(deps.database.pool, emailId);
+  const due = await nextObligation(deps.db, emailId);
   if (!due) return;
   try {
     await deps.deliveryQueue.enqueue(emailId, due, deps.now());

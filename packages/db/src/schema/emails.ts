@@ -90,8 +90,10 @@ export const deliveries = pgTable(
   },
   (t) => [
     index('deliveries_email_idx').on(t.emailId),
-    index('deliveries_owed_idx').on(t.nextAttemptAt).where(sql`status in ('queued', 'sending', 'deferred')`),
-    // Active deliveries per account are counted in account_usage (kept by triggers), not by an index scan.
+    // The reconciler's scan for owed deliveries, by status then due time: the statuses are a
+    // parameter (the sets live in @mailer/domain), which a partial index's predicate could not match.
+    index('deliveries_status_due_idx').on(t.status, t.nextAttemptAt),
+    // Active deliveries per account are counted in account_usage (counterDeltas), not by an index scan.
   ],
 );
 

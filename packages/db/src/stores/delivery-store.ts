@@ -1,14 +1,7 @@
-import type { Pool, PoolClient } from 'pg';
 import { deriveMessageCause, deriveMessageStatus, isTerminal, type DeliveryCause, type DeliveryStatus } from '@mailer/domain';
-import { withConnection } from '../one-round-trip';
-
-/**
- * The delivery daemon's hot path (with lease-store and attempts-store): a few prepared
- * statements per batch of messages, sent straight to the pg pool (the query builder's
- * cost showed up first in profiles). Locks are taken in one order — delivery rows, the
- * account's usage row, the sender row, then the message row — so concurrent writers queue
- * up instead of deadlocking; leases only take delivery rows no one else holds (SKIP LOCKED).
- */
+import { booleansParam, timestampsParam, type Database, type Row } from '../database';
+import type { LockedDelivery } from '../lock-order';
+import type { Transaction } from '../transaction';
 
 /** What the worker needs to build and route a message. `content` is undefined once purged. */
 export interface DeliveryContext {
@@ -35,12 +28,8 @@ export interface AttachmentContent {
   content: Buffer;
 }
 
-export async function loadAttachments(pool: Pool, emailId: string): Promise<AttachmentContent[]> {
-  const { rows } = await pool.query({
-    name: 'delivery-attachments',
-    text: 'select filename, content_type, content_id, content from attachments where email_id = $1 order by position',
-    values: [emailId],
-  });
+export async function loadAttachments(db: Database, emailId: string): Promise<AttachmentContent[]> {
+  const rows = await db`select filename, content_type, content_id, content from attachments where email_id = ${emailId} order by position`;
   return rows.map((r) => ({ filename: r.filename, contentType: r.content_type, contentId: r.content_id, content: r.content ?? Buffer.alloc(0) }));
 }
 
@@ -64,6 +53,30 @@ export interface Lease {
   others: DeliveryRowState[];
 }
 
+export interface DeliveryRowState {
+  id: string;
+  status: DeliveryStatus;
+  cause: DeliveryCause | null;
+  updatedAt: Date;
+  attemptCount: number;
+  /** Still `sending` under the lease in question. */
+  ours: boolean;
+}
+
+/** Whether the delivery, as locked, is still `sending` under the lease that expires at `expiresAt`. */
+export const heldBy = (delivery: Pick<LockedDelivery, 'status' | 'leaseExpiresAt'>, expiresAt: Date): boolean =>
+  delivery.status === 'sending' && delivery.leaseExpiresAt?.getTime() === expiresAt.getTime();
+
+/** A locked delivery as a lease that expires at `expiresAt` sees it. */
+export const rowState = (d: LockedDelivery, expiresAt: Date | null): DeliveryRowState => ({
+  id: d.id,
+  status: d.status,
+  cause: d.cause,
+  updatedAt: d.updatedAt,
+  attemptCount: d.attemptCount,
+  ours: expiresAt !== null && heldBy(d, expiresAt),
+});
+
 /**
  * The message's deliveries as this lease sees them, when no one else can change any of
  * them until it ends: every delivery not leased is terminal (terminal is final, and only
@@ -78,65 +91,70 @@ export function exclusiveView(lease: Lease, now: Date): DeliveryRowState[] | und
   ];
 }
 
-/** `work` between begin and commit on one pooled connection (rolled back when it fails, see withConnection). */
-export function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  return withConnection(pool, async (client) => {
-    await client.query('begin');
-    const result = await work(client);
-    await client.query('commit');
-    return result;
-  });
-}
-
-export interface DeliveryRowState {
-  id: string;
-  status: DeliveryStatus;
-  cause: DeliveryCause | null;
-  updatedAt: Date;
-  attemptCount: number;
-  /** Still `sending` under the given lease. */
-  ours: boolean;
-}
-
-/**
- * Locks every delivery of the message (each writer of a message's deliveries does this
- * first, so they take turns) and reads them: FOR UPDATE returns the latest committed
- * version of each row, whatever was committed while this waited.
- */
-export async function lockMessageDeliveries(client: PoolClient, emailId: string, leaseExpiresAt: Date | null): Promise<DeliveryRowState[]> {
-  const { rows } = await client.query({
-    name: 'lock-message-deliveries',
-    text: `select id, status, cause, updated_at, attempt_count, (status = 'sending' and lease_expires_at = $2) as ours
-             from deliveries where email_id = $1 order by id for update`,
-    values: [emailId, leaseExpiresAt],
-  });
-  return rows.map((r) => ({ id: r.id, status: r.status, cause: r.cause, updatedAt: r.updated_at, attemptCount: r.attempt_count, ours: r.ours === true }));
-}
-
 export interface MessageState {
   status: DeliveryStatus;
   cause: DeliveryCause | null;
   terminal: boolean;
 }
 
-/** The message's status and cause derived from its deliveries (CONTRACT.md section 4). */
+/** The message's status and cause derived from its deliveries (docs/api-decisions.md, "Emails"). */
 export function messageState(deliveries: readonly Pick<DeliveryRowState, 'status' | 'cause' | 'updatedAt'>[]): MessageState {
   const status = deriveMessageStatus(deliveries.map((d) => d.status));
   return { status, cause: deriveMessageCause(deliveries, status), terminal: isTerminal(status) };
+}
+
+export interface MessageStateWrite extends MessageState {
+  emailId: string;
+  at: Date;
+}
+
+/**
+ * Writes messages' derived states; a message that became terminal gets `completed_at` and
+ * loses its body and attachment bytes (docs/api-decisions.md, "Delivery"). The caller
+ * holds the locks of the deliveries the states were derived from.
+ */
+export function messageStateStatements(tx: Transaction, states: readonly MessageStateWrite[]) {
+  if (states.length === 0) return [];
+  const terminal = states.filter((s) => s.terminal).map((s) => s.emailId);
+  return [
+    tx.sql`
+      update emails e
+         set status = x.status, cause = x.cause::jsonb, updated_at = x.at,
+             completed_at = case when x.terminal then x.at else e.completed_at end,
+             text_body = case when x.terminal then null else e.text_body end,
+             html_body = case when x.terminal then null else e.html_body end,
+             content_purged_at = case when x.terminal then x.at else e.content_purged_at end
+        from unnest(${states.map((s) => s.emailId)}::text[], ${states.map((s) => s.status)}::text[],
+                    ${states.map((s) => (s.cause ? JSON.stringify(s.cause) : null))}::text[], ${timestampsParam(states.map((s) => s.at))}::timestamptz[],
+                    ${booleansParam(states.map((s) => s.terminal))}::boolean[])
+             as x(email_id, status, cause, at, terminal)
+       where e.id = x.email_id`,
+    ...(terminal.length > 0 ? [tx.sql`update attachments set content = null where email_id = any(${terminal}::text[])`] : []),
+  ];
+}
+
+/** Events of delivery transitions; a BCC delivery's event names no recipient. */
+export function deliveryEventsStatement(
+  tx: Transaction,
+  events: readonly { emailId: string; type: string; at: Date; kind: LeasedDelivery['kind']; recipient: string; cause: DeliveryCause | null }[],
+) {
+  return tx.sql`
+    insert into events (email_id, type, at, recipient, cause)
+    select x.email_id, x.type, x.at, x.recipient, x.cause::jsonb
+      from unnest(${events.map((e) => e.emailId)}::text[], ${events.map((e) => e.type)}::text[], ${timestampsParam(events.map((e) => e.at))}::timestamptz[],
+                  ${events.map((e) => (e.kind === 'bcc' ? null : e.recipient))}::text[],
+                  ${events.map((e) => (e.cause ? JSON.stringify(e.cause) : null))}::text[])
+           as x(email_id, type, at, recipient, cause)`;
 }
 
 /**
  * When the message is next owed work: the earliest due queued/deferred delivery, or the
  * expiry of a lease still held (a worker that dies holding one is taken over then).
  */
-export async function nextObligation(pool: Pool, emailId: string): Promise<Date | undefined> {
-  const { rows } = await pool.query({
-    name: 'next-obligation',
-    text: 'select status, next_attempt_at, lease_expires_at from deliveries where email_id = $1',
-    values: [emailId],
-  });
+export async function nextObligation(db: Database, emailId: string): Promise<Date | undefined> {
+  const rows = await db`select status, next_attempt_at, lease_expires_at from deliveries where email_id = ${emailId}`;
   const due = rows
-    .filter((r) => !isTerminal(r.status))
-    .map((r): number => (r.status === 'sending' ? r.lease_expires_at : r.next_attempt_at).getTime());
+    .filter((r: Row) => !isTerminal(r.status))
+    .map((r: Row): number => (r.status === 'sending' ? r.lease_expires_at : r.next_attempt_at).getTime());
   return due.length > 0 ? new Date(Math.min(...due)) : undefined;
 }

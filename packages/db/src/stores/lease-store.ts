@@ -1,6 +1,17 @@
-import type { Pool } from 'pg';
+import { counterDeltasByKey, isOwedAttempt } from '@mailer/domain';
+import type { Database, Row } from '../database';
+import { lockFreeDeliveriesOf, lockMessagesDeliveries, lockSenders, toLockedDelivery, type LockedDelivery } from '../lock-order';
+import { inTransaction, type Transaction } from '../transaction';
+import { moveSenderCounts } from './counters-store';
+import {
+  deliveryEventsStatement,
+  messageState,
+  messageStateStatements,
+  rowState,
+  type DeliveryContext,
+  type Lease,
+} from './delivery-store';
 import { isDomainReady } from './domains-store';
-import { inTransaction, lockMessageDeliveries, messageState, type DeliveryContext, type DeliveryRowState, type Lease } from './delivery-store';
 
 /** A message as a delivery job finds it: what to build and route, and what it now owns. */
 export interface Claim {
@@ -8,137 +19,147 @@ export interface Claim {
   lease: Lease;
 }
 
-const CLAIM = `
-with requested as materialized (
-  select e.id as email_id, e.sender_id, (s.configured_state = 'enabled' and s.deleted_at is null) as sender_active
-    from emails e join senders s on s.id = e.sender_id
-   where e.id = any($1::text[])
-), mine as materialized (
-  -- By email_id alone, locking what no one else holds: a status condition here lets the
-  -- planner AND in the partial indexes over every active delivery, whose size grows with
-  -- the queue. Rows locked but not owed are released at commit, a moment later.
-  select id, email_id, recipient, recipient_domain, kind, status, attempt_count, created_at, next_attempt_at, lease_expires_at
-    from deliveries where email_id in (select email_id from requested)
-     for update skip locked
-), picked as materialized (
-  -- Owed: queued or deferred and due (all of them when the sender is gone), or under an expired lease.
-  select m.id, m.email_id, m.recipient, m.recipient_domain, m.kind, m.status, m.attempt_count, m.created_at, r.sender_id
-    from mine m join requested r on r.email_id = m.email_id
-   where (m.status in ('queued', 'deferred') and (m.next_attempt_at <= $2 or not r.sender_active))
-      or (m.status = 'sending' and m.lease_expires_at <= $2)
-), sender_locked as materialized (
-  select id from senders where id in (select sender_id from picked where status = 'deferred') order by id for no key update
-), leased as (
-  update deliveries d set status = 'sending', lease_expires_at = $3, updated_at = $2 from picked where d.id = picked.id
-), sending_events as (
-  insert into events (email_id, type, at, recipient)
-  select email_id, 'sending', $2, case when kind = 'bcc' then null else recipient end from picked
-), message as (
-  update emails set status = 'sending', cause = null, updated_at = $2 where id in (select email_id from picked)
-), counters as (
-  update senders s set deferred_count = s.deferred_count - c.n
-    from (select sender_id, count(*) as n from picked where status = 'deferred' group by sender_id) c
-   where s.id = c.sender_id
-)
-select e.id, e.account_id, e.from_email, e.from_name, e.created_at, e."to", e.cc, e.subject, e.text_body, e.html_body,
-       e.message_id_header, e.content_purged_at,
-       exists (select 1 from attachments a where a.email_id = e.id) as has_attachments,
-       s.id as sender_id, s.email as sender_email, s.transport_security_policy, r.sender_active,
-       dm.name as domain_name, dm.dkim_selector, dm.dkim_private_key_sealed, dm.deleted_at as domain_deleted_at,
-       dm.ownership_status, dm.dkim_status, dm.dmarc_status,
-       coalesce((select json_agg(json_build_object('id', p.id, 'recipient', p.recipient, 'recipientDomain', p.recipient_domain,
-                   'kind', p.kind, 'attemptCount', p.attempt_count, 'createdAt', p.created_at))
-                   from picked p where p.email_id = e.id), '[]') as leased,
-       coalesce((select json_agg(json_build_object('id', d.id, 'status', d.status, 'cause', d.cause, 'updatedAt', d.updated_at,
-                   'attemptCount', d.attempt_count))
-                   from deliveries d where d.email_id = e.id and d.id not in (select id from picked)), '[]') as others
-  from requested r
-  join emails e on e.id = r.email_id
-  join senders s on s.id = e.sender_id
-  join domains dm on dm.id = e.domain_id
- where (select count(*) from sender_locked) >= 0`;
+/** Sender, domain and content of each message (content is gone once the message is terminal). */
+function contextsStatement(tx: Transaction, emailIds: string[]) {
+  return tx.sql`
+    select e.id, e.account_id, e.from_email, e.from_name, e.created_at, e."to", e.cc, e.subject, e.text_body, e.html_body,
+           e.message_id_header, e.content_purged_at, exists (select 1 from attachments a where a.email_id = e.id) as has_attachments,
+           s.id as sender_id, s.email as sender_email, s.transport_security_policy, s.configured_state, s.deleted_at as sender_deleted_at,
+           d.name as domain_name, d.dkim_selector, d.dkim_private_key_sealed, d.deleted_at as domain_deleted_at,
+           d.ownership_status, d.dkim_status, d.dmarc_status
+      from emails e
+      join senders s on s.id = e.sender_id
+      join domains d on d.id = e.domain_id
+     where e.id = any(${emailIds}::text[])`;
+}
+
+function toContext(r: Row): DeliveryContext {
+  return {
+    email: { id: r.id, accountId: r.account_id, fromEmail: r.from_email, fromName: r.from_name, createdAt: r.created_at },
+    sender: {
+      id: r.sender_id,
+      email: r.sender_email,
+      policy: r.transport_security_policy,
+      active: r.configured_state === 'enabled' && r.sender_deleted_at === null,
+    },
+    domain: {
+      name: r.domain_name,
+      dkimSelector: r.dkim_selector,
+      dkimPrivateKeySealed: r.dkim_private_key_sealed,
+      ready: r.domain_deleted_at === null && isDomainReady({ ownershipStatus: r.ownership_status, dkimStatus: r.dkim_status, dmarcStatus: r.dmarc_status }),
+    },
+    ...(r.content_purged_at
+      ? {}
+      : {
+          content: {
+            to: r.to,
+            cc: r.cc,
+            subject: r.subject,
+            text: r.text_body,
+            html: r.html_body,
+            messageId: r.message_id_header,
+            hasAttachments: r.has_attachments,
+          },
+        }),
+  };
+}
 
 /**
  * For each message: its context (sender, domain, content) and a lease on its deliveries
- * that are owed an attempt — queued or deferred and due (every pending one when the
- * sender was deleted or disabled, so that they all end at once), or `sending` under a
- * lease that expired (its worker died). Rows another transaction holds are skipped. The
- * leased deliveries become `sending` with a `sending` event each; their messages become
- * `sending`; deliveries leaving `deferred` come off their sender's counter. One statement
- * for all the messages; a message that does not exist is left out of the answer.
+ * that are owed an attempt (isOwedAttempt). Deliveries another transaction holds are
+ * skipped. The leased deliveries become `sending` with a `sending` event each, their
+ * messages' derived states are written, and deliveries leaving `deferred` come off their
+ * sender's counter. Two round trips for all the messages; a message that does not exist
+ * is left out of the answer.
  */
-export async function claimMessages(pool: Pool, emailIds: string[], now: Date, leaseMs: number): Promise<Map<string, Claim>> {
+export async function claimMessages(db: Database, emailIds: string[], now: Date, leaseMs: number): Promise<Map<string, Claim>> {
   const expiresAt = new Date(now.getTime() + leaseMs);
-  const { rows } = await pool.query({ name: 'claim-messages', text: CLAIM, values: [emailIds, now, expiresAt] });
-  return new Map(
-    rows.map((r): [string, Claim] => {
-      const context: DeliveryContext = {
-        email: { id: r.id, accountId: r.account_id, fromEmail: r.from_email, fromName: r.from_name, createdAt: r.created_at },
-        sender: { id: r.sender_id, email: r.sender_email, policy: r.transport_security_policy, active: r.sender_active },
-        domain: {
-          name: r.domain_name,
-          dkimSelector: r.dkim_selector,
-          dkimPrivateKeySealed: r.dkim_private_key_sealed,
-          ready: r.domain_deleted_at === null && isDomainReady({ ownershipStatus: r.ownership_status, dkimStatus: r.dkim_status, dmarcStatus: r.dmarc_status }),
+  return inTransaction(db, async (tx) => {
+    const [free, all, contexts] = await tx.send(
+      lockFreeDeliveriesOf(tx, emailIds),
+      // After the locks: rows held elsewhere as last committed, which says whether the lease will be alone.
+      tx.sql`select id, email_id, status, cause, updated_at, attempt_count, lease_expires_at from deliveries where email_id = any(${emailIds}::text[])`,
+      contextsStatement(tx, emailIds),
+    );
+    const contextById = new Map(contexts.map((r) => [r.id as string, toContext(r)]));
+    const picked = free
+      .map(toLockedDelivery)
+      .filter((d) => contextById.has(d.emailId) && isOwedAttempt(d, now, contextById.get(d.emailId)!.sender.active));
+    const pickedIds = new Set(picked.map((d) => d.id));
+    const others = all.map((r) => rowState(toLockedDelivery(r), null)).filter((d) => !pickedIds.has(d.id));
+    const emailOf = new Map(all.map((r) => [r.id as string, r.email_id as string]));
+
+    const claims = new Map<string, Claim>();
+    for (const [emailId, context] of contextById) {
+      const mine = picked.filter((d) => d.emailId === emailId);
+      claims.set(emailId, {
+        context,
+        lease: {
+          emailId,
+          accountId: context.email.accountId,
+          senderId: context.sender.id,
+          expiresAt,
+          deliveries: mine.map((d) => ({ id: d.id, recipient: d.recipient, recipientDomain: d.recipientDomain, kind: d.kind, attemptCount: d.attemptCount, createdAt: d.createdAt })),
+          others: others.filter((d) => emailOf.get(d.id) === emailId),
         },
-        ...(r.content_purged_at
-          ? {}
-          : {
-              content: {
-                to: r.to,
-                cc: r.cc,
-                subject: r.subject,
-                text: r.text_body,
-                html: r.html_body,
-                messageId: r.message_id_header,
-                hasAttachments: r.has_attachments,
-              },
-            }),
-      };
-      const lease: Lease = {
-        emailId: r.id,
-        accountId: r.account_id,
-        senderId: r.sender_id,
-        expiresAt,
-        deliveries: (r.leased as Lease['deliveries']).map((d) => ({ ...d, createdAt: new Date(d.createdAt) })),
-        others: (r.others as DeliveryRowState[]).map((d) => ({ ...d, updatedAt: new Date(d.updatedAt), ours: false })),
-      };
-      return [r.id as string, { context, lease }];
-    }),
-  );
+      });
+    }
+    if (picked.length > 0) await tx.commit(...leaseStatements(tx, picked, claims, now, expiresAt));
+    return claims;
+  });
 }
 
-const RELEASE = `
-with sender_locked as (
-  select 1 from senders where id = $5 for no key update
-), released as (
-  update deliveries set status = case when attempt_count > 0 then 'deferred' else 'queued' end,
-         lease_expires_at = null, next_attempt_at = $3, updated_at = $3
-   where id = any($2::text[]) and status = 'sending' and lease_expires_at = $4
-  returning status
-), counters as (
-  update senders set deferred_count = deferred_count + (select count(*) from released where status = 'deferred')
-   where id = $5 and exists (select 1 from released where status = 'deferred')
-), message as (
-  update emails set status = $6, cause = $7, updated_at = $3 where id = $1
-)
-select (select count(*) from sender_locked) >= 0 as locked`;
+function leaseStatements(tx: Transaction, picked: LockedDelivery[], claims: Map<string, Claim>, now: Date, expiresAt: Date) {
+  const senderOf = (d: LockedDelivery) => claims.get(d.emailId)!.lease.senderId;
+  const senderDeltas = counterDeltasByKey(picked.map((d) => ({ key: senderOf(d), from: d.status, to: 'sending' as const })));
+  const leasedEmails = [...new Set(picked.map((d) => d.emailId))];
+  return [
+    ...(picked.some((d) => d.status === 'deferred') ? [lockSenders(tx, [...senderDeltas.keys()])] : []),
+    tx.sql`update deliveries set status = 'sending', lease_expires_at = ${expiresAt}, updated_at = ${now} where id = any(${picked.map((d) => d.id)}::text[])`,
+    deliveryEventsStatement(
+      tx,
+      picked.map((d) => ({ emailId: d.emailId, type: 'sending', at: now, kind: d.kind, recipient: d.recipient, cause: null })),
+    ),
+    ...messageStateStatements(
+      tx,
+      leasedEmails.map((emailId) => {
+        const { lease } = claims.get(emailId)!;
+        const leased = lease.deliveries.map((d) => ({ status: 'sending' as const, cause: null, updatedAt: now }));
+        return { emailId, at: now, ...messageState([...lease.others, ...leased]) };
+      }),
+    ),
+    ...moveSenderCounts(tx, senderDeltas),
+  ];
+}
 
 /**
  * Gives leased deliveries back without an attempt (shutdown before the message went out):
  * `deferred` again when they had attempts before, else `queued`, due now.
  */
-export async function releaseLease(pool: Pool, lease: Lease, deliveryIds: string[], now: Date): Promise<void> {
+export async function releaseLease(db: Database, lease: Lease, deliveryIds: string[], now: Date): Promise<void> {
   if (deliveryIds.length === 0) return;
-  await inTransaction(pool, async (client) => {
-    const rows = await lockMessageDeliveries(client, lease.emailId, lease.expiresAt);
+  await inTransaction(db, async (tx) => {
+    const [locked] = await tx.send(lockMessagesDeliveries(tx, [lease.emailId]));
     const releasing = new Set(deliveryIds);
-    const after = rows.map((r) => (r.ours && releasing.has(r.id) ? { ...r, status: r.attemptCount > 0 ? ('deferred' as const) : ('queued' as const) } : r));
-    const state = messageState(after);
-    await client.query({
-      name: 'release-lease',
-      text: RELEASE,
-      values: [lease.emailId, deliveryIds, now, lease.expiresAt, lease.senderId, state.status, state.cause],
+    const rows = locked.map(toLockedDelivery);
+    const released = rows
+      .filter((d) => releasing.has(d.id) && rowState(d, lease.expiresAt).ours)
+      .map((d) => ({ d, to: d.attemptCount > 0 ? ('deferred' as const) : ('queued' as const) }));
+    if (released.length === 0) return;
+    const statusAfter = new Map(released.map((r) => [r.d.id, r.to]));
+    const after = rows.map((d) => {
+      const state = rowState(d, lease.expiresAt);
+      return { ...state, status: statusAfter.get(d.id) ?? state.status };
     });
+    const senderDeltas = counterDeltasByKey(released.map(({ d, to }) => ({ key: lease.senderId, from: d.status, to })));
+    await tx.commit(
+      ...(released.some((r) => r.to === 'deferred') ? [lockSenders(tx, [lease.senderId])] : []),
+      tx.sql`
+        update deliveries d set status = x.status, lease_expires_at = null, next_attempt_at = ${now}, updated_at = ${now}
+          from unnest(${released.map((r) => r.d.id)}::text[], ${released.map((r) => r.to)}::text[]) as x(id, status)
+         where d.id = x.id`,
+      ...messageStateStatements(tx, [{ emailId: lease.emailId, at: now, ...messageState(after) }]),
+      ...moveSenderCounts(tx, senderDeltas),
+    );
   });
 }

@@ -1,5 +1,5 @@
-import { sql } from 'drizzle-orm';
-import type { DbOrTx } from '../database';
+import { WAITING_STATUSES } from '@mailer/domain';
+import type { Database } from '../database';
 
 /** A message owed a delivery job, due at `dueAt` (what the job id is derived from). */
 export interface OwedDeliveryJob {
@@ -25,20 +25,21 @@ export interface OwedDeliveryQuery {
  * delivery's: `next_attempt_at`, or for an expired lease `lease_expires_at`, which
  * names a job distinct from the one that was lost with the worker.
  */
-export async function* owedDeliveryJobs(db: DbOrTx, query: OwedDeliveryQuery): AsyncGenerator<OwedDeliveryJob[]> {
+export async function* owedDeliveryJobs(db: Database, query: OwedDeliveryQuery): AsyncGenerator<OwedDeliveryJob[]> {
   const dueBy = new Date(query.now.getTime() - query.graceMs);
   let afterId = '';
   for (;;) {
-    const result = await db.execute(sql`
+    // isOwedAttempt's rule, with the grace on waiting deliveries; both halves are served by deliveries_owed_idx.
+    const rows = await db`
       select email_id, min(case when status = 'sending' then lease_expires_at else next_attempt_at end) as due_at
-      from deliveries
-      where email_id > ${afterId}
-        and ((status in ('queued', 'deferred') and next_attempt_at <= ${dueBy})
-          or (status = 'sending' and lease_expires_at <= ${query.now}))
-      group by email_id
-      order by email_id
-      limit ${query.pageSize}`);
-    const page = (result.rows as { email_id: string; due_at: Date | string }[]).map((r) => ({ emailId: r.email_id, dueAt: new Date(r.due_at) }));
+        from deliveries
+       where email_id > ${afterId}
+         and ((status = any(${WAITING_STATUSES}::text[]) and next_attempt_at <= ${dueBy})
+           or (status = 'sending' and lease_expires_at <= ${query.now}))
+       group by email_id
+       order by email_id
+       limit ${query.pageSize}`;
+    const page = rows.map((r) => ({ emailId: r.email_id as string, dueAt: r.due_at as Date }));
     if (page.length > 0) yield page;
     if (page.length < query.pageSize) return;
     afterId = page[page.length - 1]!.emailId;

@@ -1,5 +1,6 @@
-import { sql } from 'drizzle-orm';
+import { TERMINAL_STATUSES } from '@mailer/domain';
 import type { Database } from '../database';
+import { inTransaction } from '../transaction';
 
 export interface RetentionPolicy {
   now: Date;
@@ -7,7 +8,7 @@ export interface RetentionPolicy {
   retentionDays: number;
   /** Usage rows are kept as long as the longest plan window needs them. */
   usageWindowMs: number;
-  /** Rows per DELETE statement: bounded so a large backlog never holds long locks. */
+  /** Rows per transaction: bounded so a large backlog never holds long locks. */
   batchSize: number;
 }
 
@@ -17,11 +18,10 @@ export interface RetentionResult {
   usageRows: number;
 }
 
-async function deleteInBatches(db: Database, statement: (limit: number) => ReturnType<typeof sql>, batchSize: number): Promise<number> {
+async function deleteInBatches(deleteBatch: () => Promise<number>, batchSize: number): Promise<number> {
   let total = 0;
   for (;;) {
-    const result = await db.execute(statement(batchSize));
-    const count = result.rowCount ?? 0;
+    const count = await deleteBatch();
     total += count;
     if (count < batchSize) return total;
   }
@@ -29,40 +29,44 @@ async function deleteInBatches(db: Database, statement: (limit: number) => Retur
 
 /**
  * Deletes what the service no longer owes anyone: finished messages past retention with
- * their deliveries, attempts and events (their attachments cascade), expired idempotency keys,
- * and usage rows no plan window can see. Messages still owed a delivery are kept whatever
- * their age.
+ * their deliveries, attempts and events (their attachments cascade), expired idempotency
+ * keys, and usage rows no plan window can see. Messages still owed a delivery are kept
+ * whatever their age. Only terminal deliveries are deleted, so no counter moves
+ * (counterDeltas); their locks come first, as for every writer of deliveries (lock-order).
  */
 export async function purgeExpired(db: Database, policy: RetentionPolicy): Promise<RetentionResult> {
   const emailCutoff = new Date(policy.now.getTime() - policy.retentionDays * 86_400_000);
   const usageCutoff = new Date(policy.now.getTime() - policy.usageWindowMs);
   const emails = await deleteInBatches(
-    db,
-    (limit) => sql`with expired as materialized (
-        select id from emails
-        where created_at < ${emailCutoff} and status in ('accepted', 'bounced', 'failed')
-        limit ${limit}
-      ), expired_deliveries as (
-        delete from deliveries where email_id in (select id from expired)
-      ), expired_attempts as (
-        delete from attempts where email_id in (select id from expired)
-      ), expired_events as (
-        delete from events where email_id in (select id from expired)
-      )
-      delete from emails where id in (select id from expired)`,
+    () =>
+      inTransaction(db, async (tx) => {
+        const [expired] = await tx.send(
+          tx.sql`select id from emails where created_at < ${emailCutoff} and status = any(${TERMINAL_STATUSES}::text[]) limit ${policy.batchSize}`,
+        );
+        const ids = expired.map((r) => r.id as string);
+        if (ids.length > 0) {
+          await tx.commit(
+            tx.sql`delete from deliveries where email_id = any(${ids}::text[])`,
+            tx.sql`delete from attempts where email_id = any(${ids}::text[])`,
+            tx.sql`delete from events where email_id = any(${ids}::text[])`,
+            tx.sql`delete from emails where id = any(${ids}::text[])`,
+          );
+        }
+        return ids.length;
+      }),
     policy.batchSize,
   );
-  const idempotencyKeys = await deleteInBatches(
-    db,
-    (limit) => sql`delete from idempotency_keys where ctid in (
-      select ctid from idempotency_keys where expires_at <= ${policy.now} limit ${limit})`,
-    policy.batchSize,
-  );
-  const usageRows = await deleteInBatches(
-    db,
-    (limit) => sql`delete from recipient_usage where ctid in (
-      select ctid from recipient_usage where accepted_at < ${usageCutoff} limit ${limit})`,
-    policy.batchSize,
-  );
+  const idempotencyKeys = await deleteInBatches(async () => {
+    const deleted = await db`
+      delete from idempotency_keys where (account_id, key) in (
+        select account_id, key from idempotency_keys where expires_at <= ${policy.now} limit ${policy.batchSize})`;
+    return deleted.count;
+  }, policy.batchSize);
+  const usageRows = await deleteInBatches(async () => {
+    const deleted = await db`
+      delete from recipient_usage where email_id in (
+        select email_id from recipient_usage where accepted_at < ${usageCutoff} limit ${policy.batchSize})`;
+    return deleted.count;
+  }, policy.batchSize);
   return { emails, idempotencyKeys, usageRows };
 }

@@ -3,7 +3,15 @@ import type { DeliveryCause } from './causes';
 /** The six delivery states of the interface document (section 3.1); the schema stores the same set. */
 export type DeliveryStatus = 'queued' | 'sending' | 'deferred' | 'accepted' | 'bounced' | 'failed';
 
-const TERMINAL: ReadonlySet<DeliveryStatus> = new Set(['accepted', 'bounced', 'failed']);
+/**
+ * Terminal statuses are final. Statements that select deliveries by status take these
+ * lists as parameters, so the sets are written here only.
+ */
+export const TERMINAL_STATUSES = ['accepted', 'bounced', 'failed'] as const satisfies readonly DeliveryStatus[];
+/** Waiting for an attempt that is due at `next_attempt_at`. */
+export const WAITING_STATUSES = ['queued', 'deferred'] as const satisfies readonly DeliveryStatus[];
+
+const TERMINAL: ReadonlySet<DeliveryStatus> = new Set(TERMINAL_STATUSES);
 
 export function isTerminal(status: DeliveryStatus): boolean {
   return TERMINAL.has(status);

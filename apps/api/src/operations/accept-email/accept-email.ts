@@ -1,5 +1,6 @@
 import { AppError, isValidIdempotencyKey, requestFingerprint, type EmailDraft, type RateLimitHeaders } from '@mailer/domain';
-import type { ApiDependencies } from '../../container';
+import type { Database } from '@mailer/db';
+import type { IntakeBatcher } from './intake-batcher';
 import type { AcceptedResponse } from './intake-outcomes';
 import { assertMessageSize } from './message-size';
 
@@ -9,6 +10,13 @@ export function requireIdempotencyKey(header: string | undefined): string {
     throw new AppError('idempotency_key_required', 'POST /v1/emails needs an Idempotency-Key header of 1 to 255 characters.');
   }
   return header;
+}
+
+/** What accepting a message reads and writes. */
+export interface AcceptEmailDependencies {
+  db: Database;
+  intake: IntakeBatcher;
+  now: () => Date;
 }
 
 export interface AcceptEmailInput {
@@ -26,12 +34,12 @@ export interface AcceptEmailResult {
 }
 
 /**
- * Accepts a validated message for delivery (CONTRACT.md section 4): the size check, then
+ * Accepts a validated message for delivery (docs/api-decisions.md, "Emails"): the size check, then
  * idempotency, sender policy and plan limits in one transaction that stores the message
  * durably before the 202 (see IntakeBatcher and runIntakeBatch). Refusals are thrown as
  * AppErrors carrying their headers.
  */
-export async function acceptEmail(deps: ApiDependencies, input: AcceptEmailInput): Promise<AcceptEmailResult> {
+export async function acceptEmail(deps: AcceptEmailDependencies, input: AcceptEmailInput): Promise<AcceptEmailResult> {
   await assertMessageSize(deps, input.accountId, input.draft);
   const outcome = await deps.intake.submit(input.accountId, {
     idempotencyKey: input.idempotencyKey,

@@ -1,21 +1,24 @@
 import {
-  admissionStatement,
-  claimIdempotencyKeysStatement,
+  admissionStatements,
   claimedKeysFrom,
-  ensureUsageRowStatement,
+  claimIdempotencyKeys,
+  ensureUsageRow,
   idempotencyRecordsFrom,
-  lockUsageStatement,
+  inTransaction,
+  lockAccountUsage,
+  lockSenders,
   messageRowsStatements,
-  otherRequestsRecordsStatement,
-  queryInOneRoundTrip,
+  otherRequestsRecords,
+  releaseIdempotencyKeys,
   sendingIdentitiesFrom,
   sendingIdentitiesStatement,
+  usageFigures,
   usageFiguresFrom,
+  usageReachedAt,
   usageReachedAtFrom,
-  usageReachedAtStatement,
-  withConnection,
   type AcceptedEmail,
-  type PoolClient,
+  type Database,
+  type Transaction,
   type UsageFigures,
 } from '@mailer/db';
 import {
@@ -31,8 +34,8 @@ import {
   type RateLimitHeaders,
   type UsageState,
 } from '@mailer/domain';
-import type { ApiDependencies } from '../../container';
-import { iso } from '../../http/serialize';
+import type { DeliveryQueue } from '@mailer/queue';
+import type { Logger } from '@mailer/logger';
 import {
   judgeRequest,
   limitError,
@@ -45,7 +48,12 @@ import {
 } from './intake-outcomes';
 
 /** What intake writes to and reads the time from. */
-export type IntakeDependencies = Pick<ApiDependencies, 'database' | 'deliveryQueue' | 'logger' | 'now'>;
+export interface IntakeDependencies {
+  db: Database;
+  deliveryQueue: DeliveryQueue;
+  logger: Logger;
+  now: () => Date;
+}
 
 const WINDOW_SECONDS = USAGE_WINDOWS.map((w) => w.seconds);
 
@@ -70,27 +78,27 @@ interface Refusal {
  * The first claims their Idempotency-Keys and reads their senders and the records of keys
  * already used. The second writes the rows of the messages that passed those checks,
  * then locks the account's usage row and reads its figures. Under that lock the requests
- * are admitted in order while they fit the plan, and the third writes what the plan's
- * figures depend on (deliveries, usage, the running total), takes back what it refused
- * and commits. The account's batches take the lock in turn, so what it covers is kept
- * small: the decision, the third round trip and the commit. Outcomes are in request order.
+ * are admitted in order while they fit the plan, and the third locks the senders, writes
+ * what the plan's figures depend on (deliveries, usage, the running total), takes back
+ * what it refused and commits. The account's batches take the lock in turn, so what it
+ * covers is kept small: the decision, the third round trip and the commit. Outcomes are
+ * in request order.
  */
 export async function runIntakeBatch(deps: IntakeDependencies, accountId: string, requests: IntakeRequest[]): Promise<IntakeOutcome[]> {
   const now = deps.now();
   const ids = requests.map(() => newId('email'));
-  const responses = ids.map((id): AcceptedResponse => ({ id, status: 'queued', created_at: iso(now) }));
+  const responses = ids.map((id): AcceptedResponse => ({ id, status: 'queued', created_at: now.toISOString() }));
   const claims = requests.map((r, i) => ({ key: r.idempotencyKey, requestHash: r.fingerprint, emailId: ids[i]!, response: { ...responses[i]! } }));
   const keys = requests.map((r) => r.idempotencyKey);
-  return withConnection(deps.database.pool, async (client) => {
-    const [, claimed, identities, records] = await queryInOneRoundTrip(client, [
-      'begin',
-      claimIdempotencyKeysStatement(accountId, claims, now, IDEMPOTENCY_TTL_MS),
-      sendingIdentitiesStatement(accountId, [...new Set(requests.map((r) => r.draft.from.mailbox.key))]),
-      otherRequestsRecordsStatement(accountId, keys, ids),
-    ]);
-    const claimedKeys = claimedKeysFrom(claimed!);
-    const identityByKey = new Map(sendingIdentitiesFrom(identities!).map((s) => [s.emailKey, s]));
-    const recordByKey = idempotencyRecordsFrom(records!);
+  return inTransaction(deps.db, async (tx) => {
+    const [claimed, identities, records] = await tx.send(
+      claimIdempotencyKeys(tx, accountId, claims, now, IDEMPOTENCY_TTL_MS),
+      sendingIdentitiesStatement(tx.sql, accountId, [...new Set(requests.map((r) => r.draft.from.mailbox.key))]),
+      otherRequestsRecords(tx, accountId, keys, ids),
+    );
+    const claimedKeys = claimedKeysFrom(claimed);
+    const identityByKey = new Map(sendingIdentitiesFrom(identities).map((s) => [s.emailKey, s]));
+    const recordByKey = idempotencyRecordsFrom(records);
     const verdicts: Verdict[] = requests.map((r) =>
       judgeRequest(r, claimedKeys.has(r.idempotencyKey), recordByKey.get(r.idempotencyKey), identityByKey.get(r.draft.from.mailbox.key)),
     );
@@ -100,8 +108,7 @@ export async function runIntakeBatch(deps: IntakeDependencies, accountId: string
     );
 
     const written = candidates.filter((c) => c !== undefined);
-    const lockedResults = await queryInOneRoundTrip(client, [...messageRowsStatements(accountId, now, written), lockUsageStatement(accountId, now, WINDOW_SECONDS)]);
-    const figures = usageFiguresFrom(lockedResults.at(-1)!, WINDOW_SECONDS) ?? (await lockNewUsageRow(client, accountId, now));
+    const figures = await lockUsage(tx, accountId, now, messageRowsStatements(tx, accountId, now, written));
     // Usage instants never go back, so that recipient_usage.cumulative grows with accepted_at.
     const usageAt = figures.lastAcceptedAt && figures.lastAcceptedAt > now ? figures.lastAcceptedAt : now;
     const initial = usageState(figures);
@@ -132,12 +139,13 @@ export async function runIntakeBatch(deps: IntakeDependencies, accountId: string
     });
 
     const windows = exceededWindows(refusals);
-    const results = await queryInOneRoundTrip(client, [
-      admissionStatement({ accountId, now, usageAt, admitted, refusedEmailIds, totalBefore: figures.total, releasedKeys: released }),
-      ...(windows.length > 0 ? [usageReachedAtStatement(accountId, windows.map(({ r, e }) => r.totalWith - e.window.limit))] : []),
-      'commit',
-    ]);
-    const reachedAt = windows.length > 0 ? usageReachedAtFrom(results[1]!) : [];
+    const results = await tx.commit(
+      ...(admitted.length > 0 ? [lockSenders(tx, admitted.map((e) => e.senderId))] : []),
+      ...admissionStatements(tx, { accountId, now, usageAt, admitted, refusedEmailIds, totalBefore: figures.total }),
+      ...(released.length > 0 ? [releaseIdempotencyKeys(tx, accountId, released)] : []),
+      ...(windows.length > 0 ? [usageReachedAt(tx, accountId, windows.map(({ r, e }) => r.totalWith - e.window.limit))] : []),
+    );
+    const reachedAt = windows.length > 0 ? usageReachedAtFrom(results.at(-1)!) : [];
     for (const refusal of refusals) {
       const retryAfter = retryAfterSeconds(refusal, windows, reachedAt, now);
       outcomes[refusal.index] = { kind: 'refused', error: limitError(refusal.admission, refusal.rateLimit, retryAfter) };
@@ -146,10 +154,19 @@ export async function runIntakeBatch(deps: IntakeDependencies, accountId: string
   });
 }
 
-/** The account's first message: its usage row is created, then locked and read. */
-async function lockNewUsageRow(client: PoolClient, accountId: string, now: Date): Promise<UsageFigures> {
-  const [, locked] = await queryInOneRoundTrip(client, [ensureUsageRowStatement(accountId), lockUsageStatement(accountId, now, WINDOW_SECONDS)]);
-  return usageFiguresFrom(locked!, WINDOW_SECONDS)!;
+/**
+ * Sends the message rows, then takes the account's usage lock (lock-order) and reads its
+ * figures, in one round trip. The usage row is created on the account's first message;
+ * for the others the insert finds it and does nothing.
+ */
+async function lockUsage(tx: Transaction, accountId: string, now: Date, messageRows: ReturnType<typeof messageRowsStatements>): Promise<UsageFigures> {
+  const sent = await tx.send(
+    ...messageRows,
+    ensureUsageRow(tx, accountId),
+    lockAccountUsage(tx, [accountId]),
+    usageFigures(tx, accountId, now, WINDOW_SECONDS),
+  );
+  return usageFiguresFrom(sent.at(-1)!, WINDOW_SECONDS)!;
 }
 
 type ExceededWindow = { r: Refusal; e: Extract<Refusal['admission'], { code: 'rate_limit_exceeded' }>['exceeded'][number] };

@@ -1,4 +1,4 @@
-import { isDatabaseUnavailable, loggableError } from '../../http/error-handler';
+import { isDatabaseUnavailable } from '@mailer/db';
 import { runIntakeBatch, type IntakeDependencies } from './intake-batch';
 import type { IntakeOutcome, IntakeRequest } from './intake-outcomes';
 
@@ -117,7 +117,7 @@ export class IntakeBatcher {
       }, AFTER_COMMIT_TIMEOUT_MS);
     });
     const enqueue = deps.deliveryQueue.enqueueTogether(accepted.map((o) => o.job), deps.now()).catch((error: unknown) => {
-      deps.logger.warn('delivery jobs not enqueued; the reconciler will add them', { email_ids: emailIds, error: loggableError(error)?.message });
+      deps.logger.warn('delivery jobs not enqueued; the reconciler will add them', { email_ids: emailIds, error: (error as Error).message });
     });
     await Promise.race([enqueue, slow]);
     clearTimeout(timer);

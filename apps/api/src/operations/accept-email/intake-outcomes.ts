@@ -2,7 +2,6 @@ import type { AcceptedEmail, IdempotencyRecord, SendingIdentity } from '@mailer/
 import { isDomainReady } from '@mailer/db';
 import { AppError, newId, sendingIdentityProblem, type Admission, type EmailDraft, type RateLimitHeaders } from '@mailer/domain';
 import type { DueMessage } from '@mailer/queue';
-import { rateLimitHeaderValues } from './rate-limit-headers';
 
 export interface IntakeRequest {
   idempotencyKey: string;
@@ -20,7 +19,7 @@ export interface AcceptedResponse {
 export type IntakeOutcome =
   | { kind: 'accepted'; response: AcceptedResponse; rateLimit: RateLimitHeaders; job: DueMessage }
   | { kind: 'replayed'; response: Record<string, unknown>; rateLimit: RateLimitHeaders }
-  /** Carries its RateLimit-* (and Retry-After) headers. */
+  /** Carries the account's pacing figures (and, for the plan's refusals, when to retry). */
   | { kind: 'refused'; error: AppError }
   /** The key's record vanished between claim and read (released by a refused request): try again. */
   | { kind: 'retry' };
@@ -54,21 +53,20 @@ export function judgeRequest(
 
 /** The outcome of a request that never reached the plan, with the account's current RateLimit-* figures. */
 export function settledOutcome(verdict: Exclude<Verdict, { kind: 'candidate' }>, rateLimit: RateLimitHeaders): IntakeOutcome {
-  const headers = rateLimitHeaderValues(rateLimit);
   switch (verdict.kind) {
     case 'replay':
       return { kind: 'replayed', response: verdict.response, rateLimit };
     case 'conflict':
       return {
         kind: 'refused',
-        error: new AppError('idempotency_conflict', 'This Idempotency-Key was used with a different request in the last 24 hours.', { headers }),
+        error: new AppError('idempotency_conflict', 'This Idempotency-Key was used with a different request in the last 24 hours.', { rateLimit }),
       };
     case 'sender_not_allowed':
       return {
         kind: 'refused',
         error: new AppError('sender_not_allowed', '`from` is not an active sender of a ready domain of this account.', {
           details: [{ path: 'from', message: verdict.problem }],
-          headers,
+          rateLimit,
         }),
       };
     case 'retry':
@@ -76,14 +74,14 @@ export function settledOutcome(verdict: Exclude<Verdict, { kind: 'candidate' }>,
   }
 }
 
-/** 429 for a request the plan refused, with the headers as they stood when it was judged. */
+/** 429 for a request the plan refused, with the pacing figures as they stood when it was judged. */
 export function limitError(admission: Exclude<Admission, { admitted: true }>, rateLimit: RateLimitHeaders, retryAfter: number): AppError {
-  const headers = { ...rateLimitHeaderValues(rateLimit), 'Retry-After': String(retryAfter) };
+  const pacing = { rateLimit, retryAfterSeconds: retryAfter };
   if (admission.code === 'active_delivery_limit_exceeded') {
-    return new AppError('active_delivery_limit_exceeded', "The account's active deliveries (queued, sending or deferred) would exceed its plan.", { headers });
+    return new AppError('active_delivery_limit_exceeded', "The account's active deliveries (queued, sending or deferred) would exceed its plan.", pacing);
   }
   return new AppError('rate_limit_exceeded', "The message's recipients would exceed the account's plan.", {
-    headers,
+    ...pacing,
     details: admission.exceeded.map((e) => ({
       path: '(recipients)',
       message: e.neverFits

@@ -1,14 +1,13 @@
-import { findSendingIdentities } from '@mailer/db';
+import { findSendingIdentities, type Database } from '@mailer/db';
 import { AppError, DISPLAY_NAME_MAX_BYTES, MIME_MAX_BYTES, mimeSizeNeedsMeasuring, newId, type EmailDraft } from '@mailer/domain';
 import { buildMime } from '@mailer/message';
-import type { ApiDependencies } from '../../container';
 
 /**
  * 422 message_too_large when the message as the daemon will build it would pass 15 MiB.
  * The exact size needs the same build the daemon does (buildMime); it runs only when a
  * safe upper bound of the size passes the limit, i.e. for messages with large attachments.
  */
-export async function assertMessageSize(deps: ApiDependencies, accountId: string, draft: EmailDraft): Promise<void> {
+export async function assertMessageSize(deps: { db: Database; now: () => Date }, accountId: string, draft: EmailDraft): Promise<void> {
   const message = {
     fromAddress: draft.from.mailbox.address,
     // Without a display name of its own the message gets the sender's: assume the longest.

@@ -1,3 +1,5 @@
+import { claimMessages, recordAttempt, type AttemptRecord, type DeliveryDecision, type Lease } from '@mailer/db';
+import type { DeliveryCause } from '@mailer/domain';
 import { startTestApi, type TestApi } from '../../testing';
 import { sendingAccount, type SendingAccount, type SendingAccountOptions } from './sending-account.fixture';
 
@@ -12,6 +14,18 @@ afterEach(() => {
 
 const T0 = new Date('2030-06-01T00:00:00.000Z').getTime();
 const MINUTE = 60_000;
+
+const attemptAt = (at: number, outcome: AttemptRecord['outcome'], cause: DeliveryCause | null): AttemptRecord => ({
+  startedAt: new Date(at),
+  endedAt: new Date(at),
+  outcome,
+  cause,
+  tls: false,
+  mxHost: null,
+});
+
+const decide = (lease: Lease, status: DeliveryDecision['status'], cause: DeliveryCause | null, nextAttemptAt?: Date): DeliveryDecision[] =>
+  lease.deliveries.map((d) => ({ deliveryId: d.id, status, cause, nextAttemptAt }));
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 let domainCounter = 0;
@@ -134,12 +148,15 @@ describe('active deliveries (429 active_delivery_limit_exceeded)', () => {
     const sent = await sendAt(acc, T0, 3);
     expect(sent.status).toBe(202);
     expect((await sendAt(acc, T0 + 1000, 1)).body.error.code).toBe('active_delivery_limit_exceeded');
-    // The delivery daemon moves deliveries along; only terminal ones stop counting.
-    await api.deps.db`update deliveries set status = 'sending' where email_id = ${sent.body.id}`;
+    // The delivery daemon's own writers move deliveries along; only terminal ones stop counting.
+    const leased = (await claimMessages(api.deps.db, [sent.body.id], new Date(T0 + 1500), MINUTE)).get(sent.body.id)!.lease;
+    expect(leased.deliveries).toHaveLength(3);
     expect((await sendAt(acc, T0 + 2000, 1)).status).toBe(429);
-    await api.deps.db`update deliveries set status = 'deferred' where email_id = ${sent.body.id}`;
+    const deferral = { code: 'greylisted' as const, permanent: false, smtp_code: 451, enhanced_status: '4.7.1' };
+    await recordAttempt(api.deps.db, leased, attemptAt(T0 + 2500, 'deferred', deferral), decide(leased, 'deferred', deferral, new Date(T0 + 2600)));
     expect((await sendAt(acc, T0 + 3000, 1)).status).toBe(429);
-    await api.deps.db`update deliveries set status = 'accepted' where email_id = ${sent.body.id}`;
+    const retried = (await claimMessages(api.deps.db, [sent.body.id], new Date(T0 + 3500), MINUTE)).get(sent.body.id)!.lease;
+    await recordAttempt(api.deps.db, retried, attemptAt(T0 + 3600, 'accepted', null), decide(retried, 'accepted', null));
     expect((await sendAt(acc, T0 + 4000, 3)).status).toBe(202);
     expect((await sendAt(acc, T0 + 5000, 1)).status).toBe(429);
   });

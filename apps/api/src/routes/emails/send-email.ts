@@ -1,6 +1,6 @@
 import { defineRoute } from '../../http/route';
 import { acceptEmail, requireIdempotencyKey } from '../../operations/accept-email/accept-email';
-import { rateLimitHeaderValues } from '../../operations/accept-email/rate-limit-headers';
+import { rateLimitHeaderValues } from '../../http/rate-limit-headers';
 import { acceptedEmailSchema, sendEmailBodySchema } from './send-email.schema';
 import { sendJson } from '../../http/respond';
 

@@ -1,6 +1,6 @@
 import type { RateLimitHeaders } from '@mailer/domain';
 
-/** The RateLimit-* headers every POST /v1/emails answer carries (CONTRACT.md section 4). */
+/** The RateLimit-* headers every POST /v1/emails answer carries (docs/api-decisions.md, "Emails"). */
 export function rateLimitHeaderValues(headers: RateLimitHeaders): Record<string, string> {
   return {
     'RateLimit-Limit': String(headers.limit),
