@@ -1,5 +1,5 @@
 import { createAccount, openDatabase, type DatabaseHandle } from '@mailer/db';
-import { requiredDnsRecords } from '@mailer/domain';
+import { requiredDnsRecords, type DomainDnsIdentity } from '@mailer/domain';
 import { deliverMessageJobId } from '@mailer/queue';
 import { createTestDatabase, insertQueuedEmail, insertReadyDomain, insertSender, startTestDnsServer, type TestDnsServer } from '@mailer/testing';
 import { startTestCli, type TestCli } from './testing/test-cli';
@@ -72,7 +72,7 @@ describe('domain check', () => {
   it('runs the DNS check against the configured resolver and records it', async () => {
     await database.db`
       update domains set ownership_status = 'not_checked', dkim_status = 'not_checked', dmarc_status = 'not_checked' where id = ${domain.id}`;
-    const [row] = await database.db`
+    const [row] = await database.db<DomainDnsIdentity[]>`
       select name, ownership_token as "ownershipToken", dkim_selector as "dkimSelector", dkim_public_key as "dkimPublicKey"
       from domains where id = ${domain.id}`;
     for (const record of requiredDnsRecords(row!)) dns.set(record.name, [{ type: 'TXT', data: record.value }]);
