@@ -30,12 +30,12 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
-export function openDatabase(url: string, poolSize = 20): DatabaseHandle {
+/** `onNotice` receives the server's notices, which the service itself ignores (e.g. "relation already exists, skipping"). */
+export function openDatabase(url: string, poolSize = 20, onNotice: (notice: postgres.Notice) => void = () => undefined): DatabaseHandle {
   const db = postgres(url, {
     max: poolSize,
     connect_timeout: 5,
-    // Notices (e.g. "relation already exists, skipping") are not the service's business.
-    onnotice: () => undefined,
+    onnotice: onNotice,
     // An optional value left undefined is stored as NULL, as a column it does not set.
     transform: { undefined: null },
   });

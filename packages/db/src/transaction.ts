@@ -5,14 +5,14 @@ type Results<T extends readonly Statement[]> = { -readonly [K in keyof T]: postg
 
 /**
  * A transaction on one reserved connection, sent in the round trips its caller chooses.
- * postgres.js pipelines the statements given together (one write, answers in order), and
- * here BEGIN rides with the first of them and COMMIT with the last: a transaction of three
+ * postgres.js pipelines the statements given together (one write, answers in order); BEGIN
+ * goes out with the first of them and COMMIT with the last, so a transaction of three
  * round trips costs three, where `sql.begin` would add one for BEGIN and one for COMMIT.
  * That matters on the hot paths, whose row locks are held from their first statement to
  * the commit.
  */
 export interface Transaction {
-  /** The tag for this transaction's statements. */
+  /** The tag for this transaction's statements (a statement awaited on it alone is its own round trip). */
   readonly sql: postgres.ReservedSql;
   /** Sends the statements together and waits for every answer. */
   send<T extends readonly Statement[]>(...statements: T): Promise<Results<T>>;
@@ -28,16 +28,16 @@ export interface Transaction {
  */
 export async function inTransaction<T>(db: Database, work: (tx: Transaction) => Promise<T>): Promise<T> {
   const sql = await db.reserve();
-  let begun = false;
+  // Queued now, written with whatever the work sends first.
+  const begun = sql`begin`.execute();
+  // Awaited with the first statements; a work that fails before sending any rolls back.
+  begun.catch(() => undefined);
   let committed = false;
   const send = async (statements: readonly Statement[], commit: boolean) => {
     if (committed) throw new Error('the transaction has already committed');
-    const all = [...(begun ? [] : [sql`begin`]), ...statements, ...(commit ? [sql`commit`] : [])];
-    const offset = begun ? 0 : 1;
-    begun = true;
     if (commit) committed = true;
-    const results = await Promise.all(all);
-    return results.slice(offset, offset + statements.length);
+    const [, ...results] = await Promise.all([begun, ...statements, ...(commit ? [sql`commit`] : [])]);
+    return results.slice(0, statements.length);
   };
   const tx: Transaction = {
     sql,
@@ -49,7 +49,7 @@ export async function inTransaction<T>(db: Database, work: (tx: Transaction) => 
     if (!committed) await send([], true);
     return result;
   } catch (error) {
-    if (begun) await sql`rollback`.catch(() => undefined);
+    await sql`rollback`.catch(() => undefined);
     throw error;
   } finally {
     sql.release();

@@ -29,13 +29,15 @@ export async function* owedDeliveryJobs(db: Database, query: OwedDeliveryQuery):
   const dueBy = new Date(query.now.getTime() - query.graceMs);
   let afterId = '';
   for (;;) {
-    // isOwedAttempt's rule, with the grace on waiting deliveries; both halves are served by deliveries_owed_idx.
+    // isOwedAttempt's rule, with the grace on waiting deliveries; each half is a range of
+    // deliveries_status_due_idx, so the scan reads owed deliveries only.
     const rows = await db`
-      select email_id, min(case when status = 'sending' then lease_expires_at else next_attempt_at end) as due_at
-        from deliveries
-       where email_id > ${afterId}
-         and ((status = any(${WAITING_STATUSES}::text[]) and next_attempt_at <= ${dueBy})
-           or (status = 'sending' and lease_expires_at <= ${query.now}))
+      select email_id, min(due_at) as due_at
+        from (select email_id, next_attempt_at as due_at from deliveries
+               where status = any(${WAITING_STATUSES}::text[]) and next_attempt_at <= ${dueBy} and email_id > ${afterId}
+              union all
+              select email_id, lease_expires_at from deliveries
+               where status = 'sending' and lease_expires_at <= ${query.now} and email_id > ${afterId}) owed
        group by email_id
        order by email_id
        limit ${query.pageSize}`;

@@ -56,16 +56,30 @@ export async function purgeExpired(db: Database, policy: RetentionPolicy): Promi
       }),
     policy.batchSize,
   );
+  // Each batch picks its rows through an index, then deletes them by primary key.
   const idempotencyKeys = await deleteInBatches(async () => {
+    const expired = await db`select account_id, key from idempotency_keys where expires_at <= ${policy.now} limit ${policy.batchSize}`;
+    if (expired.length === 0) return 0;
     const deleted = await db`
-      delete from idempotency_keys where (account_id, key) in (
-        select account_id, key from idempotency_keys where expires_at <= ${policy.now} limit ${policy.batchSize})`;
+      delete from idempotency_keys k
+       using unnest(${expired.map((r) => r.account_id as string)}::text[], ${expired.map((r) => r.key as string)}::text[]) as x(account_id, key)
+       where k.account_id = x.account_id and k.key = x.key`;
     return deleted.count;
   }, policy.batchSize);
   const usageRows = await deleteInBatches(async () => {
+    // Per account, its oldest usage first (recipient_usage_account_idx).
+    const expired = await db`
+      select x.account_id, x.cumulative
+        from account_usage a
+       cross join lateral (select r.account_id, r.cumulative from recipient_usage r
+                            where r.account_id = a.account_id and r.accepted_at < ${usageCutoff}
+                            order by r.accepted_at limit ${policy.batchSize}) x
+       limit ${policy.batchSize}`;
+    if (expired.length === 0) return 0;
     const deleted = await db`
-      delete from recipient_usage where email_id in (
-        select email_id from recipient_usage where accepted_at < ${usageCutoff} limit ${policy.batchSize})`;
+      delete from recipient_usage r
+       using unnest(${expired.map((row) => row.account_id as string)}::text[], ${expired.map((row) => String(row.cumulative))}::bigint[]) as x(account_id, cumulative)
+       where r.account_id = x.account_id and r.cumulative = x.cumulative`;
     return deleted.count;
   }, policy.batchSize);
   return { emails, idempotencyKeys, usageRows };

@@ -1,0 +1,141 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import {
+  claimIdempotencyKeys,
+  claimMessages,
+  createAccount,
+  findEmailDetail,
+  inTransaction,
+  listEmails,
+  messageState,
+  openDatabase,
+  otherRequestsRecords,
+  owedDeliveryJobs,
+  purgeExpired,
+  recordAttempt,
+  releaseLease,
+  sendingIdentitiesStatement,
+  setAccountPlan,
+  usageReachedAt,
+  writeAttempts,
+  type DatabaseHandle,
+} from '@mailer/db';
+import { createTestDatabase, insertQueuedEmail, insertReadyDomain, insertSender } from '@mailer/testing';
+
+/**
+ * The hot statements as PostgreSQL plans them where it matters: generic plans (what a
+ * prepared statement runs after its first executions), over tables of a realistic size
+ * with fresh statistics, and no planner setting forcing its hand. auto_explain hands each
+ * executed statement's plan back as a notice. A sequential scan of a large table fails the
+ * test. `QUERY_PLANS_FILE=docs/query-plans.md` writes the plans down.
+ */
+/** Tables that grow with traffic; per-tenant tables (accounts, domains, senders, usage) stay small enough to scan. */
+const LARGE_TABLES = ['emails', 'deliveries', 'events', 'attempts', 'idempotency_keys', 'recipient_usage', 'attachments'];
+const MESSAGES = 40_000;
+const TENANTS = 2_000;
+
+let url: string;
+let explained: DatabaseHandle;
+const plans: { text: string; plan: string }[] = [];
+let accountId: string;
+let sender: { id: string; email: string; domainId: string };
+
+beforeAll(async () => {
+  url = await createTestDatabase();
+  const setup = openDatabase(url, 2);
+  try {
+    accountId = (await createAccount(setup.db, 'Plans')).account.id;
+    await setAccountPlan(setup.db, accountId, { perMinute: 10_000_000, perHour: 10_000_000, perDay: 10_000_000, per30Days: 10_000_000, maxActive: 10_000_000 });
+    const domain = await insertReadyDomain(setup.db, Buffer.alloc(32, 1), accountId, 'plans.test');
+    sender = { ...(await insertSender(setup.db, accountId, domain.id, 'hello@plans.test')), domainId: domain.id };
+    // Other tenants, each with a domain, two senders and usage.
+    await setup.db`insert into accounts (id, name, plan_id) select 'acc_other' || n, 'Other', 'plan_free' from generate_series(1, ${TENANTS}) n`;
+    await setup.db`
+      insert into domains (id, account_id, name, ownership_token, dkim_selector, dkim_public_key, dkim_private_key_sealed)
+      select 'dom_other' || n, 'acc_other' || n, 'other' || n || '.test', 't', 's', 'p', 'k' from generate_series(1, ${TENANTS}) n`;
+    await setup.db`
+      insert into senders (id, account_id, domain_id, email, email_key)
+      select 'snd_other' || n || '_' || k, 'acc_other' || n, 'dom_other' || n, k || '@other' || n || '.test', k || '@other' || n || '.test'
+        from generate_series(1, ${TENANTS}) n, generate_series(1, 2) k`;
+    await setup.db`insert into account_usage (account_id) select 'acc_other' || n from generate_series(1, ${TENANTS}) n`;
+    // A month of finished traffic, plus a backlog, written set-based (as intake's rows).
+    await setup.db`
+      insert into emails (id, account_id, sender_id, domain_id, from_email, type, subject, "to", cc, bcc_count, message_id_header, status, created_at, updated_at)
+      select 'em_old' || n, ${accountId}, ${sender.id}, ${domain.id}, ${sender.email}, 'transactional', 'Old', '["a@example.test"]', '[]', 0,
+             '<' || n || '@plans.test>', case when n % 20 = 0 then 'deferred' else 'accepted' end,
+             now() - (n || ' seconds')::interval * 60, now() - (n || ' seconds')::interval * 60
+        from generate_series(1, ${MESSAGES}) n`;
+    await setup.db`
+      insert into deliveries (id, email_id, account_id, recipient, recipient_domain, kind, status, attempt_count, next_attempt_at, created_at, updated_at)
+      select 'dlv_old' || n || '_' || k, 'em_old' || n, ${accountId}, 'r' || k || '@example.test', 'example.test', 'to',
+             case when n % 20 = 0 then 'deferred' else 'accepted' end, 1, now() + interval '1 hour', now(), now()
+        from generate_series(1, ${MESSAGES}) n, generate_series(1, 2) k`;
+    await setup.db`insert into events (email_id, type, at) select 'em_old' || n, t, now() from generate_series(1, ${MESSAGES}) n, unnest(array['queued', 'sending', 'accepted']) t`;
+    await setup.db`
+      insert into attempts (id, email_id, number, started_at, ended_at, outcome, recipients, bcc_recipients, tls)
+      select 'att_old' || n, 'em_old' || n, 1, now(), now(), 'accepted', '[]', 0, true from generate_series(1, ${MESSAGES}) n`;
+    await setup.db`
+      insert into attachments (email_id, position, filename, content_type, size, content)
+      select 'em_old' || n, 0, 'a.txt', 'text/plain', 1, null from generate_series(1, ${MESSAGES}, 10) n`;
+    await setup.db`
+      insert into idempotency_keys (account_id, key, request_hash, email_id, response, created_at, expires_at)
+      select ${accountId}, 'key' || n, 'h', 'em_old' || n, '{}', now(), now() + interval '1 day' from generate_series(1, ${MESSAGES}) n`;
+    await setup.db`
+      insert into recipient_usage (email_id, account_id, recipients, accepted_at, cumulative)
+      select 'em_old' || n, ${accountId}, 2, now() - ((${MESSAGES} - n) || ' seconds')::interval, 2 * n from generate_series(1, ${MESSAGES}) n`;
+    await setup.db`
+      insert into account_usage (account_id, recipients_total, active_deliveries, last_accepted_at) values (${accountId}, ${2 * MESSAGES}, ${MESSAGES / 10}, now())
+      on conflict (account_id) do update set recipients_total = excluded.recipients_total, active_deliveries = excluded.active_deliveries`;
+    await setup.db`analyze`;
+  } finally {
+    await setup.close();
+  }
+  explained = openDatabase(url, 1, (notice) => {
+    const [, text = '', plan = ''] = /Query Text: ([\s\S]*?)\n((?:[A-Z][\s\S]*))$/.exec(String(notice.message)) ?? [];
+    if (text) plans.push({ text: text.trim(), plan: plan.trim() });
+  });
+  await explained.db`load 'auto_explain'`;
+  await explained.db`select set_config('auto_explain.log_min_duration', '0', false), set_config('auto_explain.log_level', 'notice', false),
+                            set_config('plan_cache_mode', 'force_generic_plan', false)`;
+}, 120_000);
+
+afterAll(async () => {
+  await explained.close();
+  if (process.env.QUERY_PLANS_FILE) {
+    const body = plans.map((p) => `\`\`\`sql\n${p.text}\n\`\`\`\n\n\`\`\`\n${p.plan}\n\`\`\`\n`).join('\n');
+    await writeFile(path.resolve(process.env.QUERY_PLANS_FILE), `# Generic plans of the hot statements\n\nWritten by apps/worker/src/query-plans.test.ts (${TENANTS} accounts; ${MESSAGES} messages of one, 2 deliveries each).\n\n${body}`);
+  }
+});
+
+it('plans every hot statement with indexes over large tables', async () => {
+  const db = explained.db;
+  const now = new Date(Date.now() + 1000);
+  // Intake: claims, identities and records of keys, the message rows, usage and admission.
+  const email = await insertQueuedEmail(db, { accountId, senderId: sender.id, domainId: sender.domainId, from: sender.email, to: ['x@example.test', 'y@example.test'] });
+  await inTransaction(db, async (tx) => {
+    await tx.send(
+      claimIdempotencyKeys(tx, accountId, [{ key: 'new-key', requestHash: 'h', emailId: 'em_new', response: {} }], now, 60_000),
+      sendingIdentitiesStatement(tx.sql, accountId, [sender.email]),
+      otherRequestsRecords(tx, accountId, ['key1', 'new-key'], ['em_new']),
+      usageReachedAt(tx, accountId, [10, 20_000]),
+    );
+    throw new Error('rolled back');
+  }).catch((error: Error) => expect(error.message).toBe('rolled back'));
+  // Delivery: claim, record (batched and alone), release, the next obligation.
+  const lease = (await claimMessages(db, [email.id, 'em_old20'], now, 60_000)).get(email.id)!.lease;
+  expect(lease.deliveries).toHaveLength(2);
+  const [first, second] = lease.deliveries;
+  const attempt = { startedAt: now, endedAt: now, outcome: 'accepted' as const, cause: null, tls: true, mxHost: null };
+  await writeAttempts(db, [{ lease, attempt, decisions: [{ deliveryId: first!.id, status: 'accepted', cause: null }], state: messageState([]) }]);
+  await recordAttempt(db, lease, attempt, [{ deliveryId: first!.id, status: 'accepted', cause: null }]);
+  await releaseLease(db, lease, [second!.id], now);
+  // Reconciler, retention and the reads integrators make most.
+  for await (const page of owedDeliveryJobs(db, { now, graceMs: 0, pageSize: 1000 })) expect(page.length).toBeGreaterThan(0);
+  await purgeExpired(db, { now, retentionDays: 29, usageWindowMs: 29 * 86_400_000, batchSize: 100 });
+  await listEmails(db, accountId, undefined, 50);
+  await findEmailDetail(db, accountId, email.id);
+
+  expect(plans.length).toBeGreaterThan(15);
+  const scans = plans.filter((p) => LARGE_TABLES.some((table) => new RegExp(`Seq Scan on ${table}\\b`).test(p.plan)));
+  expect(scans.map((p) => `${p.text}\n${p.plan}`)).toEqual([]);
+}, 120_000);
