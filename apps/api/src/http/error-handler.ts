@@ -1,7 +1,8 @@
 import { DrizzleQueryError } from 'drizzle-orm/errors';
 import type { NextFunction, Request, Response } from 'express';
-import { AppError, ERROR_STATUS, type ErrorCode } from '@mailer/domain';
+import { AppError, type ErrorCode } from '@mailer/domain';
 import type { Logger } from '@mailer/logger';
+import { ERROR_STATUS } from './error-status';
 import { sendJson } from './respond';
 
 /** Connection-level failures of PostgreSQL: the service is unavailable, not broken. */
