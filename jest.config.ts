@@ -12,6 +12,7 @@ const config: Config = {
   moduleNameMapper: {
     '^@mailer/(config|logger|domain|db|dns|queue|testing|message)$': '<rootDir>/packages/$1/src',
     '^@mailer/(api|worker)$': '<rootDir>/apps/$1/src',
+    '^@mailer/api/testing$': '<rootDir>/apps/api/src/testing',
   },
   globalSetup: '<rootDir>/packages/testing/src/global-setup.ts',
   globalTeardown: '<rootDir>/packages/testing/src/global-teardown.ts',
