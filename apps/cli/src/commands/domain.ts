@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { findActiveDomainById, isDomainReady } from '@mailer/db';
+import { findActiveDomainById } from '@mailer/db';
+import { isDomainReady } from '@mailer/domain';
 import { verifyDomainDns } from '@mailer/dns';
 import { CliError, printResult } from '../output';
 import type { CliDependencies } from '../program';

@@ -1,4 +1,5 @@
-import { isDomainReady, type DomainView } from '@mailer/db';
+import type { DomainView } from '@mailer/db';
+import { isDomainReady } from '@mailer/domain';
 import { iso } from '../../http/serialize';
 import type { DomainRepresentation } from './domain.schema';
 
