@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { findActiveDomainById } from '@mailer/db';
 import { isDomainReady } from '@mailer/domain';
-import { verifyDomainDns } from '@mailer/dns';
+import { checkDomainDns } from '@mailer/operations';
 import { CliError, printResult } from '../output';
 import type { CliDependencies } from '../program';
 
@@ -15,10 +15,8 @@ export function registerDomainCommands(program: Command, deps: CliDependencies):
     .option('--json', 'print {"id","name","status","ownership","dkim","dmarc","last_check"}')
     .action(async (id: string, options: { json?: boolean }) => {
       const domain = await findActiveDomainById(deps.db, id);
-      if (!domain || !(await verifyDomainDns(deps.db, deps.dns(), domain, deps.now))) {
-        throw new CliError('domain_not_found', `No active domain with id ${id}.`);
-      }
-      const checked = (await findActiveDomainById(deps.db, id))!;
+      const checked = domain && (await checkDomainDns(deps.db, deps.dns(), domain, deps.now));
+      if (!checked) throw new CliError('domain_not_found', `No active domain with id ${id}.`);
       const result = {
         id: checked.id,
         name: checked.name,

@@ -1,0 +1,1 @@
+export { checkDomainDns } from './domains/check-domain-dns';
