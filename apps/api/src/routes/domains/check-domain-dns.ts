@@ -1,9 +1,7 @@
 import { z } from 'zod';
-import { checkDomainDns } from '@mailer/operations';
+import { checkDomainDns, domainSchema, serializeDomain } from '@mailer/operations';
 import { defineRoute } from '../../http/route';
 import { domainNotFound, requireDomain } from './domain-lookup';
-import { serializeDomain } from './domain-representation';
-import { domainSchema } from './domain.schema';
 import { sendJson } from '../../http/respond';
 
 export const checkDomainDnsRoute = defineRoute({
