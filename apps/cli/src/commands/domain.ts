@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { findActiveDomainById } from '@mailer/db';
 import { checkDomainDns, serializeDomain } from '@mailer/operations';
 import { CliError, printResult } from '../output';
-import type { CliDependencies } from '../program';
+import type { CliDependencies } from '../cli-dependencies';
 
 export function registerDomainCommands(program: Command, deps: CliDependencies): void {
   program
