@@ -38,7 +38,7 @@ export interface ErrorDetail {
 
 export interface AppErrorOptions {
   details?: ErrorDetail[];
-  /** Response headers the contract ties to this error (`Retry-After`, `WWW-Authenticate`). */
+  /** Response headers that go with this error (`Retry-After`, `WWW-Authenticate`). */
   headers?: Record<string, string>;
   cause?: unknown;
 }
