@@ -10,8 +10,9 @@ const config: Config = {
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } }] },
   moduleNameMapper: {
-    '^@mailer/(config|logger|domain|db|dns|queue|testing|message)$': '<rootDir>/packages/$1/src',
+    '^@mailer/(config|logger|domain|db|dns|queue|testing|message|operations)$': '<rootDir>/packages/$1/src',
     '^@mailer/(api|worker)$': '<rootDir>/apps/$1/src',
+    '^@mailer/api/testing$': '<rootDir>/apps/api/src/testing',
   },
   globalSetup: '<rootDir>/packages/testing/src/global-setup.ts',
   globalTeardown: '<rootDir>/packages/testing/src/global-teardown.ts',

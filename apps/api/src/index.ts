@@ -1,3 +1,2 @@
 export { createContainer, closeContainer, type ApiDependencies } from './container';
 export { buildApi } from './server';
-export * from './testing';

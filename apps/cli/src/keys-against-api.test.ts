@@ -1,4 +1,4 @@
-import { startTestApi, type TestApi } from '@mailer/api';
+import { startTestApi, type TestApi } from '@mailer/api/testing';
 import { startTestCli, type TestCli } from './testing/test-cli';
 
 let api: TestApi;

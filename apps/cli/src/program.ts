@@ -1,25 +1,13 @@
 import { Command, CommanderError } from 'commander';
-import { isDatabaseUnavailable, type Database } from '@mailer/db';
-import type { DnsResolver } from '@mailer/dns';
-import type { DeliveryQueue } from '@mailer/queue';
+import { isDatabaseUnavailable } from '@mailer/db';
+import type { CliDependencies } from './cli-dependencies';
 import { registerAccountCommands } from './commands/account';
 import { registerDomainCommands } from './commands/domain';
 import { registerEmailCommands } from './commands/email';
 import { registerKeyCommands } from './commands/key';
 import { registerPlanCommands } from './commands/plan';
 import { registerQueueCommands } from './commands/queue';
-import { CliError, printError, type CliOutput } from './output';
-
-/** What the commands work with; main.ts builds it from the environment, tests from a test database. */
-export interface CliDependencies {
-  db: Database;
-  stdout: CliOutput;
-  stderr: CliOutput;
-  /** Opened on first use: only the queue and email commands need Redis, only `domain check` DNS. */
-  deliveryQueue: () => Promise<DeliveryQueue>;
-  dns: () => DnsResolver;
-  now: () => Date;
-}
+import { CliError, printError } from './output';
 
 /** A command group adds its subcommands (`account create`, …) to the program. */
 export type CommandGroup = (program: Command, deps: CliDependencies) => void;

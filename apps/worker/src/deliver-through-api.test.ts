@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { startTestApi, type TestApi } from '@mailer/api';
+import { startTestApi, type TestApi } from '@mailer/api/testing';
 import { insertReadyDomain, insertSender, startTestSmtpServer, type TestSmtpServer } from '@mailer/testing';
 import { startWorkerHarness, type WorkerHarness } from './testing/worker-harness';
 import { verifyDkim } from './testing/verify-dkim';

@@ -2,4 +2,3 @@ export { createDnsResolver, MAX_CNAME_HOPS, type DnsResolver, type DnsResolverOp
 export { observeDomainDns, DNS_CHECK_DEADLINE_MS } from './observe-domain-dns';
 export type { DnsAnswer } from '@mailer/domain';
 export { resolveMailRoute, resolveHostAddresses, type MailRoute, type HostAddresses } from './resolve-mx';
-export { verifyDomainDns } from './verify-domain-dns';

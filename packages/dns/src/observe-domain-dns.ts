@@ -1,7 +1,7 @@
 import { dkimRecordName, dmarcRecordName, organizationalDomain, ownershipRecordName, type DomainDnsObservation } from '@mailer/domain';
 import type { DnsResolver } from './resolver';
 
-/** The whole observation ends within this, so that check-dns answers within 10 s (CONTRACT.md section 6). */
+/** The whole observation ends within this, so that check-dns answers within 10 s (docs/api-decisions.md, "Domains"). */
 export const DNS_CHECK_DEADLINE_MS = 9_000;
 
 /**

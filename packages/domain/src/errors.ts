@@ -1,39 +1,36 @@
 import type { RateLimitHeaders } from './emails/plan-limits';
 
 /**
- * The contract's error vocabulary (CONTRACT.md section 2). Every expected failure is an
- * AppError carrying one of these codes; the HTTP layer maps code -> status in one table.
+ * The error vocabulary (docs/api-decisions.md, "Errors"). Every expected failure is an
+ * AppError carrying one of these codes; the HTTP layer maps each code to its status.
  */
-export const ERROR_STATUS = {
-  invalid_json: 400,
-  invalid_query: 400,
-  invalid_cursor: 400,
-  idempotency_key_required: 400,
-  unauthorized: 401,
-  wrong_key_type: 403,
-  insufficient_scope: 403,
-  not_found: 404,
-  email_not_found: 404,
-  domain_not_found: 404,
-  sender_not_found: 404,
-  method_not_allowed: 405,
-  idempotency_conflict: 409,
-  domain_already_exists: 409,
-  external_id_conflict: 409,
-  domain_has_active_senders: 409,
-  sender_already_exists: 409,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  validation_error: 422,
-  message_too_large: 422,
-  sender_not_allowed: 422,
-  rate_limit_exceeded: 429,
-  active_delivery_limit_exceeded: 429,
-  internal_error: 500,
-  service_unavailable: 503,
-} as const;
-
-export type ErrorCode = keyof typeof ERROR_STATUS;
+export type ErrorCode =
+  | 'invalid_json'
+  | 'invalid_query'
+  | 'invalid_cursor'
+  | 'idempotency_key_required'
+  | 'unauthorized'
+  | 'wrong_key_type'
+  | 'insufficient_scope'
+  | 'not_found'
+  | 'email_not_found'
+  | 'domain_not_found'
+  | 'sender_not_found'
+  | 'method_not_allowed'
+  | 'idempotency_conflict'
+  | 'domain_already_exists'
+  | 'external_id_conflict'
+  | 'domain_has_active_senders'
+  | 'sender_already_exists'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'validation_error'
+  | 'message_too_large'
+  | 'sender_not_allowed'
+  | 'rate_limit_exceeded'
+  | 'active_delivery_limit_exceeded'
+  | 'internal_error'
+  | 'service_unavailable';
 
 export interface ErrorDetail {
   /** Where the problem is, in the request body's own terms: `to[1]`, `content.html`. */
@@ -43,7 +40,7 @@ export interface ErrorDetail {
 
 export interface AppErrorOptions {
   details?: ErrorDetail[];
-  /** Response headers the contract ties to this error (`WWW-Authenticate`). */
+  /** Response headers that go with this error (`WWW-Authenticate`, set by the HTTP layer). */
   headers?: Record<string, string>;
   /** When a retry may succeed (the HTTP layer sends it as `Retry-After`). */
   retryAfterSeconds?: number;
@@ -69,10 +66,6 @@ export class AppError extends Error {
     this.headers = options.headers;
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.rateLimit = options.rateLimit;
-  }
-
-  get status(): number {
-    return ERROR_STATUS[this.code];
   }
 }
 

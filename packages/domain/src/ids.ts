@@ -1,6 +1,6 @@
 import { pooledRandomBytes } from './random-pool';
 
-/** Type prefixes of public identifiers (CONTRACT.md section 1). */
+/** Type prefixes of public identifiers (docs/api-decisions.md, "Conventions"). */
 export const ID_PREFIX = {
   account: 'acc',
   apiKey: 'key',

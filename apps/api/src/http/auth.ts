@@ -17,7 +17,7 @@ export interface AuthenticatedKey {
   scopes: string[];
 }
 
-/** What a route requires of its caller (interface section 5, CONTRACT section 3). */
+/** What a route requires of its caller (docs/api-decisions.md, "Keys and accounts"). */
 export type RouteAuth = { kind: 'none' } | { kind: 'operator' } | { kind: 'sending' } | { kind: 'management'; scope: Scope };
 
 const unauthorized = (message: string) =>
@@ -38,7 +38,7 @@ export function authenticateOperator(header: string | undefined, token: string |
   if (!isOperatorAuthorized(header, token)) throw unauthorized('The operator token is required.');
 }
 
-/** Key type, then scope, as the contract orders the checks. */
+/** Key type, then scope: the order every route checks them in (docs/api-decisions.md, "Errors"). */
 export function authorize(key: AuthenticatedKey, auth: RouteAuth): void {
   if (auth.kind === 'none' || auth.kind === 'operator') return;
   if (auth.kind === 'sending') {

@@ -1,7 +1,8 @@
 import type { NextFunction, Request, Response } from 'express';
-import { AppError, ERROR_STATUS, type ErrorCode } from '@mailer/domain';
+import { AppError, type ErrorCode } from '@mailer/domain';
 import { isDatabaseUnavailable } from '@mailer/db';
 import type { Logger } from '@mailer/logger';
+import { ERROR_STATUS } from './error-status';
 import { rateLimitHeaderValues } from './rate-limit-headers';
 import { sendJson } from './respond';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AppError, type CursorCodec, type CursorPosition } from '@mailer/domain';
 
-/** `limit` (1..100, default 50) and `cursor`, shared by every list route (CONTRACT.md section 4). */
+/** `limit` (1..100, default 50) and `cursor`, shared by every list route (docs/api-decisions.md, "Conventions"). */
 export const pageQuerySchema = z.strictObject({
   limit: z
     .string()

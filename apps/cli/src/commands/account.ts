@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { createAccount } from '@mailer/db';
 import { CliError, printResult } from '../output';
-import type { CliDependencies } from '../program';
+import type { CliDependencies } from '../cli-dependencies';
 
 const MAX_NAME_LENGTH = 200;
 

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { findActiveDomainById, isDomainReady } from '@mailer/db';
-import { verifyDomainDns } from '@mailer/dns';
+import { findActiveDomainById } from '@mailer/db';
+import { checkDomainDns, serializeDomain } from '@mailer/operations';
 import { CliError, printResult } from '../output';
-import type { CliDependencies } from '../program';
+import type { CliDependencies } from '../cli-dependencies';
 
 export function registerDomainCommands(program: Command, deps: CliDependencies): void {
   program
@@ -11,27 +11,17 @@ export function registerDomainCommands(program: Command, deps: CliDependencies):
     .command('check')
     .description("look up the domain's ownership, DKIM and DMARC records now, as POST /v1/domains/{id}/check-dns does")
     .argument('<id>', 'the domain id (dom_…)')
-    .option('--json', 'print {"id","name","status","ownership","dkim","dmarc","last_check"}')
+    .option('--json', 'print the domain as the API answers it (GET /v1/domains/{id})')
     .action(async (id: string, options: { json?: boolean }) => {
       const domain = await findActiveDomainById(deps.db, id);
-      if (!domain || !(await verifyDomainDns(deps.db, deps.dns(), domain, deps.now))) {
-        throw new CliError('domain_not_found', `No active domain with id ${id}.`);
-      }
-      const checked = (await findActiveDomainById(deps.db, id))!;
-      const result = {
-        id: checked.id,
-        name: checked.name,
-        status: isDomainReady(checked) ? 'ready' : 'not_ready',
-        ownership: { status: checked.ownershipStatus },
-        dkim: { status: checked.dkimStatus },
-        dmarc: { status: checked.dmarcStatus },
-        last_check: { status: checked.lastCheckStatus, started_at: checked.lastCheckStartedAt?.toISOString(), completed_at: checked.lastCheckCompletedAt?.toISOString() },
-      };
+      const checked = domain && (await checkDomainDns(deps.db, deps.dns(), domain, deps.now));
+      if (!checked) throw new CliError('domain_not_found', `No active domain with id ${id}.`);
+      const view = serializeDomain(checked);
       printResult(
         deps.stdout,
         options.json,
-        result,
-        `${result.name}: ${result.status} (ownership ${result.ownership.status}, dkim ${result.dkim.status}, dmarc ${result.dmarc.status}; check ${result.last_check.status})`,
+        view,
+        `${view.name}: ${view.status} (ownership ${view.ownership.status}, dkim ${view.dkim.status}, dmarc ${view.dmarc.status}; check ${view.last_check?.status})`,
       );
     });
 }

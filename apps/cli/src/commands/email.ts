@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { makeDeferredDeliveriesDue } from '@mailer/db';
 import { CliError, printResult } from '../output';
-import type { CliDependencies } from '../program';
+import type { CliDependencies } from '../cli-dependencies';
 
 export function registerEmailCommands(program: Command, deps: CliDependencies): void {
   program

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { accountExists, createManagementKey, revokeKey, rotateSendingKey, type Database } from '@mailer/db';
 import { parseScopes, SCOPES } from '@mailer/domain';
 import { CliError, printResult } from '../output';
-import type { CliDependencies } from '../program';
+import type { CliDependencies } from '../cli-dependencies';
 
 async function requireAccount(db: Database, id: string): Promise<void> {
   if (!(await accountExists(db, id))) throw new CliError('account_not_found', `No account with id ${id}.`);

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { setAccountPlan } from '@mailer/db';
 import type { PlanLimits } from '@mailer/domain';
 import { CliError, printResult } from '../output';
-import type { CliDependencies } from '../program';
+import type { CliDependencies } from '../cli-dependencies';
 
 /** PostgreSQL `integer`, the column type of every limit. */
 const MAX_LIMIT = 2_147_483_647;

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { countDeliveriesByStatus } from '@mailer/db';
 import { MESSAGES_PER_JOB } from '@mailer/queue';
 import { printResult } from '../output';
-import type { CliDependencies } from '../program';
+import type { CliDependencies } from '../cli-dependencies';
 
 const JOB_STATES = ['waiting', 'delayed', 'active', 'failed'] as const;
 

@@ -9,7 +9,7 @@ export interface DkimKeyPair {
   privateKeyPem: string;
 }
 
-/** A fresh RSA-2048 key pair and a selector unique to it (CONTRACT.md section 5). */
+/** A fresh RSA-2048 key pair and a selector unique to it (docs/api-decisions.md, "Domains"). */
 export function generateDkimKeyPair(): Promise<DkimKeyPair> {
   return new Promise((resolve, reject) => {
     generateKeyPair(

@@ -1,6 +1,6 @@
 /**
- * The normalized causes a delivery status can carry (CONTRACT.md section 4, "Normalized
- * causes"). This is the whole vocabulary: the API shows these codes and nothing of the
+ * The normalized causes a delivery status can carry (docs/api-decisions.md,
+ * "Delivery", Causes). This is the whole vocabulary: the API shows these codes and nothing of the
  * remote server's reply text.
  */
 export const CAUSE_CODES = [

@@ -77,7 +77,7 @@ function ruleMatches(rule: Rule, reply: SmtpReply, replyClass: number): boolean 
 }
 
 /**
- * The outcome of one SMTP reply for the recipients it applies to (CONTRACT.md section 5):
+ * The outcome of one SMTP reply for the recipients it applies to (docs/api-decisions.md, "Delivery"):
  * 2xx accepted, 4xx deferred, 5xx bounced; the enhanced status and the rule table refine
  * the cause. The basic code decides the class even when the enhanced status disagrees;
  * anything that is not a 2xx/4xx/5xx reply (or is 503) is an unknown error and so temporary.

@@ -1,6 +1,6 @@
 import type { DeliveryCause } from './causes';
 
-/** The six delivery states of the interface document (section 3.1); the schema stores the same set. */
+/** The six delivery statuses (docs/api-decisions.md, "Delivery", Statuses); the schema stores the same set. */
 export type DeliveryStatus = 'queued' | 'sending' | 'deferred' | 'accepted' | 'bounced' | 'failed';
 
 /**
@@ -18,7 +18,7 @@ export function isTerminal(status: DeliveryStatus): boolean {
 }
 
 /**
- * The message status derived from its deliveries (CONTRACT.md section 4): while any is
+ * The message status derived from its deliveries (docs/api-decisions.md, "Delivery"): while any is
  * non-terminal, `sending` if any is sending, else `deferred` if any is deferred, else
  * `queued`; once all are terminal, `failed` if any failed, else `bounced` if any bounced,
  * else `accepted`.

@@ -1,5 +1,5 @@
 /**
- * When a deferred delivery is tried again (CONTRACT.md section 5): the configured schedule
+ * When a deferred delivery is tried again (docs/api-decisions.md, "Delivery"): the configured schedule
  * (`RETRY_SCHEDULE`, the last step repeating) with jitter, and giving up once a delivery
  * has had at least one attempt and is older than `MAX_DELIVERY_AGE`.
  */

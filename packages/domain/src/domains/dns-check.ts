@@ -56,7 +56,7 @@ function combineDmarc(levels: Judgement[]): Judgement {
 }
 
 /**
- * Turns observed DNS answers into component statuses (CONTRACT.md section 6). Each
+ * Turns observed DNS answers into component statuses (docs/api-decisions.md, "Domains"). Each
  * component moves on its own; a temporary failure changes no component and makes the
  * check's status `temporary_failure`.
  */

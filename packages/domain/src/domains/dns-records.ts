@@ -1,6 +1,6 @@
 import { randomBase62 } from '../ids';
 
-/** The three records a domain publishes before it may send (CONTRACT.md section 6). */
+/** The three records a domain publishes before it may send (docs/api-decisions.md, "Domains"). */
 export const DNS_PURPOSES = ['ownership', 'dkim', 'dmarc'] as const;
 export type DnsPurpose = (typeof DNS_PURPOSES)[number];
 

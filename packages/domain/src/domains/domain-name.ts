@@ -40,7 +40,7 @@ function hostNameProblem(name: string): string | undefined {
 }
 
 /**
- * A sending domain as stored (CONTRACT.md section 6): IDN converted to A-labels (UTS #46,
+ * A sending domain as stored (docs/api-decisions.md, "Domains"): IDN converted to A-labels (UTS #46,
  * as WHATWG URLs do), lower case, one trailing dot removed; letters, digits and hyphens
  * per label; at least two labels; not an IP literal; not itself a public suffix of the
  * ICANN section of the Public Suffix List (`co.uk`, `com`).

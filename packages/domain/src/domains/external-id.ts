@@ -3,7 +3,7 @@ import type { Normalized } from './domain-name';
 const MAX_SCALARS = 255;
 
 /**
- * An account's own identifier for a domain (CONTRACT.md sections 1 and 6): trimmed as
+ * An account's own identifier for a domain (docs/api-decisions.md, "Domains"): trimmed as
  * String.prototype.trim does, NFC-normalized, 1..255 Unicode scalar values, no control
  * characters (category Cc). Lone surrogates are not scalar values and are refused too.
  */

@@ -6,3 +6,4 @@ export * from './dmarc-record';
 export * from './txt-record';
 export * from './dns-check';
 export * from './domain-creation';
+export * from './domain-readiness';

@@ -23,7 +23,7 @@ export interface EmailDraft {
 }
 
 /**
- * Why `from` may not send (CONTRACT.md section 4), or null when it may: it must be an
+ * Why `from` may not send (docs/api-decisions.md, "Emails"), or null when it may: it must be an
  * active sender of the account (enabled, not deleted) whose domain is ready.
  */
 export function sendingIdentityProblem(identity: { configuredState: SenderConfiguredState; domainReady: boolean } | undefined): string | null {

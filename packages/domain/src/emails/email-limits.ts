@@ -1,4 +1,4 @@
-/** The message limits of interface.md section 8 and CONTRACT.md section 4. */
+/** The message limits (docs/api-decisions.md, "Emails"). */
 export const KIB = 1024;
 export const MIB = 1024 * KIB;
 
@@ -17,7 +17,7 @@ export const MIME_MAX_BYTES = 15 * MIB;
 export const EMAIL_TYPES = ['transactional'] as const;
 export type EmailType = (typeof EMAIL_TYPES)[number];
 
-/** Unicode scalar values, the unit every length "in characters" is measured in (CONTRACT.md section 1). */
+/** Unicode scalar values, the unit every length "in characters" is measured in (docs/api-decisions.md, "Conventions"). */
 export function scalarLength(text: string): number {
   let count = 0;
   for (const _ of text) count++;

@@ -1,4 +1,4 @@
-/** An account's plan (CONTRACT.md section 4): rolling windows on recipient-emails and active deliveries. */
+/** An account's plan (docs/api-decisions.md, "Emails"): rolling windows on recipient-emails and active deliveries. */
 export interface PlanLimits {
   perMinute: number;
   perHour: number;

@@ -23,7 +23,7 @@ export interface RecipientSet {
 }
 
 /**
- * Collapses to/cc/bcc into unique recipients (CONTRACT.md section 4): addresses are
+ * Collapses to/cc/bcc into unique recipients (docs/api-decisions.md, "Emails"): addresses are
  * compared by their key (domain normalized, local part case-insensitive); a recipient
  * listed under several kinds keeps the first of to, cc, bcc.
  */

@@ -30,7 +30,7 @@ export function apiKeyMatches(presented: string, storedHash: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** A `:write` scope also grants the matching `:read` (CONTRACT.md section 3). */
+/** A `:write` scope also grants the matching `:read` (docs/api-decisions.md, "Keys and accounts"). */
 export function grantsScope(granted: readonly string[], needed: Scope): boolean {
   if (granted.includes(needed)) return true;
   return needed.endsWith(':read') && granted.includes(needed.replace(/:read$/, ':write'));

@@ -1,4 +1,4 @@
-/** Bounds of a sender's display name (interface.md sections 2.3 and 8). */
+/** Bounds of a sender's display name (docs/api-decisions.md, "Senders"). */
 export const DISPLAY_NAME_MAX_SCALARS = 128;
 export const DISPLAY_NAME_MAX_BYTES = 256;
 

@@ -29,7 +29,7 @@ export interface Mailbox {
   address: string;
   /**
    * The whole address in lower case: senders are unique per domain under this key and
-   * `from` addresses are matched by it (case-insensitively, as CONTRACT.md section 7 says).
+   * `from` addresses are matched by it (case-insensitively: docs/api-decisions.md, "Senders").
    */
   key: string;
 }
@@ -52,7 +52,7 @@ export function parseMailbox(input: string): Mailbox | undefined {
   return { local, domain, address, key: address.toLowerCase() };
 }
 
-/** A sender's domain part must equal the domain it is created under (interface.md section 4.3), compared as A-labels. */
+/** A sender's domain part must equal the domain it is created under (docs/api-decisions.md, "Senders"), compared as A-labels. */
 export function mailboxBelongsTo(mailbox: Mailbox, domainName: string): boolean {
   return mailbox.domain === normalizeMailDomain(domainName);
 }

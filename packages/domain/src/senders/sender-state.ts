@@ -2,7 +2,7 @@
 export const SENDER_CONFIGURED_STATES = ['enabled', 'disabled'] as const;
 export type SenderConfiguredState = (typeof SENDER_CONFIGURED_STATES)[number];
 
-/** Whether mail from the sender is accepted now; derived, never stored (CONTRACT.md section 7). */
+/** Whether mail from the sender is accepted now; derived, never stored (docs/api-decisions.md, "Senders"). */
 export const SENDER_EFFECTIVE_STATES = ['active', 'disabled', 'domain_not_ready'] as const;
 export type SenderEffectiveState = (typeof SENDER_EFFECTIVE_STATES)[number];
 

@@ -1,5 +1,5 @@
 /**
- * How the delivery daemon treats TLS for a sender's messages (CONTRACT.md section 5):
+ * How the delivery daemon treats TLS for a sender's messages (docs/api-decisions.md, "Delivery"):
  * `opportunistic` uses STARTTLS when offered; `require_tls` never sends in clear.
  */
 export const TRANSPORT_SECURITY_POLICIES = ['require_tls', 'opportunistic'] as const;

@@ -1,9 +1,7 @@
 import { z } from 'zod';
-import { verifyDomainDns } from '@mailer/dns';
+import { checkDomainDns, domainSchema, serializeDomain } from '@mailer/operations';
 import { defineRoute } from '../../http/route';
-import { domainNotFound, requireDomain, requireDomainView } from './domain-lookup';
-import { serializeDomain } from './domain-representation';
-import { domainSchema } from './domain.schema';
+import { domainNotFound, requireDomain } from './domain-lookup';
 import { sendJson } from '../../http/respond';
 
 export const checkDomainDnsRoute = defineRoute({
@@ -21,7 +19,8 @@ export const checkDomainDnsRoute = defineRoute({
   async handle({ res, deps, key, params, body }) {
     const domain = await requireDomain(deps.db, key.accountId, params.id!);
     body();
-    if (!(await verifyDomainDns(deps.db, deps.dns, domain, deps.now))) throw domainNotFound();
-    sendJson(res, 200, serializeDomain(await requireDomainView(deps.db, key.accountId, domain.id)));
+    const checked = await checkDomainDns(deps.db, deps.dns, domain, deps.now);
+    if (!checked) throw domainNotFound();
+    sendJson(res, 200, serializeDomain(checked));
   },
 });

@@ -8,11 +8,10 @@ import {
   seal,
 } from '@mailer/domain';
 import { findActiveDomainKeys, insertDomain } from '@mailer/db';
+import { domainSchema, serializeDomain } from '@mailer/operations';
 import { defineRoute } from '../../http/route';
 import { createDomainBodySchema } from './create-domain.schema';
 import { requireDomainView } from './domain-lookup';
-import { serializeDomain } from './domain-representation';
-import { domainSchema } from './domain.schema';
 import { sendJson } from '../../http/respond';
 
 /** Enough for a conflicting domain to be deleted between our look-up and our insert, and then some. */

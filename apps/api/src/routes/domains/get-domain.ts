@@ -1,7 +1,6 @@
+import { domainSchema, serializeDomain } from '@mailer/operations';
 import { defineRoute } from '../../http/route';
 import { requireDomainView } from './domain-lookup';
-import { serializeDomain } from './domain-representation';
-import { domainSchema } from './domain.schema';
 import { sendJson } from '../../http/respond';
 
 export const getDomainRoute = defineRoute({

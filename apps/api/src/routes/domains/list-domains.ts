@@ -1,8 +1,7 @@
 import { listDomains } from '@mailer/db';
+import { domainSchema, serializeDomain } from '@mailer/operations';
 import { decodeCursor, pageResponseSchema, toPage } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
-import { serializeDomain } from './domain-representation';
-import { domainSchema } from './domain.schema';
 import { listDomainsQuerySchema } from './list-domains.schema';
 import { sendJson } from '../../http/respond';
 

@@ -130,7 +130,7 @@ const attachments = z
 
 const RECIPIENT_FIELDS = new Set<PropertyKey>(['to', 'cc', 'bcc']);
 
-/** The POST /v1/emails body (CONTRACT.md section 4); unknown members are refused at every depth. */
+/** The POST /v1/emails body (docs/api-decisions.md, "Emails"); unknown members are refused at every depth. */
 export const sendEmailBodySchema = z
   .strictObject({
     from,

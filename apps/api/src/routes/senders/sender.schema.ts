@@ -24,7 +24,7 @@ export const transportSecurityPolicyInput = z.enum(TRANSPORT_SECURITY_POLICIES, 
   error: () => `must be one of ${TRANSPORT_SECURITY_POLICIES.join(', ')}`,
 });
 
-/** The sender representation (CONTRACT.md section 7). */
+/** The sender representation (docs/api-decisions.md, "Senders"). */
 export const senderSchema = z.object({
   id: z.string().meta({ description: 'snd_…' }),
   domain_id: z.string(),

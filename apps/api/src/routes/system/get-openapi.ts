@@ -4,7 +4,7 @@ import { defineRoute, type RouteDefinition } from '../../http/route';
 import { buildOpenApiDocument } from '../../http/openapi';
 import { sendJson } from '../../http/respond';
 
-/** The decisions the contract leaves to us are written in docs/api-decisions.md and shipped as the document's description. */
+/** The API's decisions are written in docs/api-decisions.md and shipped as the document's description. */
 function description(): string {
   try {
     return readFileSync(path.resolve(__dirname, '../../../../../docs/api-decisions.md'), 'utf8');

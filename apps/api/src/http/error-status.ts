@@ -1,0 +1,31 @@
+import type { ErrorCode } from '@mailer/domain';
+
+/** The HTTP status of each error code (docs/api-decisions.md, "Errors"); a new code does not compile until it has one. */
+export const ERROR_STATUS: Record<ErrorCode, number> = {
+  invalid_json: 400,
+  invalid_query: 400,
+  invalid_cursor: 400,
+  idempotency_key_required: 400,
+  unauthorized: 401,
+  wrong_key_type: 403,
+  insufficient_scope: 403,
+  not_found: 404,
+  email_not_found: 404,
+  domain_not_found: 404,
+  sender_not_found: 404,
+  method_not_allowed: 405,
+  idempotency_conflict: 409,
+  domain_already_exists: 409,
+  external_id_conflict: 409,
+  domain_has_active_senders: 409,
+  sender_already_exists: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  validation_error: 422,
+  message_too_large: 422,
+  sender_not_allowed: 422,
+  rate_limit_exceeded: 429,
+  active_delivery_limit_exceeded: 429,
+  internal_error: 500,
+  service_unavailable: 503,
+};

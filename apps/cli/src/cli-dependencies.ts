@@ -1,0 +1,15 @@
+import type { Database } from '@mailer/db';
+import type { DnsResolver } from '@mailer/dns';
+import type { DeliveryQueue } from '@mailer/queue';
+import type { CliOutput } from './output';
+
+/** What the commands work with; main.ts builds it from the environment, tests from a test database. */
+export interface CliDependencies {
+  db: Database;
+  stdout: CliOutput;
+  stderr: CliOutput;
+  /** Opened on first use: only the queue and email commands need Redis, only `domain check` DNS. */
+  deliveryQueue: () => Promise<DeliveryQueue>;
+  dns: () => DnsResolver;
+  now: () => Date;
+}

@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import type { DomainView } from '@mailer/db';
+import { isDomainReady, VERIFICATION_STATUS_VALUES } from '@mailer/domain';
+
+const component = z.object({ status: z.enum(VERIFICATION_STATUS_VALUES) }).meta({
+  description:
+    '`not_checked`; `missing` (NXDOMAIN or no such record); `mismatch` (present, but wrong or invalid); `verified`. ' +
+    'A temporary resolver failure never changes it.',
+});
+
+/** The domain representation (docs/api-decisions.md, "Domains"), as the API answers it and the CLI prints it. */
+export const domainSchema = z.object({
+  id: z.string().meta({ description: 'dom_…' }),
+  name: z.string().meta({ description: 'Lower-case A-labels.' }),
+  external_id: z.string().nullable(),
+  status: z.enum(['ready', 'not_ready']).meta({ description: '`ready` when ownership, DKIM and DMARC are all verified.' }),
+  ownership: component,
+  dkim: component,
+  dmarc: component,
+  sender_count: z.number().int().meta({ description: 'Active senders of the domain.' }),
+  delivery_counts: z
+    .object({
+      accepted: z.number().int(),
+      bounced: z.number().int(),
+      failed: z.number().int(),
+      deferred: z.number().int().meta({ description: 'Deliveries currently deferred.' }),
+    })
+    .meta({ description: "Over all the domain's senders, deleted ones included." }),
+  last_check: z
+    .object({ status: z.enum(['completed', 'temporary_failure']), started_at: z.string(), completed_at: z.string() })
+    .nullable()
+    .meta({ description: 'The latest check-dns; `temporary_failure` when a lookup failed temporarily (that component kept its status).' }),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+export type DomainRepresentation = z.infer<typeof domainSchema>;
+
+/** The one domain -> JSON mapping: the API's list, get, create and check-dns, and the CLI's `domain check`. */
+export function serializeDomain(domain: DomainView): DomainRepresentation {
+  const { lastCheckStatus, lastCheckStartedAt, lastCheckCompletedAt } = domain;
+  return {
+    id: domain.id,
+    name: domain.name,
+    external_id: domain.externalId,
+    status: isDomainReady(domain) ? 'ready' : 'not_ready',
+    ownership: { status: domain.ownershipStatus },
+    dkim: { status: domain.dkimStatus },
+    dmarc: { status: domain.dmarcStatus },
+    sender_count: domain.senderCount,
+    delivery_counts: domain.deliveryCounts,
+    last_check:
+      lastCheckStatus && lastCheckStartedAt && lastCheckCompletedAt
+        ? { status: lastCheckStatus, started_at: lastCheckStartedAt.toISOString(), completed_at: lastCheckCompletedAt.toISOString() }
+        : null,
+    created_at: domain.createdAt.toISOString(),
+    updated_at: domain.updatedAt.toISOString(),
+  };
+}

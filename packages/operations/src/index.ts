@@ -1,0 +1,2 @@
+export { checkDomainDns } from './domains/check-domain-dns';
+export { serializeDomain, domainSchema, type DomainRepresentation } from './domains/domain-representation';
