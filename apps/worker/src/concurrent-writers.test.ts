@@ -112,8 +112,8 @@ it('runs intake, claims, attempt records, releases and retention together withou
   const deliveries = await database.db`
     select d.status, e.sender_id from deliveries d join emails e on e.id = d.email_id where d.account_id = ${accountId}`;
   expect(usage!.active_deliveries).toBe(deliveries.filter((d) => !isTerminal(d.status)).length);
-  const [{ total }] = await database.db`select coalesce(sum(recipients), 0)::int as total from recipient_usage where account_id = ${accountId}`;
-  expect(Number(usage!.recipients_total)).toBe(total);
+  const [usageRows] = await database.db`select coalesce(sum(recipients), 0)::int as total from recipient_usage where account_id = ${accountId}`;
+  expect(Number(usage!.recipients_total)).toBe(usageRows!.total);
   for (const sender of senders) {
     const [row] = await database.db`select deferred_count from senders where id = ${sender.id}`;
     expect(row!.deferred_count).toBe(deliveries.filter((d) => d.sender_id === sender.id && d.status === 'deferred').length);
