@@ -7,7 +7,7 @@ const USAGE_KEPT_MS = Math.max(...USAGE_WINDOWS.map((window) => window.seconds))
 const BATCH_SIZE = 1_000;
 
 /**
- * One retention pass (CONTRACT.md section 5): finished messages older than RETENTION_DAYS
+ * One retention pass (docs/api-decisions.md, "Operations"): finished messages older than RETENTION_DAYS
  * with their history, expired idempotency keys and usage no window counts any more.
  * Every daemon runs it; concurrent passes only delete the same rows once.
  */

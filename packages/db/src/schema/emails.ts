@@ -5,7 +5,7 @@ import { createdAt, instant, updatedAt } from './columns';
 export const DELIVERY_STATUSES = ['queued', 'sending', 'deferred', 'accepted', 'bounced', 'failed'] as const;
 export type DeliveryStatusValue = (typeof DELIVERY_STATUSES)[number];
 
-/** The normalized cause of a status, as the API shows it (CONTRACT.md section 4). */
+/** The normalized cause of a status, as the API shows it (docs/api-decisions.md, "Delivery"). */
 export interface StoredCause {
   code: string;
   permanent: boolean;

@@ -27,10 +27,6 @@ export async function findDomain(db: Queryable, accountId: string, id: string): 
   return row && toDomainRow(row);
 }
 
-/** Ready to send: ownership, DKIM and DMARC all verified. */
-export function isDomainReady(domain: Pick<DomainRow, 'ownershipStatus' | 'dkimStatus' | 'dmarcStatus'>): boolean {
-  return domain.ownershipStatus === 'verified' && domain.dkimStatus === 'verified' && domain.dmarcStatus === 'verified';
-}
 
 /**
  * Domain rows with one aggregate row each, evaluated per domain row (LATERAL) through the

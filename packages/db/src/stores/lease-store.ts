@@ -1,4 +1,4 @@
-import { counterDeltasByKey, isOwedAttempt } from '@mailer/domain';
+import { counterDeltasByKey, isDomainReady, isOwedAttempt } from '@mailer/domain';
 import type { Database, Row } from '../database';
 import { lockFreeDeliveriesOf, lockMessagesDeliveries, lockSenders, toLockedDelivery, type LockedDelivery } from '../lock-order';
 import { inTransaction, type Transaction } from '../transaction';
@@ -11,7 +11,6 @@ import {
   type DeliveryContext,
   type Lease,
 } from './delivery-store';
-import { isDomainReady } from './domains-store';
 
 /** A message as a delivery job finds it: what to build and route, and what it now owns. */
 export interface Claim {

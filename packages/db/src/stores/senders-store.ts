@@ -1,7 +1,6 @@
-import { isIdOf, newId, type TransportSecurityPolicy } from '@mailer/domain';
+import { isDomainReady, isIdOf, newId, type TransportSecurityPolicy } from '@mailer/domain';
 import type { Database, Queryable, Row } from '../database';
 import { inTransaction } from '../transaction';
-import { isDomainReady } from './domains-store';
 import { newestFirst, type PagePosition } from './keyset';
 
 /** A `senders` row. */

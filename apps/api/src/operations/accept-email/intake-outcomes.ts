@@ -1,6 +1,5 @@
 import type { AcceptedEmail, IdempotencyRecord, SendingIdentity } from '@mailer/db';
-import { isDomainReady } from '@mailer/db';
-import { AppError, newId, sendingIdentityProblem, type Admission, type EmailDraft, type RateLimitHeaders } from '@mailer/domain';
+import { AppError, isDomainReady, newId, sendingIdentityProblem, type Admission, type EmailDraft, type RateLimitHeaders } from '@mailer/domain';
 import type { DueMessage } from '@mailer/queue';
 
 export interface IntakeRequest {
