@@ -1,8 +1,6 @@
-import { eq } from 'drizzle-orm';
-import { deliveries } from '@mailer/db';
 import { deliverMessageJobId } from '@mailer/queue';
 import { startTestSmtpServer, type TestSmtpServer } from '@mailer/testing';
-import { startWorkerHarness, type SendingSetup, type WorkerHarness } from './testing/worker-harness';
+import { deferDeliveries, startWorkerHarness, type SendingSetup, type WorkerHarness } from './testing/worker-harness';
 
 let h: WorkerHarness;
 let setup: SendingSetup;
@@ -44,9 +42,9 @@ describe('the delivery daemon', () => {
     expect(await h.deps.deliveryQueue.queue.getJobCounts('waiting')).toEqual({ waiting: 2 });
     let mostInFlight = 0;
     const watch = setInterval(() => {
-      void h.deps.database.pool
-        .query(`select count(*)::int as n from deliveries where status = 'sending' and email_id = any($1)`, [ids])
-        .then(({ rows }) => (mostInFlight = Math.max(mostInFlight, rows[0].n as number)));
+      void h.deps.db`select count(*)::int as n from deliveries where status = ${'sending'} and email_id = any(${ids}::text[])`.then(
+        ([row]) => (mostInFlight = Math.max(mostInFlight, row!.n as number)),
+      );
     }, 20);
     const daemon = h.startDaemon();
     for (const id of ids) await h.waitForStatus(id, ['accepted']);
@@ -61,7 +59,7 @@ describe('the delivery daemon', () => {
     const past = new Date(Date.now() - 60_000);
     const queued = await Promise.all(Array.from({ length: 3 }, (_, i) => h.queueEmail(setup, { to: [`q${i}@rcpt.test`], createdAt: past })));
     const deferredId = await h.queueEmail(setup, { to: ['d@rcpt.test'], createdAt: past });
-    await h.deps.db.update(deliveries).set({ status: 'deferred', attemptCount: 1, nextAttemptAt: past }).where(eq(deliveries.emailId, deferredId));
+    await deferDeliveries(h.deps.db, [deferredId], past);
     for (const id of [...queued, deferredId]) await h.deps.deliveryQueue.enqueue(id, past);
     await flushTestKeys();
     expect(await h.deps.deliveryQueue.queue.getJob(deliverMessageJobId(queued[0]!, past))).toBeUndefined();

@@ -1,9 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { eq, inArray } from 'drizzle-orm';
-import { deliveries } from '@mailer/db';
 import { startTestSmtpServer, type ReceivedMessage, type TestSmtpServer } from '@mailer/testing';
-import { startWorkerHarness, type SendingSetup, type WorkerHarness } from './testing/worker-harness';
+import { deferDeliveries, startWorkerHarness, type SendingSetup, type WorkerHarness } from './testing/worker-harness';
 import { verifyDkim } from './testing/verify-dkim';
 
 /**
@@ -51,11 +49,14 @@ async function queueMessages(count: number, createdAt?: Date): Promise<string[]>
   return ids;
 }
 
+const deliveryStatuses = async (emailIds: string[]): Promise<string[]> =>
+  (await h.deps.db`select status from deliveries where email_id = any(${emailIds}::text[])`).map((r) => r.status);
+
 async function allAccepted(ids: string[], timeoutMs = 40_000) {
   await waitFor(
     async () => {
-      const rows = await h.deps.db.select({ status: deliveries.status }).from(deliveries).where(inArray(deliveries.emailId, ids));
-      return rows.length === ids.length && rows.every((r) => r.status === 'accepted');
+      const statuses = await deliveryStatuses(ids);
+      return statuses.length === ids.length && statuses.every((status) => status === 'accepted');
     },
     timeoutMs,
     'every message accepted',
@@ -102,7 +103,7 @@ describe('crash safety', () => {
     await sleep(500);
     first.child.kill('SIGKILL');
     await first.exited;
-    const inFlight = await h.deps.db.select({ id: deliveries.id }).from(deliveries).where(eq(deliveries.status, 'sending'));
+    const inFlight = await h.deps.db`select id from deliveries where status = ${'sending'}`;
     expect(inFlight.length).toBeGreaterThan(0);
 
     peer.behavior.data = { kind: 'accept' };
@@ -131,7 +132,7 @@ describe('crash safety', () => {
   it('after the Redis keys are wiped, queued and deferred messages are still delivered, through the reconciler', async () => {
     const past = new Date(Date.now() - 60_000);
     const ids = await queueMessages(20, past);
-    await h.deps.db.update(deliveries).set({ status: 'deferred', attemptCount: 1, nextAttemptAt: past }).where(inArray(deliveries.emailId, ids.slice(0, 10)));
+    await deferDeliveries(h.deps.db, ids.slice(0, 10), past);
     for (const id of ids) await h.deps.deliveryQueue.enqueue(id, new Date(Date.now() + 3_600_000));
     const keys = await h.deps.producerRedis.keys(`${h.config.redisPrefix}:*`);
     expect(keys.length).toBeGreaterThan(0);
@@ -180,8 +181,7 @@ describe('signals', () => {
     await waitFor(() => peer.dataReceived() >= 3, 15_000, 'the messages in flight');
     worker.child.kill('SIGTERM');
     expect(await worker.exited).toBe(0);
-    const rows = await h.deps.db.select({ status: deliveries.status }).from(deliveries).where(inArray(deliveries.emailId, ids));
-    expect(rows.map((r) => r.status)).toEqual(['accepted', 'accepted', 'accepted']);
+    expect(await deliveryStatuses(ids)).toEqual(['accepted', 'accepted', 'accepted']);
     expect(worker.output()).toContain('worker stopped');
   });
 

@@ -1,8 +1,7 @@
-import { and, eq, sql } from 'drizzle-orm';
-import { claimMessages, deliveries, domains, exclusiveView, messageState, senders, writeAttempts } from '@mailer/db';
+import { claimMessages, exclusiveView, messageState, writeAttempts } from '@mailer/db';
 import { deliverMessageJobId } from '@mailer/queue';
 import { startTestSmtpServer, type TestSmtpServer } from '@mailer/testing';
-import { startWorkerHarness, type WorkerHarness } from '../testing/worker-harness';
+import { deferDeliveries, startWorkerHarness, type WorkerHarness } from '../testing/worker-harness';
 
 let h: WorkerHarness;
 let peer: TestSmtpServer;
@@ -18,8 +17,9 @@ beforeEach(async () => {
 afterEach(() => peer.close());
 afterAll(() => h.close());
 
-const setDelivery = (emailId: string, values: Partial<typeof deliveries.$inferInsert>) =>
-  h.deps.db.update(deliveries).set(values).where(eq(deliveries.emailId, emailId));
+/** Leases the message's deliveries until `expiresAt`, as a worker sending them holds them. */
+const leaseDeliveries = (emailId: string, expiresAt: Date) =>
+  h.deps.db`update deliveries set status = ${'sending'}, lease_expires_at = ${expiresAt} where email_id = ${emailId}`;
 
 describe('leases', () => {
   it('sends a message once when two jobs for it run at the same time', async () => {
@@ -43,7 +43,7 @@ describe('leases', () => {
 
     const later = await h.queueEmail(setup, { to: ['bob@rcpt.test'] });
     const due = new Date(Date.now() + 60_000);
-    await setDelivery(later, { status: 'deferred', attemptCount: 1, nextAttemptAt: due });
+    await deferDeliveries(h.deps.db, [later], due);
     await h.runJob(later);
     expect(peer.messages).toHaveLength(1);
     expect(await h.deps.deliveryQueue.queue.getJob(deliverMessageJobId(later, due))).toBeDefined();
@@ -53,10 +53,10 @@ describe('leases', () => {
     const setup = await h.createSendingSetup({ domain: 'partial.test' });
     const emailId = await h.queueEmail(setup, { to: ['ann@rcpt.test', 'bob@rcpt.test'] });
     const later = new Date(Date.now() + 3_600_000);
-    await h.deps.db
-      .update(deliveries)
-      .set({ status: 'deferred', attemptCount: 1, nextAttemptAt: later, cause: { code: 'greylisted', permanent: false, smtp_code: 451, enhanced_status: '4.7.1' } })
-      .where(and(eq(deliveries.emailId, emailId), eq(deliveries.recipient, 'bob@rcpt.test')));
+    await deferDeliveries(h.deps.db, [emailId], later, {
+      recipient: 'bob@rcpt.test',
+      cause: { code: 'greylisted', permanent: false, smtp_code: 451, enhanced_status: '4.7.1' },
+    });
     await h.runJob(emailId);
     const stored = await h.readEmail(emailId);
     expect(stored.deliveries.map((d) => [d.recipient, d.status])).toEqual([
@@ -71,14 +71,14 @@ describe('leases', () => {
   it('takes over deliveries whose lease expired, and leaves a live lease alone until it expires', async () => {
     const setup = await h.createSendingSetup({ domain: 'takeover.test' });
     const crashed = await h.queueEmail(setup, { to: ['ann@rcpt.test'] });
-    await setDelivery(crashed, { status: 'sending', leaseExpiresAt: new Date(Date.now() - 1_000) });
+    await leaseDeliveries(crashed, new Date(Date.now() - 1_000));
     await h.runJob(crashed);
     expect((await h.readEmail(crashed)).email.status).toBe('accepted');
     expect(peer.messages).toHaveLength(1);
 
     const busy = await h.queueEmail(setup, { to: ['bob@rcpt.test'] });
     const expiry = new Date(Date.now() + 60_000);
-    await setDelivery(busy, { status: 'sending', leaseExpiresAt: expiry });
+    await leaseDeliveries(busy, expiry);
     await h.runJob(busy);
     expect(peer.messages).toHaveLength(1);
     expect(await h.deps.deliveryQueue.queue.getJob(deliverMessageJobId(busy, expiry))).toBeDefined();
@@ -91,7 +91,7 @@ describe('leases', () => {
     const running = h.runJob(emailId);
     await new Promise((resolve) => setTimeout(resolve, 200));
     const theirs = new Date(Date.now() + 120_000);
-    await setDelivery(emailId, { leaseExpiresAt: theirs });
+    await leaseDeliveries(emailId, theirs);
     await running;
     const stored = await h.readEmail(emailId);
     expect(stored.deliveries[0]).toMatchObject({ status: 'sending', leaseExpiresAt: theirs, attemptCount: 0 });
@@ -118,15 +118,15 @@ describe('attempts written together', () => {
     const setup = await h.createSendingSetup({ domain: 'mixed-batch.test' });
     const [kept, lost] = [await h.queueEmail(setup, { to: ['k@rcpt.test'] }), await h.queueEmail(setup, { to: ['l@rcpt.test'] })];
     const now = new Date();
-    const claims = await claimMessages(h.deps.database.pool, [kept, lost], now, 60_000);
+    const claims = await claimMessages(h.deps.db, [kept, lost], now, 60_000);
     const [a, b] = [claims.get(kept)!.lease, claims.get(lost)!.lease];
-    await setDelivery(lost, { leaseExpiresAt: new Date(now.getTime() + 90_000) });
+    await leaseDeliveries(lost, new Date(now.getTime() + 90_000));
     const write = (l: typeof a) => {
       const decisions = [{ deliveryId: l.deliveries[0]!.id, status: 'accepted' as const, cause: null }];
       const state = messageState(exclusiveView(l, now)!.map((d) => ({ ...d, status: 'accepted' as const })));
       return { lease: l, attempt: { startedAt: now, endedAt: now, outcome: 'accepted' as const, cause: null, tls: false, mxHost: null }, decisions, state };
     };
-    expect([...(await writeAttempts(h.deps.database.pool, [write(a), write(b)]))]).toEqual([0]);
+    expect([...(await writeAttempts(h.deps.db, [write(a), write(b)]))]).toEqual([0]);
     expect((await h.readEmail(kept)).email.status).toBe('accepted');
     const untouched = await h.readEmail(lost);
     expect(untouched.email.status).toBe('sending');
@@ -140,9 +140,9 @@ describe('local decisions', () => {
     const setup = await h.createSendingSetup({ domain: 'gone.test' });
     const emailId = await h.queueEmail(setup, { to: ['ann@rcpt.test', 'bob@rcpt.test'] });
     // One delivery waits for a retry an hour from now, counted as deferred.
-    await h.deps.db.update(deliveries).set({ status: 'deferred', attemptCount: 1, nextAttemptAt: new Date(Date.now() + 3_600_000) }).where(and(eq(deliveries.emailId, emailId), eq(deliveries.recipient, 'bob@rcpt.test')));
-    await h.deps.db.update(senders).set({ deferredCount: 1 }).where(eq(senders.id, setup.sender.id));
-    await h.deps.db.update(senders).set({ deletedAt: new Date(), configuredState: 'disabled' }).where(eq(senders.id, setup.sender.id));
+    await deferDeliveries(h.deps.db, [emailId], new Date(Date.now() + 3_600_000), { recipient: 'bob@rcpt.test' });
+    await h.deps.db`update senders set deferred_count = ${1} where id = ${setup.sender.id}`;
+    await h.deps.db`update senders set deleted_at = ${new Date()}, configured_state = ${'disabled'} where id = ${setup.sender.id}`;
     await h.runJob(emailId);
     const stored = await h.readEmail(emailId);
     expect(stored.email).toMatchObject({ status: 'failed', cause: { code: 'sender_disabled', permanent: true } });
@@ -158,7 +158,7 @@ describe('local decisions', () => {
 
   it('defers with domain_not_ready when the sending domain stopped being ready', async () => {
     const setup = await h.createSendingSetup({ domain: 'unready.test' });
-    await h.deps.db.update(domains).set({ dkimStatus: 'mismatch' }).where(eq(domains.id, setup.domain.id));
+    await h.deps.db`update domains set dkim_status = ${'mismatch'} where id = ${setup.domain.id}`;
     const emailId = await h.queueEmail(setup, { to: ['ann@rcpt.test'] });
     await h.runJob(emailId);
     const stored = await h.readEmail(emailId);
@@ -177,7 +177,8 @@ describe('local decisions', () => {
     expect(stored.attempts[0]).toMatchObject({ outcome: 'deferred', cause: { code: 'remote_temporary_failure' } });
     expect(stored.sender).toMatchObject({ failedCount: 1, deferredCount: 0 });
     expect(stored.email.completedAt).toBeInstanceOf(Date);
-    const [{ owed }] = (await h.deps.db.execute<{ owed: number }>(sql`select count(*)::int as owed from deliveries where email_id = ${emailId} and status in ('queued','sending','deferred')`)).rows as [{ owed: number }];
-    expect(owed).toBe(0);
+    const [counted] = await h.deps.db`
+      select count(*)::int as owed from deliveries where email_id = ${emailId} and status = any(${['queued', 'sending', 'deferred']}::text[])`;
+    expect(counted!.owed).toBe(0);
   });
 });

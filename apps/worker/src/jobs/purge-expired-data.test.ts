@@ -1,6 +1,5 @@
-import { eq, sql } from 'drizzle-orm';
 import { loadConfig } from '@mailer/config';
-import { attempts, createAccount, emails, events, idempotencyKeys, openDatabase, recipientUsage, type DatabaseHandle } from '@mailer/db';
+import { createAccount, openDatabase, type DatabaseHandle } from '@mailer/db';
 import { createLogger } from '@mailer/logger';
 import { createTestDatabase, insertQueuedEmail, insertReadyDomain, insertSender } from '@mailer/testing';
 import { purgeExpiredData } from './purge-expired-data';
@@ -34,20 +33,15 @@ async function emailAged(days: number, status: 'accepted' | 'queued' | 'deferred
     to: ['someone@example.test'],
     createdAt: new Date(now.getTime() - days * DAY),
   });
-  await database.db.update(emails).set({ status }).where(eq(emails.id, email.id));
-  await database.db.insert(attempts).values({
-    id: `att_${email.id.slice(3)}`,
-    emailId: email.id,
-    number: 1,
-    startedAt: email.createdAt,
-    endedAt: email.createdAt,
-    outcome: status === 'accepted' ? 'accepted' : 'deferred',
-    recipients: ['someone@example.test'],
-  });
+  await database.db`update emails set status = ${status} where id = ${email.id}`;
+  await database.db`
+    insert into attempts (id, email_id, number, started_at, ended_at, outcome, recipients)
+    values (${`att_${email.id.slice(3)}`}, ${email.id}, ${1}, ${email.createdAt}, ${email.createdAt},
+            ${status === 'accepted' ? 'accepted' : 'deferred'}, ${database.db.json(['someone@example.test'])})`;
   return email.id;
 }
 
-const exists = async (id: string) => (await database.db.select({ id: emails.id }).from(emails).where(eq(emails.id, id))).length === 1;
+const exists = async (id: string) => (await database.db`select id from emails where id = ${id}`).length === 1;
 
 describe('purgeExpiredData (an injected clock, RETENTION_DAYS=30)', () => {
   it('deletes finished messages past retention with their history, and keeps recent and still-owed ones', async () => {
@@ -61,30 +55,34 @@ describe('purgeExpiredData (an injected clock, RETENTION_DAYS=30)', () => {
     for (const id of old) expect(await exists(id)).toBe(false);
     expect(await exists(recent)).toBe(true);
     expect(await exists(stillOwed)).toBe(true);
-    const orphans = await database.db.execute(sql`
+    const [orphans] = await database.db`
       select (select count(*) from events c where not exists (select 1 from emails m where m.id = c.email_id))::int as events,
              (select count(*) from deliveries c where not exists (select 1 from emails m where m.id = c.email_id))::int as deliveries,
-             (select count(*) from attempts c where not exists (select 1 from emails m where m.id = c.email_id))::int as attempts`);
-    expect(orphans.rows[0]).toEqual({ events: 0, deliveries: 0, attempts: 0 });
-    expect((await database.db.select().from(events).where(eq(events.emailId, recent))).length).toBeGreaterThan(0);
+             (select count(*) from attempts c where not exists (select 1 from emails m where m.id = c.email_id))::int as attempts`;
+    expect(orphans).toEqual({ events: 0, deliveries: 0, attempts: 0 });
+    expect((await database.db`select id from events where email_id = ${recent}`).length).toBeGreaterThan(0);
   });
 
   it('deletes expired idempotency keys and usage rows outside every plan window', async () => {
     const emailId = await emailAged(1, 'accepted');
-    await database.db.insert(idempotencyKeys).values([
-      { accountId, key: 'expired', requestHash: 'h', emailId, response: {}, expiresAt: new Date(now.getTime() - 1) },
-      { accountId, key: 'live', requestHash: 'h', emailId, response: {}, expiresAt: new Date(now.getTime() + DAY) },
-    ]);
-    await database.db.insert(recipientUsage).values([
-      { emailId: 'em_old', accountId, recipients: 1, cumulative: 1, acceptedAt: new Date(now.getTime() - 31 * DAY) },
-      { emailId: 'em_new', accountId, recipients: 1, cumulative: 2, acceptedAt: new Date(now.getTime() - 29 * DAY) },
-    ]);
+    await database.db`
+      insert into idempotency_keys (account_id, key, request_hash, email_id, response, expires_at)
+      values (${accountId}, ${'expired'}, ${'h'}, ${emailId}, ${database.db.json({})}, ${new Date(now.getTime() - 1)}),
+             (${accountId}, ${'live'}, ${'h'}, ${emailId}, ${database.db.json({})}, ${new Date(now.getTime() + DAY)})`;
+    // Under an account of their own (intake's statements wrote usage rows for the messages
+    // above), with the account_usage row through which retention finds an account's rows.
+    const usageAccountId = (await createAccount(database.db, 'Usage window')).account.id;
+    await database.db`insert into account_usage (account_id) values (${usageAccountId})`;
+    await database.db`
+      insert into recipient_usage (email_id, account_id, recipients, cumulative, accepted_at)
+      values (${'em_old'}, ${usageAccountId}, ${1}, ${1}, ${new Date(now.getTime() - 31 * DAY)}),
+             (${'em_new'}, ${usageAccountId}, ${1}, ${2}, ${new Date(now.getTime() - 29 * DAY)})`;
 
     const result = await purge();
 
     expect(result.idempotencyKeys).toBe(1);
     expect(result.usageRows).toBe(1);
-    expect((await database.db.select({ key: idempotencyKeys.key }).from(idempotencyKeys)).map((r) => r.key)).toEqual(['live']);
-    expect((await database.db.select({ id: recipientUsage.emailId }).from(recipientUsage)).map((r) => r.id)).toEqual(['em_new']);
+    expect((await database.db`select key from idempotency_keys`).map((r) => r.key)).toEqual(['live']);
+    expect((await database.db`select email_id from recipient_usage where account_id = ${usageAccountId}`).map((r) => r.email_id)).toEqual(['em_new']);
   });
 });

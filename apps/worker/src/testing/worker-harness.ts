@@ -1,8 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { PassThrough } from 'node:stream';
-import { asc, eq } from 'drizzle-orm';
 import { loadConfig, type Config } from '@mailer/config';
-import { attachments, attempts, createAccount, deliveries, emails, events, senders, type Database } from '@mailer/db';
+import { createAccount, type Database, type StoredCause } from '@mailer/db';
 import { createLogger } from '@mailer/logger';
 import {
   createTestDatabase,
@@ -20,6 +19,7 @@ import {
 import { closeContainer, createContainer, type WorkerDependencies } from '../container';
 import { startDaemon, type Daemon } from '../daemon';
 import { deliverMessage } from '../jobs/deliver-message';
+import { readStoredEmail, type StoredEmail } from './stored-email';
 
 export interface SendingSetup {
   accountId: string;
@@ -47,15 +47,6 @@ export interface WorkerHarness {
   readEmail(emailId: string): Promise<StoredEmail>;
   waitForStatus(emailId: string, statuses: string[], timeoutMs?: number): Promise<StoredEmail>;
   close(): Promise<void>;
-}
-
-export interface StoredEmail {
-  email: typeof emails.$inferSelect;
-  deliveries: (typeof deliveries.$inferSelect)[];
-  attempts: (typeof attempts.$inferSelect)[];
-  events: (typeof events.$inferSelect)[];
-  attachments: (typeof attachments.$inferSelect)[];
-  sender: typeof senders.$inferSelect;
 }
 
 /**
@@ -154,16 +145,17 @@ export async function startWorkerHarness(env: Record<string, string> = {}): Prom
   };
 }
 
-export async function readStoredEmail(db: Database, emailId: string): Promise<StoredEmail> {
-  const [email] = await db.select().from(emails).where(eq(emails.id, emailId));
-  if (!email) throw new Error(`no message ${emailId}`);
-  const [sender] = await db.select().from(senders).where(eq(senders.id, email.senderId));
-  return {
-    email,
-    sender: sender!,
-    deliveries: await db.select().from(deliveries).where(eq(deliveries.emailId, emailId)).orderBy(asc(deliveries.recipient)),
-    attempts: await db.select().from(attempts).where(eq(attempts.emailId, emailId)).orderBy(asc(attempts.number)),
-    events: await db.select().from(events).where(eq(events.emailId, emailId)).orderBy(asc(events.at), asc(events.id)),
-    attachments: await db.select().from(attachments).where(eq(attachments.emailId, emailId)).orderBy(asc(attachments.position)),
-  };
+/**
+ * Makes the messages' deliveries deferred after one attempt, owed again at `nextAttemptAt`
+ * (only the delivery to `recipient` when given), as a retry finds them. Counters are left
+ * as they are.
+ */
+export function deferDeliveries(db: Database, emailIds: string[], nextAttemptAt: Date, options: { recipient?: string; cause?: StoredCause } = {}) {
+  const onlyRecipient = options.recipient === undefined ? db`` : db`and recipient = ${options.recipient}`;
+  // db.json takes a JSON value's type, which an interface is not: hence the copy.
+  const cause = options.cause ? db.json({ ...options.cause }) : null;
+  return db`
+    update deliveries
+       set status = ${'deferred'}, attempt_count = ${1}, next_attempt_at = ${nextAttemptAt}, cause = ${cause}
+     where email_id = any(${emailIds}::text[]) ${onlyRecipient}`;
 }
