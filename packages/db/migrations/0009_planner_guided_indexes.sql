@@ -1,4 +1,5 @@
 DROP INDEX "deliveries_owed_idx";--> statement-breakpoint
+ALTER TABLE "deliveries" ADD COLUMN "position" integer DEFAULT 0 NOT NULL;--> statement-breakpoint
 CREATE INDEX "deliveries_status_due_idx" ON "deliveries" USING btree ("status","next_attempt_at");--> statement-breakpoint
 -- The active-delivery counter is moved by its writers, by the deltas of the transitions they
 -- make (counterDeltas in @mailer/domain, applied after the usage lock of the lock order): the

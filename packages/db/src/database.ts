@@ -18,9 +18,10 @@ export type Statement = postgres.PendingQuery<postgres.Row[]>;
 export type Row = postgres.Row;
 
 /**
- * postgres.js types an array parameter by its first element, and has no array type for
- * Date or boolean elements: such columns travel as text arrays, cast in the statement
- * (`::timestamptz[]`, `::boolean[]`).
+ * postgres.js types an array parameter by its first element and has no array type for
+ * Date elements, and it would serialize text given for a boolean array as false: such
+ * columns travel as text arrays, cast in the statement (`::text[]::timestamptz[]`,
+ * `::text[]::boolean[]`).
  */
 export const timestampsParam = (values: readonly (Date | null)[]): (string | null)[] => values.map((v) => v?.toISOString() ?? null);
 export const booleansParam = (values: readonly boolean[]): string[] => values.map((v) => (v ? 'true' : 'false'));

@@ -35,6 +35,8 @@ export interface LockedDelivery {
   recipient: string;
   recipientDomain: string;
   kind: 'to' | 'cc' | 'bcc';
+  /** Its place in the message: RCPT TO and attempts list recipients in this order. */
+  position: number;
   status: DeliveryStatus;
   cause: DeliveryCause | null;
   attemptCount: number;
@@ -50,6 +52,7 @@ export const toLockedDelivery = (r: Row): LockedDelivery => ({
   recipient: r.recipient,
   recipientDomain: r.recipient_domain,
   kind: r.kind,
+  position: r.position,
   status: r.status,
   cause: r.cause,
   attemptCount: r.attempt_count,
@@ -60,7 +63,7 @@ export const toLockedDelivery = (r: Row): LockedDelivery => ({
 });
 
 const DELIVERY_COLUMNS = (sql: Database) =>
-  sql`id, email_id, recipient, recipient_domain, kind, status, cause, attempt_count, created_at, updated_at, next_attempt_at, lease_expires_at`;
+  sql`id, email_id, recipient, recipient_domain, kind, position, status, cause, attempt_count, created_at, updated_at, next_attempt_at, lease_expires_at`;
 
 /** Level 1, waiting for holders: these deliveries. Read the rows with toLockedDelivery. */
 export function lockDeliveries(tx: Transaction, ids: readonly string[]) {

@@ -78,6 +78,8 @@ export const deliveries = pgTable(
     recipient: text('recipient').notNull(),
     recipientDomain: text('recipient_domain').notNull(),
     kind: text('kind', { enum: ['to', 'cc', 'bcc'] }).notNull(),
+    /** The recipient's place in the message (to, then cc, then bcc, each in request order): RCPT TO follows it. */
+    position: integer('position').notNull().default(0),
     status: text('status', { enum: DELIVERY_STATUSES }).notNull().default('queued'),
     attemptCount: integer('attempt_count').notNull().default(0),
     cause: jsonb('cause').$type<StoredCause>(),

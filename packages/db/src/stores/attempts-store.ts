@@ -78,8 +78,8 @@ function commitAttempts(tx: Transaction, writes: readonly AttemptWrite[], locked
          set status = x.status, cause = x.cause::jsonb, attempt_count = d.attempt_count + 1,
              next_attempt_at = coalesce(x.next_attempt_at, d.next_attempt_at), lease_expires_at = null, updated_at = x.at
         from unnest(${decided.map(({ d }) => d.deliveryId)}::text[], ${decided.map(({ d }) => d.status)}::text[],
-                    ${decided.map(({ d }) => json(d.cause))}::text[], ${timestampsParam(decided.map(({ d }) => d.nextAttemptAt ?? null))}::timestamptz[],
-                    ${timestampsParam(decided.map(({ w }) => w.attempt.endedAt))}::timestamptz[])
+                    ${decided.map(({ d }) => json(d.cause))}::text[], ${timestampsParam(decided.map(({ d }) => d.nextAttemptAt ?? null))}::text[]::timestamptz[],
+                    ${timestampsParam(decided.map(({ w }) => w.attempt.endedAt))}::text[]::timestamptz[])
              as x(id, status, cause, next_attempt_at, at)
        where d.id = x.id`,
     tx.sql`
@@ -87,9 +87,9 @@ function commitAttempts(tx: Transaction, writes: readonly AttemptWrite[], locked
       select x.id, x.email_id, (select coalesce(max(a.number), 0) from attempts a where a.email_id = x.email_id) + x.seq,
              x.started_at, x.ended_at, x.outcome, x.recipients::jsonb, x.bcc_recipients, x.tls, x.cause::jsonb, x.mx_host
         from unnest(${attempts.map(() => newId('attempt'))}::text[], ${attempts.map(({ w }) => w.lease.emailId)}::text[], ${attempts.map((a) => a.seq)}::int[],
-                    ${timestampsParam(attempts.map(({ w }) => w.attempt.startedAt))}::timestamptz[], ${timestampsParam(attempts.map(({ w }) => w.attempt.endedAt))}::timestamptz[],
+                    ${timestampsParam(attempts.map(({ w }) => w.attempt.startedAt))}::text[]::timestamptz[], ${timestampsParam(attempts.map(({ w }) => w.attempt.endedAt))}::text[]::timestamptz[],
                     ${attempts.map(({ w }) => w.attempt.outcome)}::text[], ${attempts.map((a) => JSON.stringify(a.recipients))}::text[],
-                    ${attempts.map((a) => a.bcc)}::int[], ${booleansParam(attempts.map(({ w }) => w.attempt.tls))}::boolean[],
+                    ${attempts.map((a) => a.bcc)}::int[], ${booleansParam(attempts.map(({ w }) => w.attempt.tls))}::text[]::boolean[],
                     ${attempts.map(({ w }) => json(w.attempt.cause))}::text[], ${attempts.map(({ w }) => w.attempt.mxHost)}::text[])
              as x(id, email_id, seq, started_at, ended_at, outcome, recipients, bcc_recipients, tls, cause, mx_host)`,
     deliveryEventsStatement(

@@ -125,8 +125,8 @@ export function messageStateStatements(tx: Transaction, states: readonly Message
              html_body = case when x.terminal then null else e.html_body end,
              content_purged_at = case when x.terminal then x.at else e.content_purged_at end
         from unnest(${states.map((s) => s.emailId)}::text[], ${states.map((s) => s.status)}::text[],
-                    ${states.map((s) => (s.cause ? JSON.stringify(s.cause) : null))}::text[], ${timestampsParam(states.map((s) => s.at))}::timestamptz[],
-                    ${booleansParam(states.map((s) => s.terminal))}::boolean[])
+                    ${states.map((s) => (s.cause ? JSON.stringify(s.cause) : null))}::text[], ${timestampsParam(states.map((s) => s.at))}::text[]::timestamptz[],
+                    ${booleansParam(states.map((s) => s.terminal))}::text[]::boolean[])
              as x(email_id, status, cause, at, terminal)
        where e.id = x.email_id`,
     ...(terminal.length > 0 ? [tx.sql`update attachments set content = null where email_id = any(${terminal}::text[])`] : []),
@@ -141,7 +141,7 @@ export function deliveryEventsStatement(
   return tx.sql`
     insert into events (email_id, type, at, recipient, cause)
     select x.email_id, x.type, x.at, x.recipient, x.cause::jsonb
-      from unnest(${events.map((e) => e.emailId)}::text[], ${events.map((e) => e.type)}::text[], ${timestampsParam(events.map((e) => e.at))}::timestamptz[],
+      from unnest(${events.map((e) => e.emailId)}::text[], ${events.map((e) => e.type)}::text[], ${timestampsParam(events.map((e) => e.at))}::text[]::timestamptz[],
                   ${events.map((e) => (e.kind === 'bcc' ? null : e.recipient))}::text[],
                   ${events.map((e) => (e.cause ? JSON.stringify(e.cause) : null))}::text[])
            as x(email_id, type, at, recipient, cause)`;

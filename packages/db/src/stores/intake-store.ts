@@ -65,18 +65,18 @@ export interface AdmissionWrites {
  * deleted again; the account's running total and active-delivery count.
  */
 export function admissionStatements(tx: Transaction, w: AdmissionWrites): Statement[] {
-  const deliveries = w.admitted.flatMap((e) => e.recipients.map((r) => ({ ...r, emailId: e.id })));
+  const deliveries = w.admitted.flatMap((e) => e.recipients.map((r, position) => ({ ...r, emailId: e.id, position })));
   let total = w.totalBefore;
   const cumulative = w.admitted.map((e) => (total += e.recipients.length));
   const statements: Statement[] = [];
   if (w.admitted.length > 0) {
     statements.push(
       tx.sql`
-        insert into deliveries (id, email_id, account_id, recipient, recipient_domain, kind, status, next_attempt_at, created_at, updated_at)
-        select x.id, x.email_id, ${w.accountId}, x.recipient, x.recipient_domain, x.kind, 'queued', ${w.now}, ${w.now}, ${w.now}
+        insert into deliveries (id, email_id, account_id, recipient, recipient_domain, kind, position, status, next_attempt_at, created_at, updated_at)
+        select x.id, x.email_id, ${w.accountId}, x.recipient, x.recipient_domain, x.kind, x.position, 'queued', ${w.now}, ${w.now}, ${w.now}
           from unnest(${deliveries.map((d) => d.id)}::text[], ${deliveries.map((d) => d.emailId)}::text[], ${deliveries.map((d) => d.address)}::text[],
-                      ${deliveries.map((d) => d.domain)}::text[], ${deliveries.map((d) => d.kind)}::text[])
-               as x(id, email_id, recipient, recipient_domain, kind)`,
+                      ${deliveries.map((d) => d.domain)}::text[], ${deliveries.map((d) => d.kind)}::text[], ${deliveries.map((d) => d.position)}::int[])
+               as x(id, email_id, recipient, recipient_domain, kind, position)`,
       tx.sql`
         insert into recipient_usage (email_id, account_id, recipients, accepted_at, cumulative)
         select x.email_id, ${w.accountId}, x.recipients, ${w.usageAt}, x.cumulative

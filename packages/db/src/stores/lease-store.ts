@@ -83,7 +83,8 @@ export async function claimMessages(db: Database, emailIds: string[], now: Date,
     const contextById = new Map(contexts.map((r) => [r.id as string, toContext(r)]));
     const picked = free
       .map(toLockedDelivery)
-      .filter((d) => contextById.has(d.emailId) && isOwedAttempt(d, now, contextById.get(d.emailId)!.sender.active));
+      .filter((d) => contextById.has(d.emailId) && isOwedAttempt(d, now, contextById.get(d.emailId)!.sender.active))
+      .sort((a, b) => a.position - b.position);
     const pickedIds = new Set(picked.map((d) => d.id));
     const others = all.map((r) => rowState(toLockedDelivery(r), null)).filter((d) => !pickedIds.has(d.id));
     const emailOf = new Map(all.map((r) => [r.id as string, r.email_id as string]));

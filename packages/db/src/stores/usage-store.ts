@@ -31,7 +31,7 @@ export function usageFigures(tx: Transaction, accountId: string, now: Date, wind
                                from recipient_usage r
                               where r.account_id = u.account_id and r.accepted_at > w.since
                               order by r.accepted_at, r.cumulative limit 1) order by w.n)
-              from unnest(${timestampsParam(starts)}::timestamptz[]) with ordinality as w(since, n)) as windows
+              from unnest(${timestampsParam(starts)}::text[]::timestamptz[]) with ordinality as w(since, n)) as windows
       from account_usage u
       join accounts a on a.id = u.account_id
       join plans p on p.id = a.plan_id
