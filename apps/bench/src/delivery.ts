@@ -90,14 +90,15 @@ interface Run {
   refused: number;
 }
 
-/** One of ours and the Postfix round run right after it. */
+/** One of ours and the Postfix rounds run right after it: bare, then with OpenDKIM signing. */
 interface Round {
   ours: Run;
   postfix?: PostfixRound;
+  postfixDkim?: PostfixRound;
 }
 
-async function postfixRound(phase: 'single' | 'multi'): Promise<PostfixRound | undefined> {
-  return runPostfixRound(phase).catch((error: Error) => {
+async function postfixRound(phase: 'single' | 'multi', dkim: boolean): Promise<PostfixRound | undefined> {
+  return runPostfixRound(phase, dkim).catch((error: Error) => {
     console.error(`postfix_relay.sh failed: ${error.message}`);
     return undefined;
   });
@@ -203,21 +204,26 @@ async function main() {
 
     console.log(`warm-up: ${WARMUP} messages…`);
     await measure(WARMUP, singleBody, [sinks[0]!], 1);
-    const postfixNote = (round: PostfixRound | undefined) => (round ? `; Postfix ${round.e2e}` : '; Postfix n/a');
+    const postfixNote = (round: Round) => `; Postfix ${round.postfix?.e2e ?? 'n/a'}, Postfix + OpenDKIM ${round.postfixDkim?.e2e ?? 'n/a'}`;
+    const withPostfix = async (phase: 'single' | 'multi', ours: Run): Promise<Round> => ({
+      ours,
+      postfix: await postfixRound(phase, false),
+      postfixDkim: await postfixRound(phase, true),
+    });
     for (let run = 1; run <= RUNS; run++) {
-      const ours = await measure(N, singleBody, [sinks[0]!], 1);
-      const postfix = await postfixRound('single');
-      single.push({ ours, postfix });
+      const round = await withPostfix('single', await measure(N, singleBody, [sinks[0]!], 1));
+      single.push(round);
+      const { ours } = round;
       console.log(
-        `single #${run}: ${ours.accepted} messages in ${ours.seconds.toFixed(2)} s: e2e ${(ours.accepted / ours.seconds).toFixed(0)} msg/s, accept ${(ours.accepted / ours.acceptSeconds).toFixed(0)} msg/s, ${ours.refused} refused${postfixNote(postfix)}`,
+        `single #${run}: ${ours.accepted} messages in ${ours.seconds.toFixed(2)} s: e2e ${(ours.accepted / ours.seconds).toFixed(0)} msg/s, accept ${(ours.accepted / ours.acceptSeconds).toFixed(0)} msg/s, ${ours.refused} refused${postfixNote(round)}`,
       );
     }
     for (let run = 1; run <= RUNS; run++) {
-      const ours = await measure(N_MULTI, multiBody, sinks.slice(1), RCPTS);
-      const postfix = await postfixRound('multi');
-      multi.push({ ours, postfix });
+      const round = await withPostfix('multi', await measure(N_MULTI, multiBody, sinks.slice(1), RCPTS));
+      multi.push(round);
+      const { ours } = round;
       console.log(
-        `multi #${run}: ${ours.accepted} x ${RCPTS} in ${ours.seconds.toFixed(2)} s: e2e ${((ours.accepted * RCPTS) / ours.seconds).toFixed(0)} deliveries/s, ${ours.refused} refused${postfixNote(postfix)}`,
+        `multi #${run}: ${ours.accepted} x ${RCPTS} in ${ours.seconds.toFixed(2)} s: e2e ${((ours.accepted * RCPTS) / ours.seconds).toFixed(0)} deliveries/s, ${ours.refused} refused${postfixNote(round)}`,
       );
     }
     rssMiB = peakRssMiB(worker.pid!);
@@ -242,23 +248,33 @@ const startLoad = loadavg()[0]!.toFixed(2);
 
 const fmt = (value: number | undefined, digits = 0) => (value === undefined || Number.isNaN(value) ? 'n/a' : value.toFixed(digits));
 
+/** A reference's median rate and the median of the rounds' ratios against it. */
+interface Reference {
+  rate?: number;
+  ratio?: number;
+}
+
 interface PhaseFigures {
   ours: number;
-  postfix?: number;
-  /** Median of the rounds' ratios. */
-  ratio?: number;
+  postfix: Reference;
+  postfixDkim: Reference;
   rows: string[];
 }
 
 /** `perMessage`: deliveries per message (the multi phase counts recipient deliveries). */
 function phaseFigures(rounds: Round[], perMessage: number): PhaseFigures {
   const rate = (r: Run) => (r.accepted * perMessage) / r.seconds;
-  const paired = rounds.filter((r): r is Required<Round> => r.postfix !== undefined);
+  const against = (pick: (r: Round) => PostfixRound | undefined): Reference => {
+    const paired = rounds.flatMap((r) => (pick(r) ? [{ ours: rate(r.ours), theirs: pick(r)!.e2e }] : []));
+    if (paired.length === 0) return {};
+    return { rate: median(paired.map((p) => p.theirs)), ratio: median(paired.map((p) => p.ours / p.theirs)) };
+  };
+  const cells = (ours: number, theirs: PostfixRound | undefined) => `${fmt(theirs?.e2e)} | ${fmt(theirs && ours / theirs.e2e, 2)}`;
   return {
     ours: median(rounds.map((r) => rate(r.ours))),
-    postfix: paired.length > 0 ? median(paired.map((r) => r.postfix.e2e)) : undefined,
-    ratio: paired.length > 0 ? median(paired.map((r) => rate(r.ours) / r.postfix.e2e)) : undefined,
-    rows: rounds.map((r, i) => `| ${i + 1} | ${fmt(rate(r.ours))} | ${fmt(r.postfix?.e2e)} | ${fmt(r.postfix && rate(r.ours) / r.postfix.e2e, 2)} |`),
+    postfix: against((r) => r.postfix),
+    postfixDkim: against((r) => r.postfixDkim),
+    rows: rounds.map((r, i) => `| ${i + 1} | ${fmt(rate(r.ours))} | ${cells(rate(r.ours), r.postfix)} | ${cells(rate(r.ours), r.postfixDkim)} |`),
   };
 }
 
@@ -270,8 +286,8 @@ async function report(single: Round[], multi: Round[], rssMiB: number) {
   const verdict = (r: number | undefined, level: number) => (r === undefined ? 'n/a' : r >= level ? 'met' : 'missed');
   const refused = [...single, ...multi].reduce((total, r) => total + r.ours.refused, 0);
   const lines = [
-    `single: e2e ${fmt(one.ours)} msg/s, accept ${fmt(acceptRate)} msg/s; Postfix e2e ${fmt(one.postfix)} msg/s; ratio ${fmt(one.ratio, 2)}`,
-    `multi (${RCPTS} domains): e2e ${fmt(many.ours)} deliveries/s; Postfix ${fmt(many.postfix)} deliveries/s; ratio ${fmt(many.ratio, 2)}`,
+    `single: e2e ${fmt(one.ours)} msg/s, accept ${fmt(acceptRate)} msg/s; Postfix ${fmt(one.postfix.rate)} (ratio ${fmt(one.postfix.ratio, 2)}), with OpenDKIM ${fmt(one.postfixDkim.rate)} (ratio ${fmt(one.postfixDkim.ratio, 2)})`,
+    `multi (${RCPTS} domains): e2e ${fmt(many.ours)} deliveries/s; Postfix ${fmt(many.postfix.rate)} (ratio ${fmt(many.postfix.ratio, 2)}), with OpenDKIM ${fmt(many.postfixDkim.rate)} (ratio ${fmt(many.postfixDkim.ratio, 2)})`,
     `worker peak RSS ${fmt(rssMiB)} MiB; ${refused} requests refused`,
   ];
   for (const l of lines) console.log(l);
@@ -285,28 +301,29 @@ every message. Single: ${N} messages, one recipient, ${BODY_BYTES / 1024} KB bod
 Multi: ${N_MULTI} messages with ${RCPTS} recipients in ${RCPTS} domains (${RCPTS} SMTP transactions per message).
 Postfix: one round of \`postfix_relay.sh\` (its default destination concurrency; smtp-source injects over SMTP, Postfix
 relays into smtp-sink; a fresh instance each round, after the script's own warm-up, its \`WARMUP\` of 1,000 messages
-unless set, which spawns its daemons: Postfix has no compiler to warm) right after each of ours, ${RUNS} rounds per phase: this machine's speed drifts by a fifth from one
+unless set, which spawns its daemons: Postfix has no compiler to warm) right after each of ours, then one with \`DKIM=1\`
+(OpenDKIM signing as a milter: the like-for-like, the same RSA work per message as ours), ${RUNS} rounds per phase: this machine's speed drifts by a fifth from one
 minute to the next, so each ratio compares neighbouring measurements, and the figures are medians (the ratio: of the
 rounds' ratios). API, worker, PostgreSQL, Redis, the sinks and the load generator share the machine.
 
-| round | ours, 1 recipient (msg/s) | Postfix | ratio |
-|---|---|---|---|
+| round | ours, 1 recipient (msg/s) | Postfix | ratio | Postfix + OpenDKIM | ratio |
+|---|---|---|---|---|---|
 ${one.rows.join('\n')}
 
-| round | ours, ${RCPTS} recipients in ${RCPTS} domains (deliveries/s) | Postfix | ratio |
-|---|---|---|---|
+| round | ours, ${RCPTS} recipients in ${RCPTS} domains (deliveries/s) | Postfix | ratio | Postfix + OpenDKIM | ratio |
+|---|---|---|---|---|---|
 ${many.rows.join('\n')}
 
-| measure | ours | Postfix | ratio |
-|---|---|---|---|
-| e2e, 1 recipient (msg/s) | ${fmt(one.ours)} | ${fmt(one.postfix)} | ${fmt(one.ratio, 2)} |
-| accept rate, 1 recipient (msg/s) | ${fmt(acceptRate)} | ${fmt(postfixAccept.length > 0 ? median(postfixAccept) : undefined)} | |
-| e2e, ${RCPTS} recipients in ${RCPTS} domains (deliveries/s) | ${fmt(many.ours)} | ${fmt(many.postfix)} | ${fmt(many.ratio, 2)} |
-| worker peak RSS | ${fmt(rssMiB)} MiB | | |
-| requests refused | ${refused} | | |
+| measure | ours | Postfix | ratio | Postfix + OpenDKIM | ratio |
+|---|---|---|---|---|---|
+| e2e, 1 recipient (msg/s) | ${fmt(one.ours)} | ${fmt(one.postfix.rate)} | ${fmt(one.postfix.ratio, 2)} | ${fmt(one.postfixDkim.rate)} | ${fmt(one.postfixDkim.ratio, 2)} |
+| accept rate, 1 recipient (msg/s) | ${fmt(acceptRate)} | ${fmt(postfixAccept.length > 0 ? median(postfixAccept) : undefined)} | | | |
+| e2e, ${RCPTS} recipients in ${RCPTS} domains (deliveries/s) | ${fmt(many.ours)} | ${fmt(many.postfix.rate)} | ${fmt(many.postfix.ratio, 2)} | ${fmt(many.postfixDkim.rate)} | ${fmt(many.postfixDkim.ratio, 2)} |
+| worker peak RSS | ${fmt(rssMiB)} MiB | | | | |
+| requests refused | ${refused} | | | | |
 
-Target (>= ${TARGET_RATIO}x Postfix end to end): ${verdict(one.ratio, TARGET_RATIO)} (1 recipient), ${verdict(many.ratio, TARGET_RATIO)} (${RCPTS} domains).
-Goal (>= ${GOAL_RATIO}x): ${verdict(one.ratio, GOAL_RATIO)}, ${verdict(many.ratio, GOAL_RATIO)}.
+Target (>= ${TARGET_RATIO}x bare Postfix end to end): ${verdict(one.postfix.ratio, TARGET_RATIO)} (1 recipient), ${verdict(many.postfix.ratio, TARGET_RATIO)} (${RCPTS} domains).
+Goal (>= ${GOAL_RATIO}x): ${verdict(one.postfix.ratio, GOAL_RATIO)}, ${verdict(many.postfix.ratio, GOAL_RATIO)}.
 
 ${ANALYSIS}`,
   );

@@ -15,13 +15,15 @@ export interface PostfixRound {
 /**
  * Runs one round (RUNS=1) of one phase of postfix_relay.sh: a throwaway Postfix relaying
  * into smtp-sink on 127.0.0.1:2525+, with Postfix's default destination concurrency unless
- * CONCS says otherwise. Its other knobs (N, N_MULTI, WARMUP, ...) pass through.
+ * CONCS says otherwise; with `dkim`, OpenDKIM signs as a milter in front of its queue (the
+ * like-for-like: the same RSA work per message as ours). Its other knobs (N, N_MULTI,
+ * WARMUP, ...) pass through.
  */
-export async function runPostfixRound(phase: 'single' | 'multi'): Promise<PostfixRound | undefined> {
+export async function runPostfixRound(phase: 'single' | 'multi', dkim: boolean): Promise<PostfixRound | undefined> {
   if (!existsSync(POSTFIX_RELAY_SCRIPT)) return undefined;
   const output = await new Promise<string>((resolve, reject) => {
     const child = spawn('bash', [POSTFIX_RELAY_SCRIPT], {
-      env: { CONCS: 'default', ...process.env, RUNS: '1', PHASES: phase },
+      env: { CONCS: 'default', ...process.env, RUNS: '1', PHASES: phase, DKIM: dkim ? '1' : '0' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let text = '';

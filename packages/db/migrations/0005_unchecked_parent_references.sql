@@ -4,7 +4,7 @@
 -- account, the sender identity looked up at intake). Each check cost, per inserted row, a
 -- lookup plus a FOR KEY SHARE lock on the parent, so every concurrent intake and delivery
 -- transaction share-locked the same account row: about a fifth of PostgreSQL's work per
--- accepted message. References to emails keep their keys: retention relies on the cascade.
+-- accepted message. References to emails: see 0007_unchecked_email_references.sql.
 ALTER TABLE "deliveries" DROP CONSTRAINT "deliveries_account_id_accounts_id_fk";
 --> statement-breakpoint
 ALTER TABLE "emails" DROP CONSTRAINT "emails_account_id_accounts_id_fk";

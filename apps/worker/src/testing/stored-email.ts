@@ -1,4 +1,19 @@
-import type { Database, EmailAttachment, EmailAttempt, EmailDelivery, EmailEvent, EmailSummary, Row, SenderRow } from '@mailer/db';
+import {
+  toEmailAttachment,
+  toEmailAttempt,
+  toEmailDelivery,
+  toEmailEvent,
+  toEmailSummary,
+  toSenderRow,
+  type Database,
+  type EmailAttachment,
+  type EmailAttempt,
+  type EmailDelivery,
+  type EmailEvent,
+  type EmailSummary,
+  type Row,
+  type SenderRow,
+} from '@mailer/db';
 
 /**
  * A message's rows as the database holds them, every column under its camelCase name, for
@@ -24,25 +39,13 @@ export interface EmailRow extends EmailSummary {
 }
 
 const toEmail = (r: Row): EmailRow => ({
-  id: r.id,
+  ...toEmailSummary(r),
   accountId: r.account_id,
   senderId: r.sender_id,
   domainId: r.domain_id,
-  fromEmail: r.from_email,
-  fromName: r.from_name,
-  type: r.type,
-  subject: r.subject,
-  to: r.to,
-  cc: r.cc,
-  bccCount: r.bcc_count,
   textBody: r.text_body,
   htmlBody: r.html_body,
   messageIdHeader: r.message_id_header,
-  status: r.status,
-  cause: r.cause,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-  completedAt: r.completed_at,
   contentPurgedAt: r.content_purged_at,
 });
 
@@ -57,19 +60,14 @@ export interface DeliveryRow extends EmailDelivery {
 }
 
 const toDelivery = (r: Row): DeliveryRow => ({
+  ...toEmailDelivery(r),
   id: r.id,
   emailId: r.email_id,
   accountId: r.account_id,
-  recipient: r.recipient,
   recipientDomain: r.recipient_domain,
-  kind: r.kind,
-  status: r.status,
-  attemptCount: r.attempt_count,
-  cause: r.cause,
   nextAttemptAt: r.next_attempt_at,
   leaseExpiresAt: r.lease_expires_at,
   createdAt: r.created_at,
-  updatedAt: r.updated_at,
 });
 
 export interface AttemptRow extends EmailAttempt {
@@ -78,19 +76,7 @@ export interface AttemptRow extends EmailAttempt {
   mxHost: string | null;
 }
 
-const toAttempt = (r: Row): AttemptRow => ({
-  id: r.id,
-  emailId: r.email_id,
-  number: r.number,
-  startedAt: r.started_at,
-  endedAt: r.ended_at,
-  outcome: r.outcome,
-  recipients: r.recipients,
-  bccRecipients: r.bcc_recipients,
-  tls: r.tls,
-  cause: r.cause,
-  mxHost: r.mx_host,
-});
+const toAttempt = (r: Row): AttemptRow => ({ ...toEmailAttempt(r), id: r.id, emailId: r.email_id, mxHost: r.mx_host });
 
 export interface EventRow extends EmailEvent {
   id: number;
@@ -98,13 +84,10 @@ export interface EventRow extends EmailEvent {
 }
 
 const toEvent = (r: Row): EventRow => ({
+  ...toEmailEvent(r),
   // A bigint column: the driver hands it over as a string.
   id: Number(r.id),
   emailId: r.email_id,
-  type: r.type,
-  at: r.at,
-  recipient: r.recipient,
-  cause: r.cause,
 });
 
 export interface AttachmentRow extends EmailAttachment {
@@ -113,34 +96,8 @@ export interface AttachmentRow extends EmailAttachment {
   content: Buffer | null;
 }
 
-const toAttachment = (r: Row): AttachmentRow => ({
-  emailId: r.email_id,
-  position: r.position,
-  filename: r.filename,
-  contentType: r.content_type,
-  contentId: r.content_id,
-  size: r.size,
-  content: r.content,
-});
+const toAttachment = (r: Row): AttachmentRow => ({ ...toEmailAttachment(r), emailId: r.email_id, position: r.position, content: r.content });
 
-const toSender = (r: Row): SenderRow => ({
-  id: r.id,
-  accountId: r.account_id,
-  domainId: r.domain_id,
-  email: r.email,
-  emailKey: r.email_key,
-  displayName: r.display_name,
-  transportSecurityPolicy: r.transport_security_policy,
-  configuredState: r.configured_state,
-  lastUsedAt: r.last_used_at,
-  acceptedCount: r.accepted_count,
-  bouncedCount: r.bounced_count,
-  failedCount: r.failed_count,
-  deferredCount: r.deferred_count,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-  deletedAt: r.deleted_at,
-});
 
 /** Deliveries by recipient, attempts by number, events in the order they happened, attachments by position. */
 export async function readStoredEmail(db: Database, emailId: string): Promise<StoredEmail> {
@@ -155,7 +112,7 @@ export async function readStoredEmail(db: Database, emailId: string): Promise<St
   ]);
   return {
     email: toEmail(email),
-    sender: toSender(sender[0]!),
+    sender: toSenderRow(sender[0]!),
     deliveries: deliveries.map(toDelivery),
     attempts: attempts.map(toAttempt),
     events: events.map(toEvent),

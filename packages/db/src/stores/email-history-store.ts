@@ -31,7 +31,7 @@ export interface EmailSummary {
 const summaryColumns = (db: Queryable) => db`
   id, status, type, from_email, from_name, "to", cc, bcc_count, subject, cause, created_at, updated_at, completed_at`;
 
-function toEmailSummary(r: Row): EmailSummary {
+export function toEmailSummary(r: Row): EmailSummary {
   return {
     id: r.id,
     status: r.status,
@@ -68,7 +68,7 @@ export interface EmailDelivery {
   updatedAt: Date;
 }
 
-const toEmailDelivery = (r: Row): EmailDelivery => ({
+export const toEmailDelivery = (r: Row): EmailDelivery => ({
   recipient: r.recipient,
   kind: r.kind,
   status: r.status,
@@ -89,7 +89,7 @@ export interface EmailAttempt {
   cause: StoredCause | null;
 }
 
-const toEmailAttempt = (r: Row): EmailAttempt => ({
+export const toEmailAttempt = (r: Row): EmailAttempt => ({
   number: r.number,
   startedAt: r.started_at,
   endedAt: r.ended_at,
@@ -108,7 +108,7 @@ export interface EmailEvent {
   cause: StoredCause | null;
 }
 
-const toEmailEvent = (r: Row): EmailEvent => ({ type: r.type, at: r.at, recipient: r.recipient, cause: r.cause });
+export const toEmailEvent = (r: Row): EmailEvent => ({ type: r.type, at: r.at, recipient: r.recipient, cause: r.cause });
 
 export interface EmailAttachment {
   filename: string;
@@ -117,7 +117,7 @@ export interface EmailAttachment {
   size: number;
 }
 
-const toEmailAttachment = (r: Row): EmailAttachment => ({ filename: r.filename, contentType: r.content_type, contentId: r.content_id, size: r.size });
+export const toEmailAttachment = (r: Row): EmailAttachment => ({ filename: r.filename, contentType: r.content_type, contentId: r.content_id, size: r.size });
 
 export interface EmailDetail {
   email: EmailSummary;

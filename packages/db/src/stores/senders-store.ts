@@ -35,7 +35,7 @@ const senderColumns = (db: Queryable) => db`
   s.configured_state, s.last_used_at, s.accepted_count, s.bounced_count, s.failed_count, s.deferred_count,
   s.created_at, s.updated_at, s.deleted_at`;
 
-function toSenderRow(r: Row): SenderRow {
+export function toSenderRow(r: Row): SenderRow {
   return {
     id: r.id,
     accountId: r.account_id,
@@ -95,16 +95,8 @@ export async function listSenders(db: Queryable, domainId: string, position: Pag
   return rows.map(toSenderRecord);
 }
 
-export interface NewSender {
-  accountId: string;
-  domainId: string;
-  /** `Mailbox.address` and `Mailbox.key` (see parseMailbox). */
-  email: string;
-  emailKey: string;
-  displayName: string | null;
-  transportSecurityPolicy: TransportSecurityPolicy;
-  now: Date;
-}
+/** `email` and `emailKey` are `Mailbox.address` and `Mailbox.key` (see parseMailbox). */
+export type NewSender = Pick<SenderRow, 'accountId' | 'domainId' | 'email' | 'emailKey' | 'displayName' | 'transportSecurityPolicy'> & { now: Date };
 
 export type CreateSenderResult =
   | { outcome: 'created'; sender: SenderRecord }
