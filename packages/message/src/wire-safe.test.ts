@@ -155,3 +155,15 @@ describe("intake's size bound", () => {
     expect(bound).toBeGreaterThanOrEqual(buildMime(message).length);
   });
 });
+
+describe('generating the text alternative', () => {
+  it.each([
+    ['deeply nested elements', `${'<div>'.repeat(200_000)}x`],
+    ['nested quotes around many lines', `${'<blockquote>'.repeat(60)}${'x<br>'.repeat(200_000)}`],
+  ])('is generated in bounded time, without overflowing the stack, for %s', (_, html) => {
+    const started = Date.now();
+    const mime = build({ text: null, html });
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(mime).toContain('Content-Type: text/plain; charset=utf-8');
+  });
+});
