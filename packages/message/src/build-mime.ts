@@ -50,14 +50,13 @@ export function buildMime(message: OutgoingMessage): Buffer {
  * encodings and the text alternative of HTML-only messages as wire-safe.ts describes.
  */
 export function mimeTree(message: OutgoingMessage): MimeNode {
-  const html = message.html ? crlf(message.html) : undefined;
   const root = new MailComposer({
     from: message.from.name ? { name: message.from.name, address: message.from.address } : message.from.address,
     to: message.to,
     cc: message.cc.length > 0 ? message.cc : undefined,
     subject: message.subject,
     text: message.text ? crlf(message.text) : message.html ? plainAlternative(message.html) : undefined,
-    html,
+    html: message.html ? crlf(message.html) : undefined,
     messageId: message.messageId,
     date: message.date,
     attachments: message.attachments.map((a) => ({

@@ -21,7 +21,7 @@ const BARE_LINE_BREAK = /\r(?!\n)|(?<!\r)\n/;
  * Text that already has only CRLF (or no line break) is returned as it is, without a copy.
  */
 export function crlf(text: string): string {
-  // Text without a CR (the usual LF-only text, about 4x faster so) needs no regular expression.
+  // Text without a CR (most text: LF-only, or a single line) needs no regular expression, 4x faster.
   if (!text.includes('\r')) return text.includes('\n') ? text.replaceAll('\n', '\r\n') : text;
   return BARE_LINE_BREAK.test(text) ? text.replace(/\r\n?|\n/g, '\r\n') : text;
 }
