@@ -157,13 +157,14 @@ describe("intake's size bound", () => {
 });
 
 describe('generating the text alternative', () => {
-  it.each([
-    ['deeply nested elements', `${'<div>'.repeat(200_000)}x`],
-    ['nested quotes around many lines', `${'<blockquote>'.repeat(60)}${'x<br>'.repeat(200_000)}`],
-  ])('is generated in bounded time, without overflowing the stack, for %s', (_, html) => {
-    const started = Date.now();
-    const mime = build({ text: null, html });
-    expect(Date.now() - started).toBeLessThan(3_000);
-    expect(mime).toContain('Content-Type: text/plain; charset=utf-8');
+  it('survives nesting that overflowed the converter\'s stack', () => {
+    expect(build({ text: null, html: `${'<div>'.repeat(200_000)}x` })).toContain('Content-Type: text/plain; charset=utf-8');
+  });
+
+  it('converts the first 128 KiB of the HTML, whose conversion time grows with the square of its nesting', () => {
+    const html = `${'<p>A paragraph of the message.</p>'.repeat(5_000)}<p>the end</p>`;
+    const text = part(build({ text: null, html }), /text\/plain/).body;
+    expect(text).toContain('A paragraph of the message.');
+    expect(text).not.toContain('the end');
   });
 });
