@@ -107,6 +107,29 @@ describe('POST /v1/emails to the recipient MX', () => {
     for (const line of api.logLines()) expect(line.requestId).toMatch(/^req_/);
   });
 
+  it('delivers content that breaks naive signers with a signature that verifies on the bytes received', async () => {
+    const one = await mx('one.test', '127.0.0.2');
+    const eml = `Subject: Grüße\n\n${'y'.repeat(5000)}\n`;
+    const accepted = await send({
+      to: ['ann@one.test'],
+      subject: 'a'.repeat(998),
+      content: { html: '<p>Line one\rline two\nline three</p>\r\n<p>Thanks!  </p>' },
+      attachments: [
+        { filename: `${'f'.repeat(251)}.eml`, content_base64: Buffer.from(eml).toString('base64') },
+        { filename: 'notes.txt', content_base64: Buffer.from('one\rtwo\nthree').toString('base64') },
+      ],
+    });
+    expect(accepted.status).toBe(202);
+    await waitForApiStatus(accepted.body.id, ['accepted']);
+    const raw = one.messages[0]!.raw;
+    expect((await verifyDkim(raw, h.dns.address))[0]).toMatchObject({ signingDomain: 'shop.test', status: { result: 'pass' } });
+    const text = raw.toString('latin1');
+    expect(text).not.toMatch(/[\x80-\xff]/);
+    expect(text).toMatch(/^Content-Type: text\/plain; charset=utf-8\r$/m);
+    expect(text).toMatch(/^Content-Type: message\/rfc822;\r$/m);
+    expect(text.slice(0, text.indexOf('\r\n\r\n')).split('\r\n').filter((line) => line.length > 78)).toEqual([]);
+  });
+
   it('shows a bounce with its normalized cause and not the reply text', async () => {
     await mx('one.test', '127.0.0.2', { rcpt: () => '550 5.1.1 <x@one.test>: Recipient address rejected: User unknown in local recipient table' });
     const accepted = await send({ to: ['nobody@one.test'], content: { plain: 'Hi' } });

@@ -3,6 +3,7 @@ import * as base64 from 'nodemailer/lib/base64';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import type MimeNode from 'nodemailer/lib/mime-node';
 import * as qp from 'nodemailer/lib/qp';
+import { composerAttachment, crlf, foldFilenames, foldSubject, plainAlternative } from './wire-safe';
 
 export interface OutgoingAttachment {
   filename: string;
@@ -44,24 +45,29 @@ export function buildMime(message: OutgoingMessage): Buffer {
   return writeMime(mimeTree(message));
 }
 
-/** The composer's MIME tree of the message. */
+/**
+ * The composer's MIME tree of the message, with line breaks, header folding, attachment
+ * encodings and the text alternative of HTML-only messages as wire-safe.ts describes.
+ */
 export function mimeTree(message: OutgoingMessage): MimeNode {
-  return new MailComposer({
+  const root = new MailComposer({
     from: message.from.name ? { name: message.from.name, address: message.from.address } : message.from.address,
     to: message.to,
     cc: message.cc.length > 0 ? message.cc : undefined,
     subject: message.subject,
-    text: message.text ?? undefined,
-    html: message.html ?? undefined,
+    text: message.text ? crlf(message.text) : message.html ? plainAlternative(message.html) : undefined,
+    html: message.html ? crlf(message.html) : undefined,
     messageId: message.messageId,
     date: message.date,
     attachments: message.attachments.map((a) => ({
       filename: a.filename,
-      contentType: a.contentType,
-      content: a.content,
+      ...composerAttachment(a),
       ...(a.contentId ? { cid: a.contentId, contentDisposition: 'inline' } : {}),
     })),
   }).compile();
+  foldSubject(root, message.subject);
+  foldFilenames(root);
+  return root;
 }
 
 /**

@@ -1,13 +1,24 @@
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import DKIM from 'nodemailer/lib/dkim';
-import { DKIM_SEAL_PURPOSE, seal } from '@mailer/domain';
 import { buildMime } from '@mailer/message';
+import { dkimVerdict, testSigningDomain } from '../testing/verify-dkim';
 import { createDkimSigner, DKIM_SIGNED_HEADERS } from './dkim-signer';
 
-const encryptionKey = randomBytes(32);
-const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-const domain = { name: 'acme.test', selector: 'mailer1', sealedPrivateKey: seal(encryptionKey, DKIM_SEAL_PURPOSE, pem) };
+const key = testSigningDomain();
+const { encryptionKey, pem, domain } = key;
+const verified = (signed: Buffer) => dkimVerdict(signed, key);
+
+/** The tags of a DKIM-Signature field, unfolded. */
+const tagsOf = (signed: Buffer) =>
+  Object.fromEntries(
+    signed
+      .toString('latin1')
+      .split('\r\n\r\n')[0]!
+      .match(/^DKIM-Signature:(.*(?:\r\n[ \t].*)*)/)![1]!
+      .replace(/\r\n[ \t]/g, '')
+      .split(';')
+      .map((tag) => tag.trim().split(/=(.*)/s, 2) as [string, string]),
+  );
 
 /** What nodemailer's DKIM class, streaming, makes of the same message. */
 function signedByNodemailer(message: Buffer): Promise<Buffer> {
@@ -34,7 +45,7 @@ describe('DKIM signer', () => {
     ['a lone CR and bare LFs', `${headers}\r\nfirst\rsecond\nthird\r\n`],
     ['an empty body', `${headers}\r\n`],
     ['no body at all', headers],
-  ])('signs %s with the same bytes as nodemailer’s streaming signer', async (_, text) => {
+  ])('signs %s as nodemailer’s streaming signer does, with t= and From over-signed', async (_, text) => {
     const message = text
       ? Buffer.from(text, 'latin1')
       : buildMime({
@@ -48,9 +59,25 @@ describe('DKIM signer', () => {
           messageId: '<b@acme.test>',
           date: new Date('2026-11-22T10:00:00.000Z'),
         });
+    const before = Math.floor(Date.now() / 1000);
     const signed = await signer.sign(message, domain);
-    expect(signed.toString('latin1')).toBe((await signedByNodemailer(message)).toString('latin1'));
+    const theirs = tagsOf(await signedByNodemailer(message));
+    const ours = tagsOf(signed);
+    expect(ours).toMatchObject({ v: '1', a: 'rsa-sha256', c: 'relaxed/relaxed', d: 'acme.test', q: 'dns/txt', s: 'mailer1', bh: theirs.bh });
+    expect(ours.h!.replace(/\s/g, '')).toBe(`${theirs.h}:from`);
+    expect(Number(ours.t)).toBeGreaterThanOrEqual(before);
+    expect(Number(ours.t)).toBeLessThanOrEqual(Date.now() / 1000);
     expect(signed.subarray(signed.length - message.length).equals(message)).toBe(true);
     expect(signed.toString('latin1')).toMatch(/^DKIM-Signature: v=1; a=rsa-sha256; c=relaxed\/relaxed; d=acme\.test;\r\n q=dns\/txt; s=mailer1;/);
+    expect(signed.toString('latin1').split('\r\n\r\n')[0]!.split('\r\n').every((line) => line.length <= 78)).toBe(true);
+    // mailauth reads a message without the empty line after its header as nothing but body.
+    if (text !== headers) expect(await verified(signed)).toBe('pass');
+  });
+
+  it('fails verification once a second From is added (From is over-signed)', async () => {
+    const signed = await signer.sign(Buffer.from(`${headers}\r\nbody\r\n`, 'latin1'), domain);
+    expect(await verified(signed)).toBe('pass');
+    const [field, rest] = [signed.subarray(0, signed.indexOf('\r\nFrom:') + 2), signed.subarray(signed.indexOf('\r\nFrom:') + 2)];
+    expect(await verified(Buffer.concat([field, Buffer.from('From: Mallory <m@evil.test>\r\n'), rest]))).toBe('fail');
   });
 });

@@ -41,7 +41,15 @@ export interface RcptRejection {
 /** How one mail transaction ended; expected outcomes are values, not exceptions. */
 export type SendOutcome =
   | { kind: 'sent'; rejected: RcptRejection[]; reply: string }
-  | { kind: 'failed'; rejected: RcptRejection[]; error: NodemailerError; messageStarted: boolean; finalDotSent: boolean }
+  | {
+      kind: 'failed';
+      rejected: RcptRejection[];
+      error: NodemailerError;
+      /** Whether the server answered RCPT TO for any recipient (accepting or refusing it). */
+      recipientsAnswered: boolean;
+      messageStarted: boolean;
+      finalDotSent: boolean;
+    }
   | { kind: 'aborted'; rejected: RcptRejection[]; finalDotSent: boolean };
 
 const noop = () => undefined;
@@ -107,6 +115,8 @@ export class SmtpSession {
   send(from: string, recipients: string[], message: Buffer, signal: AbortSignal): Promise<SendOutcome> {
     const envelope = { from, to: recipients, size: message.length } as SMTPConnectionEnvelope;
     const rejected = () => (envelope.rejectedErrors ?? []).map((e) => ({ recipient: e.recipient ?? '', reply: e.response ?? '' }));
+    // nodemailer keeps its recipient bookkeeping on the envelope it is given.
+    const recipientsAnswered = () => (envelope.accepted?.length ?? 0) + (envelope.rejectedErrors?.length ?? 0) > 0;
     let messageStarted = false;
     let finalDotSent = false;
     this.betweenTransactions = false;
@@ -138,12 +148,21 @@ export class SmtpSession {
       };
       // nodemailer reports a failure through the send callback; 'end' alone (nothing reported) is a lost connection.
       const onEnd = () =>
-        setImmediate(() => settle({ kind: 'failed', rejected: rejected(), error: Object.assign(new Error('connection closed'), { code: 'ECONNECTION' }), messageStarted, finalDotSent }));
+        setImmediate(() =>
+          settle({
+            kind: 'failed',
+            rejected: rejected(),
+            error: Object.assign(new Error('connection closed'), { code: 'ECONNECTION' }),
+            recipientsAnswered: recipientsAnswered(),
+            messageStarted,
+            finalDotSent,
+          }),
+        );
       if (signal.aborted) return onAbort();
       signal.addEventListener('abort', onAbort, { once: true });
       this.conn.once('end', onEnd);
       this.conn.send(envelope, source, (error, info) => {
-        if (error) settle({ kind: 'failed', rejected: rejected(), error, messageStarted, finalDotSent });
+        if (error) settle({ kind: 'failed', rejected: rejected(), error, recipientsAnswered: recipientsAnswered(), messageStarted, finalDotSent });
         else settle({ kind: 'sent', rejected: rejected(), reply: info.response });
       });
       source.end(message);

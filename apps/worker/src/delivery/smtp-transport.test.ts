@@ -299,6 +299,38 @@ describe('connections', () => {
     expect(target.messages.map((m) => m.sessionId === first)).toEqual([true, false]);
   });
 
+  it.each([
+    ['a rate reply: rate_limited_by_recipient', '421 4.7.0 Too many recipients from your host, try again later', 'rate_limited_by_recipient'],
+    ['a policy (4.7.x) reply: rate_limited_by_recipient', '421 4.7.1 Service not available', 'rate_limited_by_recipient'],
+    ['any other reply: connection_lost', '421 4.3.2 System shutting down', 'connection_lost'],
+  ])('ends the transaction at a 421 to RCPT on a reused connection without replaying it (%s)', async (_label, reply, cause) => {
+    const target = await peer('127.0.0.2', { tls: 'none' });
+    route('closing.example', 'mx.closing.example', '127.0.0.2');
+    const ctx = transport({ SMTP_POOL_IDLE: '10s' });
+    expect(summary(await send(ctx, 'closing.example', ['a@closing.example']))).toEqual({ 'a@closing.example': 'accepted' });
+    target.behavior.rcpt = (address) => (address.startsWith('second') ? reply : undefined);
+    const report = await send(ctx, 'closing.example', ['first@closing.example', 'second@closing.example', 'third@closing.example']);
+    expect(summary(report)).toEqual({
+      'first@closing.example': `deferred:${cause}`,
+      'second@closing.example': `deferred:${cause}`,
+      'third@closing.example': `deferred:${cause}`,
+    });
+    expect(report.outcomes.get('second@closing.example')!.cause).toMatchObject({ smtp_code: 421, enhanced_status: reply.split(' ')[1] });
+    expect(target.connections()).toBe(1);
+    expect(target.commands().filter((c) => c === 'MAIL')).toHaveLength(2);
+    expect(target.messages).toHaveLength(1);
+  });
+
+  it('ends the transaction at a 421 to DATA on a reused connection without replaying it', async () => {
+    const target = await peer('127.0.0.2', { tls: 'none' });
+    route('closing.example', 'mx.closing.example', '127.0.0.2');
+    const ctx = transport({ SMTP_POOL_IDLE: '10s' });
+    await send(ctx, 'closing.example', ['a@closing.example']);
+    target.behavior.data = { kind: 'reply', reply: '421 4.3.2 System shutting down' };
+    expect(summary(await send(ctx, 'closing.example', ['b@closing.example']))).toEqual({ 'b@closing.example': 'deferred:connection_lost' });
+    expect(target.connections()).toBe(1);
+  });
+
   it('keeps concurrent transactions per destination within DESTINATION_CONCURRENCY', async () => {
     const target = await peer('127.0.0.2', { data: { kind: 'delay', ms: 150 } });
     route('busy.example', 'mx.busy.example', '127.0.0.2');

@@ -116,9 +116,9 @@ export async function deliverToDomain(ctx: TransportContext, tx: DomainTransacti
 /**
  * The transaction at one address, on a pooled session when one is ready, else on a new
  * one. A pooled session can turn out to be closed by the server since its last message
- * (its idle timeout, or a 421 for too many messages on one connection): when it fails so
- * before the message itself was sent, nothing was delivered, and the transaction runs
- * again on a new session within the same attempt.
+ * (its idle timeout, or a 421 to MAIL FROM for too many messages on one connection): when
+ * it fails so, nothing was delivered, and the transaction runs again on a new session
+ * within the same attempt (see staleSession).
  */
 async function transact(
   ctx: TransportContext,
@@ -133,18 +133,28 @@ async function transact(
   }
   if (pooled) {
     const transaction = await sendOn(pooled);
-    if (!closedBeforeTheMessage(transaction.sent)) return transaction;
+    if (!staleSession(transaction.sent)) return transaction;
     pooled.close();
   }
   const session = await openSession(target, ctx.settings, tx.signal);
   return session instanceof SmtpSession ? sendOn(session) : session;
 }
 
-function closedBeforeTheMessage(sent: SendOutcome): boolean {
-  if (sent.kind !== 'failed' || sent.messageStarted) return false;
-  const { response, code } = sent.error;
-  return response ? /^421/.test(response) : code === 'ECONNECTION' || code === 'ESOCKET';
+/**
+ * Whether a pooled session failed as a stale one does, before any recipient was answered:
+ * closed without a reply, or a 421 to MAIL FROM, the transaction's first command. A 421 to
+ * RCPT TO or later answers this transaction: it ends it (see replyOutcome), and replaying it
+ * at once on a new connection would only meet the same answer (receivers count repeated
+ * refused RCPTs as a dictionary attack).
+ */
+function staleSession(sent: SendOutcome): boolean {
+  if (sent.kind !== 'failed' || sent.recipientsAnswered || sent.messageStarted) return false;
+  const { response, code, command } = sent.error;
+  return response ? command === 'MAIL FROM' && isClosing(response) : code === 'ECONNECTION' || code === 'ESOCKET';
 }
+
+/** 421: the server is closing the connection (RFC 5321 section 3.8). */
+const isClosing = (reply: string) => /^421/.test(reply);
 
 /** A TLS failure under require_tls is the cause worth reporting whatever else failed. */
 function worse(current: DeliveryOutcome, next: DeliveryOutcome): DeliveryOutcome {
@@ -166,15 +176,27 @@ function openFailureOutcome(failure: OpenFailure, policy: TlsPolicy): DeliveryOu
  */
 function outcomesFromSend(recipients: string[], sent: SendOutcome): Map<string, DeliveryOutcome> {
   const outcomes = new Map<string, DeliveryOutcome>();
-  for (const r of sent.rejected) outcomes.set(r.recipient, classifySmtpReply(parseSmtpReply(r.reply)));
-  const rest =
-    sent.kind === 'sent' ? classifySmtpReply(parseSmtpReply(sent.reply)) : sent.kind === 'aborted' ? deferred('timeout') : errorOutcome(sent.error);
+  for (const r of sent.rejected) outcomes.set(r.recipient, replyOutcome(r.reply));
+  const rest = sent.kind === 'sent' ? replyOutcome(sent.reply) : sent.kind === 'aborted' ? deferred('timeout') : errorOutcome(sent.error);
   for (const r of recipients) if (!outcomes.has(r)) outcomes.set(r, rest);
   return outcomes;
 }
 
+/**
+ * The rule table's outcome of a reply; a 421 (the server closing the connection, which ends
+ * the transaction for every recipient not yet refused) defers as `rate_limited_by_recipient`
+ * when it is a rate or policy (4.7.x) reply, else as `connection_lost`.
+ */
+function replyOutcome(reply: string): DeliveryOutcome {
+  const parsed = parseSmtpReply(reply);
+  const outcome = classifySmtpReply(parsed);
+  if (!isClosing(reply) || outcome.cause?.code === 'rate_limited_by_recipient') return outcome;
+  const codes = [parsed.code, parsed.enhancedStatus ?? null] as const;
+  return parsed.enhancedStatus?.startsWith('4.7.') ? deferred('rate_limited_by_recipient', ...codes) : deferred('connection_lost', ...codes);
+}
+
 function errorOutcome(error: NodemailerError): DeliveryOutcome {
-  if (error.response && /^\d{3}/.test(error.response)) return classifySmtpReply(parseSmtpReply(error.response));
+  if (error.response && /^\d{3}/.test(error.response)) return replyOutcome(error.response);
   if (error.code === 'ETIMEDOUT') return deferred('timeout');
   // The server announced a SIZE limit the message exceeds; it would refuse it at DATA.
   if (error.code === 'EMESSAGE' && error.command === 'MAIL FROM') return bounced('message_too_large');

@@ -1,5 +1,8 @@
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { Resolver } from 'node:dns/promises';
 import { dkimVerify, type DKIMResult } from 'mailauth';
+import { DKIM_SEAL_PURPOSE, seal } from '@mailer/domain';
+import type { SigningDomain } from '../delivery/dkim-signer';
 
 /**
  * Verifies a delivered message's DKIM signatures with an independent implementation
@@ -12,4 +15,25 @@ export async function verifyDkim(raw: Buffer, dnsAddress: string): Promise<DKIMR
     resolver: async (name: string, rrtype: string) => (rrtype === 'TXT' ? resolver.resolveTxt(name) : (resolver.resolve(name, rrtype) as Promise<string[]>)),
   });
   return result.results;
+}
+
+/** A signing domain with a fresh key, sealed as the daemon stores it, and the TXT record that publishes it. */
+export function testSigningDomain(name = 'acme.test', selector = 'mailer1') {
+  const encryptionKey = randomBytes(32);
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const domain: SigningDomain = { name, selector, sealedPrivateKey: seal(encryptionKey, DKIM_SEAL_PURPOSE, pem) };
+  const record = `v=DKIM1; k=rsa; p=${publicKey.export({ type: 'spki', format: 'der' }).toString('base64')}`;
+  return { encryptionKey, pem, domain, record };
+}
+
+/** mailauth's verdict on a message's first DKIM signature, the key found at the domain's selector. */
+export async function dkimVerdict(signed: Buffer, { domain, record }: { domain: SigningDomain; record: string }): Promise<string> {
+  const { results } = await dkimVerify(signed, {
+    resolver: async (name: string) => {
+      if (name !== `${domain.selector}._domainkey.${domain.name}`) throw Object.assign(new Error(`no record at ${name}`), { code: 'ENOTFOUND' });
+      return [[record]];
+    },
+  });
+  return results[0]!.status.result;
 }

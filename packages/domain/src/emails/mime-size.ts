@@ -23,24 +23,27 @@ const utf8 = (text: string) => Buffer.byteLength(text, 'utf8');
  * A safe upper bound of the built MIME message's size, so that the exact build (which
  * costs a full encode) is needed only when this bound passes the limit. Worst cases:
  * headers as RFC 2047 words (4 bytes per byte covers Q and B encodings with folding),
- * text parts as quoted-printable (`=XX` for every byte plus a soft break per 75
- * characters), attachments as base64 in 76-character lines, filenames RFC 2231-encoded.
+ * text parts and text/* attachments as quoted-printable (`=XX` for every byte plus a soft
+ * break per 75 characters; a line break grows to CRLF at most), other attachments as base64
+ * in 76-character lines, filenames RFC 2231-encoded. An HTML-only message gets a text/plain
+ * alternative of at most the HTML's bytes.
  */
 export function mimeSizeUpperBound(message: MimeSizeInput): number {
   const addresses = [message.fromAddress, ...message.to, ...message.cc].reduce((sum, a) => sum + a.length + 4, 0);
   const headers = FIXED_OVERHEAD + 2 * addresses + 4 * (utf8(message.subject) + message.displayNameBytes);
-  const textPart = (text: string | null) => (text === null ? 0 : Math.ceil(utf8(text) * 3 * (78 / 75)) + PART_OVERHEAD);
+  const quotedPrintable = (bytes: number) => Math.ceil(bytes * 3 * (78 / 75));
+  const textPart = (text: string | null) => (text === null ? 0 : quotedPrintable(utf8(text)) + PART_OVERHEAD);
   const attachments = message.attachments.reduce(
     (sum, a) =>
       sum +
-      Math.ceil((Math.ceil(a.size / 3) * 4 * 78) / 76) +
+      (/^text\//i.test(a.contentType) ? quotedPrintable(a.size) : Math.ceil((Math.ceil(a.size / 3) * 4 * 78) / 76)) +
       PART_OVERHEAD +
       9 * utf8(a.filename) +
       a.contentType.length +
       (a.contentId?.length ?? 0),
     0,
   );
-  return headers + textPart(message.text) + textPart(message.html) + attachments;
+  return headers + textPart(message.text || message.html) + textPart(message.html) + attachments;
 }
 
 /** Whether the exact size must be measured: only when the bound could pass the limit. */
