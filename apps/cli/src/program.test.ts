@@ -1,5 +1,5 @@
 import { openDatabase, type DatabaseHandle } from '@mailer/db';
-import { hashApiKey } from '@mailer/domain';
+import { hashApiKey, SCOPES } from '@mailer/domain';
 import { createTestDatabase, databaseUrl } from '@mailer/testing';
 import { startTestCli, type TestCli } from './testing/test-cli';
 
@@ -54,7 +54,7 @@ describe('account create', () => {
     expect(await keyRow(out.management_key)).toMatchObject({
       accountId: out.account.id,
       kind: 'management',
-      scopes: ['domains:read', 'domains:write', 'senders:read', 'senders:write'],
+      scopes: [...SCOPES],
     });
   });
 

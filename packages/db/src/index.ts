@@ -18,3 +18,4 @@ export * from './stores/intake-store';
 export { findActiveDomainById, countDeliveriesByStatus, makeDeferredDeliveriesDue } from './stores/operator-store';
 export * from './stores/lease-store';
 export { Batcher } from './batcher';
+export * from './stores/suppressions-store';

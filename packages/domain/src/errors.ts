@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'email_not_found'
   | 'domain_not_found'
   | 'sender_not_found'
+  | 'suppression_not_found'
   | 'method_not_allowed'
   | 'idempotency_conflict'
   | 'domain_already_exists'

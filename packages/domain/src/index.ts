@@ -10,3 +10,4 @@ export * from './senders';
 export * from './domains';
 export * from './delivery';
 export * from './emails';
+export * from './suppressions/suppression';

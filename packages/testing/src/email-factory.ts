@@ -68,7 +68,7 @@ export async function insertQueuedEmail(db: Database, input: QueuedEmailInput): 
     text: input.text === undefined ? 'Hello from the delivery tests.' : input.text,
     html: input.html ?? null,
     messageIdHeader: `<${randomBytes(12).toString('hex')}@${input.from.split('@')[1]}>`,
-    recipients: recipients.recipients.map((r) => ({ id: newId('delivery'), ...r })),
+    recipients: recipients.recipients.map((r) => ({ id: newId('delivery'), ...r, suppressed: false })),
     attachments: (input.attachments ?? []).map((a) => ({ ...a, contentId: a.contentId ?? null })),
   };
   await inTransaction(db, async (tx) => {

@@ -13,6 +13,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   email_not_found: 404,
   domain_not_found: 404,
   sender_not_found: 404,
+  suppression_not_found: 404,
   method_not_allowed: 405,
   idempotency_conflict: 409,
   domain_already_exists: 409,

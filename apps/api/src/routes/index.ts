@@ -17,6 +17,10 @@ import { checkDomainDnsRoute } from './domains/check-domain-dns';
 import { sendEmailRoute } from './emails/send-email';
 import { listEmailsRoute } from './emails/list-emails';
 import { getEmailRoute } from './emails/get-email';
+import { listSuppressionsRoute } from './suppressions/list-suppressions';
+import { createSuppressionRoute } from './suppressions/create-suppression';
+import { getSuppressionRoute } from './suppressions/get-suppression';
+import { deleteSuppressionRoute } from './suppressions/delete-suppression';
 
 /** Every endpoint of the service; the app and /openapi.json are both built from this list. */
 export const apiRoutes: RouteDefinition[] = [
@@ -37,5 +41,9 @@ export const apiRoutes: RouteDefinition[] = [
   sendEmailRoute,
   listEmailsRoute,
   getEmailRoute,
+  listSuppressionsRoute,
+  createSuppressionRoute,
+  getSuppressionRoute,
+  deleteSuppressionRoute,
   createGetOpenApi(() => apiRoutes),
 ];

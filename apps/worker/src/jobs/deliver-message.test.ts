@@ -126,6 +126,16 @@ describe('outcomes', () => {
     expect(stored.sender).toMatchObject({ acceptedCount: 1, bouncedCount: 1 });
   });
 
+  it('suppresses a to or cc recipient that bounced for good, never a BCC one, in the transaction of the bounce', async () => {
+    await mx('one.test', '127.0.0.2', { rcpt: (a) => (a.startsWith('gone') ? '550 5.1.1 <gone>: User unknown' : a.startsWith('full') ? '552 5.2.2 Mailbox full' : undefined) });
+    const fresh = await h.createSendingSetup({ domain: 'suppress.test' });
+    const emailId = await h.queueEmail(fresh, { to: ['gone-to@one.test', 'full@one.test'], bcc: ['gone-bcc@one.test'] });
+    await h.runJob(emailId);
+    expect((await h.readEmail(emailId)).deliveries.map((d) => d.status)).toEqual(['bounced', 'bounced', 'bounced']);
+    const entries = await h.deps.db`select email, reason, email_id from suppressions where account_id = ${fresh.accountId} order by email`;
+    expect(entries.map((e) => ({ ...e }))).toEqual([{ email: 'gone-to@one.test', reason: 'hard_bounce', email_id: emailId }]);
+  });
+
   it('bounces an unknown recipient domain without any SMTP, recording no MX host', async () => {
     const fresh = await h.createSendingSetup({ domain: 'nx.test' });
     const emailId = await h.queueEmail(fresh, { to: ['ann@does-not-exist.test'] });

@@ -4,3 +4,4 @@ export * from './domains';
 export * from './senders';
 export * from './emails';
 export * from './intake';
+export * from './suppressions';

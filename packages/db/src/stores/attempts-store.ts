@@ -1,8 +1,9 @@
-import { counterDeltasByKey, newId, type DeliveryCause } from '@mailer/domain';
+import { counterDeltasByKey, newId, suppressesRecipient, type DeliveryCause } from '@mailer/domain';
 import { booleansParam, timestampsParam, type Database } from '../database';
 import { lockAccountUsage, lockDeliveries, lockMessagesDeliveries, lockSenders, toLockedDelivery, type LockedDelivery } from '../lock-order';
 import { inTransaction, type Transaction } from '../transaction';
 import { moveActiveCounts, moveSenderCounts } from './counters-store';
+import { suppressBounced } from './suppressions-store';
 import {
   deliveryEventsStatement,
   heldBy,
@@ -54,8 +55,9 @@ const json = (value: unknown) => (value === null || value === undefined ? null :
  * 1) and found under the attempts' leases, and commits: after the usage and sender locks
  * (levels 2 and 3), the attempts rows (to/cc recipients named, BCC only counted), each
  * delivery's status, cause, attempt count and next attempt, one event per delivery
- * (recipient null for BCC), the messages' derived states, and the counters the
- * transitions move (counterDeltas).
+ * (recipient null for BCC), the messages' derived states, the counters the transitions
+ * move (counterDeltas), and the suppression of recipients that bounced for good
+ * (suppressesRecipient).
  */
 function commitAttempts(tx: Transaction, writes: readonly AttemptWrite[], locked: ReadonlyMap<string, LockedDelivery>) {
   const decided = writes.flatMap((w) => w.decisions.map((d) => ({ w, d, delivery: locked.get(d.deliveryId)! })));
@@ -70,6 +72,9 @@ function commitAttempts(tx: Transaction, writes: readonly AttemptWrite[], locked
     return { w, seq, recipients: involved.filter((d) => d.kind !== 'bcc').map((d) => d.recipient), bcc: involved.filter((d) => d.kind === 'bcc').length };
   });
   const movedAccounts = [...accountDeltas].filter(([, d]) => d.active !== 0).map(([id]) => id);
+  const suppressed = decided
+    .filter(({ d, delivery }) => suppressesRecipient({ kind: delivery.kind, status: d.status, cause: d.cause }))
+    .map(({ w, delivery }) => ({ accountId: w.lease.accountId, email: delivery.recipient, emailId: w.lease.emailId, at: w.attempt.endedAt }));
   return tx.commit(
     ...(movedAccounts.length > 0 ? [lockAccountUsage(tx, movedAccounts)] : []),
     lockSenders(tx, [...senderDeltas.keys()]),
@@ -99,6 +104,7 @@ function commitAttempts(tx: Transaction, writes: readonly AttemptWrite[], locked
     ...messageStateStatements(tx, writes.map((w) => ({ emailId: w.lease.emailId, at: w.attempt.endedAt, ...w.state }))),
     ...moveActiveCounts(tx, accountDeltas),
     ...moveSenderCounts(tx, senderDeltas),
+    ...(suppressed.length > 0 ? [suppressBounced(tx, suppressed)] : []),
   );
 }
 

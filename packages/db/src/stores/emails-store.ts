@@ -58,6 +58,7 @@ export interface AcceptedEmail {
   text: string | null;
   html: string | null;
   messageIdHeader: string;
-  recipients: { id: string; address: string; domain: string; kind: 'to' | 'cc' | 'bcc' }[];
+  /** `suppressed`: on the account's suppression list, so its delivery is created failed and never attempted. */
+  recipients: { id: string; address: string; domain: string; kind: 'to' | 'cc' | 'bcc'; suppressed: boolean }[];
   attachments: { filename: string; contentType: string; contentId: string | null; content: Buffer }[];
 }

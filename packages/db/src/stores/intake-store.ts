@@ -1,6 +1,8 @@
-import { counterDeltas } from '@mailer/domain';
+import { counterDeltas, counterDeltasByKey, SUPPRESSED } from '@mailer/domain';
 import type { AcceptedEmail } from './emails-store';
 import type { Statement } from '../database';
+import { moveSenderCounts } from './counters-store';
+import { deliveryEventsStatement, messageState, messageStateStatements } from './delivery-store';
 import type { Transaction } from '../transaction';
 
 /**
@@ -60,35 +62,67 @@ export interface AdmissionWrites {
 
 /**
  * What an intake transaction writes under the account's usage lock, and after the sender
- * locks (lock-order): one queued delivery per unique recipient of the admitted messages,
- * due at once; their usage rows; the senders' `last_used_at`; the refused messages
- * deleted again; the account's running total and active-delivery count.
+ * locks (lock-order): one delivery per unique recipient of the admitted messages, queued
+ * and due at once, or failed `recipient_suppressed` (with its event) for a suppressed
+ * recipient; usage rows for the recipients that will be attempted; the senders'
+ * `last_used_at`; the counters the new deliveries move (counterDeltas); the state of a
+ * message with no recipient left to attempt; the refused messages deleted again; the
+ * account's running total.
  */
 export function admissionStatements(tx: Transaction, w: AdmissionWrites): Statement[] {
-  const deliveries = w.admitted.flatMap((e) => e.recipients.map((r, position) => ({ ...r, emailId: e.id, position })));
+  const deliveries = w.admitted.flatMap((e) =>
+    e.recipients.map((r, position) => ({ ...r, emailId: e.id, senderId: e.senderId, position, status: r.suppressed ? ('failed' as const) : ('queued' as const) })),
+  );
+  const attempted = w.admitted.map((e) => e.recipients.filter((r) => !r.suppressed).length);
   let total = w.totalBefore;
-  const cumulative = w.admitted.map((e) => (total += e.recipients.length));
+  const usage = w.admitted.map((e, i) => ({ emailId: e.id, recipients: attempted[i]!, cumulative: (total += attempted[i]!) })).filter((u) => u.recipients > 0);
+  const suppressed = deliveries.filter((d) => d.suppressed);
+  const unattempted = w.admitted.filter((_, i) => attempted[i] === 0);
   const statements: Statement[] = [];
   if (w.admitted.length > 0) {
     statements.push(
       tx.sql`
-        insert into deliveries (id, email_id, account_id, recipient, recipient_domain, kind, position, status, next_attempt_at, created_at, updated_at)
-        select x.id, x.email_id, ${w.accountId}, x.recipient, x.recipient_domain, x.kind, x.position, 'queued', ${w.now}, ${w.now}, ${w.now}
+        insert into deliveries (id, email_id, account_id, recipient, recipient_domain, kind, position, status, cause, next_attempt_at, created_at, updated_at)
+        select x.id, x.email_id, ${w.accountId}, x.recipient, x.recipient_domain, x.kind, x.position, x.status, x.cause::jsonb, ${w.now}, ${w.now}, ${w.now}
           from unnest(${deliveries.map((d) => d.id)}::text[], ${deliveries.map((d) => d.emailId)}::text[], ${deliveries.map((d) => d.address)}::text[],
-                      ${deliveries.map((d) => d.domain)}::text[], ${deliveries.map((d) => d.kind)}::text[], ${deliveries.map((d) => d.position)}::int[])
-               as x(id, email_id, recipient, recipient_domain, kind, position)`,
-      tx.sql`
-        insert into recipient_usage (email_id, account_id, recipients, accepted_at, cumulative)
-        select x.email_id, ${w.accountId}, x.recipients, ${w.usageAt}, x.cumulative
-          from unnest(${w.admitted.map((e) => e.id)}::text[], ${w.admitted.map((e) => e.recipients.length)}::int[], ${cumulative}::bigint[])
-               as x(email_id, recipients, cumulative)`,
+                      ${deliveries.map((d) => d.domain)}::text[], ${deliveries.map((d) => d.kind)}::text[], ${deliveries.map((d) => d.position)}::int[],
+                      ${deliveries.map((d) => d.status)}::text[], ${deliveries.map((d) => (d.suppressed ? JSON.stringify(SUPPRESSED) : null))}::text[])
+               as x(id, email_id, recipient, recipient_domain, kind, position, status, cause)`,
       tx.sql`
         update senders set last_used_at = ${w.now}
          where id = any(${[...new Set(w.admitted.map((e) => e.senderId))]}::text[]) and (last_used_at is null or last_used_at < ${w.now})`,
       tx.sql`
         update account_usage set recipients_total = ${total}, last_accepted_at = ${w.usageAt},
-               active_deliveries = active_deliveries + ${counterDeltas(deliveries.map(() => ({ from: null, to: 'queued' as const }))).active}
+               active_deliveries = active_deliveries + ${counterDeltas(deliveries.map((d) => ({ from: null, to: d.status }))).active}
          where account_id = ${w.accountId}`,
+      ...moveSenderCounts(tx, counterDeltasByKey(deliveries.map((d) => ({ key: d.senderId, from: null, to: d.status })))),
+    );
+  }
+  if (usage.length > 0) {
+    statements.push(tx.sql`
+      insert into recipient_usage (email_id, account_id, recipients, accepted_at, cumulative)
+      select x.email_id, ${w.accountId}, x.recipients, ${w.usageAt}, x.cumulative
+        from unnest(${usage.map((u) => u.emailId)}::text[], ${usage.map((u) => u.recipients)}::int[], ${usage.map((u) => u.cumulative)}::bigint[])
+             as x(email_id, recipients, cumulative)`);
+  }
+  if (suppressed.length > 0) {
+    statements.push(
+      deliveryEventsStatement(
+        tx,
+        suppressed.map((d) => ({ emailId: d.emailId, type: 'failed', at: w.now, kind: d.kind, recipient: d.address, cause: SUPPRESSED })),
+      ),
+    );
+  }
+  if (unattempted.length > 0) {
+    statements.push(
+      ...messageStateStatements(
+        tx,
+        unattempted.map((e) => ({
+          emailId: e.id,
+          at: w.now,
+          ...messageState(e.recipients.map(() => ({ status: 'failed' as const, cause: SUPPRESSED, updatedAt: w.now }))),
+        })),
+      ),
     );
   }
   if (w.refusedEmailIds.length > 0) {

@@ -24,6 +24,8 @@ export const CAUSE_CODES = [
   'sender_disabled',
   'domain_not_ready',
   'internal_error',
+  /** The recipient is on the account's suppression list: the delivery was never attempted. */
+  'recipient_suppressed',
 ] as const;
 
 export type CauseCode = (typeof CAUSE_CODES)[number];

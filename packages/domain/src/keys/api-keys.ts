@@ -4,7 +4,16 @@ import { randomBase62 } from '../ids';
 export const SENDING_KEY_PREFIX = 'svc_live_';
 export const MANAGEMENT_KEY_PREFIX = 'mgmt_live_';
 
-export const SCOPES = ['domains:read', 'domains:write', 'senders:read', 'senders:write'] as const;
+export const SCOPES = [
+  'domains:read',
+  'domains:write',
+  'senders:read',
+  'senders:write',
+  'webhooks:read',
+  'webhooks:write',
+  'suppressions:read',
+  'suppressions:write',
+] as const;
 export type Scope = (typeof SCOPES)[number];
 export type KeyKind = 'sending' | 'management';
 

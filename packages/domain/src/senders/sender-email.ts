@@ -34,6 +34,9 @@ export interface Mailbox {
   key: string;
 }
 
+/** The key addresses are compared by: the whole address in lower case (see Mailbox.key). */
+export const addressKey = (address: string): string => address.toLowerCase();
+
 /**
  * Parses a sender address: a dot-atom or quoted local part of at most 64 octets (ASCII
  * only: SMTPUTF8 is not offered) and a host name, IDN accepted, normalized to A-labels.
@@ -49,7 +52,7 @@ export function parseMailbox(input: string): Mailbox | undefined {
   if (!domain) return undefined;
   const address = `${local}@${domain}`;
   if (address.length > MAX_ADDRESS_OCTETS) return undefined;
-  return { local, domain, address, key: address.toLowerCase() };
+  return { local, domain, address, key: addressKey(address) };
 }
 
 /** A sender's domain part must equal the domain it is created under (docs/api-decisions.md, "Senders"), compared as A-labels. */

@@ -12,6 +12,8 @@ import {
   releaseIdempotencyKeys,
   sendingIdentitiesFrom,
   sendingIdentitiesStatement,
+  suppressedAmong,
+  suppressedKeysFrom,
   usageFigures,
   usageFiguresFrom,
   usageReachedAt,
@@ -23,6 +25,7 @@ import {
 } from '@mailer/db';
 import {
   ACTIVE_LIMIT_RETRY_AFTER_SECONDS,
+  addressKey,
   IDEMPOTENCY_TTL_MS,
   USAGE_WINDOWS,
   decideAdmission,
@@ -91,11 +94,14 @@ export async function runIntakeBatch(deps: IntakeDependencies, accountId: string
   const claims = requests.map((r, i) => ({ key: r.idempotencyKey, requestHash: r.fingerprint, emailId: ids[i]!, response: { ...responses[i]! } }));
   const keys = requests.map((r) => r.idempotencyKey);
   return inTransaction(deps.db, async (tx) => {
-    const [claimed, identities, records] = await tx.send(
+    const recipientKeys = [...new Set(requests.flatMap((r) => r.draft.recipients.recipients.map((recipient) => addressKey(recipient.address))))];
+    const [claimed, identities, records, suppressions] = await tx.send(
       claimIdempotencyKeys(tx, accountId, claims, now, IDEMPOTENCY_TTL_MS),
       sendingIdentitiesStatement(tx.sql, accountId, [...new Set(requests.map((r) => r.draft.from.mailbox.key))]),
       otherRequestsRecords(tx, accountId, keys, ids),
+      suppressedAmong(tx, accountId, recipientKeys),
     );
+    const suppressed = suppressedKeysFrom(suppressions);
     const claimedKeys = claimedKeysFrom(claimed);
     const identityByKey = new Map(sendingIdentitiesFrom(identities).map((s) => [s.emailKey, s]));
     const recordByKey = idempotencyRecordsFrom(records);
@@ -104,7 +110,7 @@ export async function runIntakeBatch(deps: IntakeDependencies, accountId: string
     );
     const released = requests.filter((_, i) => verdicts[i]!.kind === 'sender_not_allowed').map((r) => r.idempotencyKey);
     const candidates = verdicts.map((verdict, i) =>
-      verdict.kind === 'candidate' ? toAcceptedEmail(accountId, ids[i]!, requests[i]!.draft, verdict.identity) : undefined,
+      verdict.kind === 'candidate' ? toAcceptedEmail(accountId, ids[i]!, requests[i]!.draft, verdict.identity, suppressed) : undefined,
     );
 
     const written = candidates.filter((c) => c !== undefined);
@@ -124,7 +130,8 @@ export async function runIntakeBatch(deps: IntakeDependencies, accountId: string
         return;
       }
       const candidate = candidates[index]!;
-      const recipients = candidate.recipients.length;
+      // Suppressed recipients are never attempted: they count no usage and no active delivery.
+      const recipients = candidate.recipients.filter((r) => !r.suppressed).length;
       const admission = decideAdmission(state, recipients);
       if (!admission.admitted) {
         released.push(requests[index]!.idempotencyKey);
@@ -135,7 +142,12 @@ export async function runIntakeBatch(deps: IntakeDependencies, accountId: string
       state = recordAdmission(state, recipients, usageAt);
       total += recipients;
       admitted.push(candidate);
-      outcomes[index] = { kind: 'accepted', response: responses[index]!, rateLimit: rateLimitHeaders(state, now), job: { emailId: candidate.id, dueAt: now } };
+      outcomes[index] = {
+        kind: 'accepted',
+        response: responses[index]!,
+        rateLimit: rateLimitHeaders(state, now),
+        ...(recipients > 0 ? { job: { emailId: candidate.id, dueAt: now } } : {}),
+      };
     });
 
     const windows = exceededWindows(refusals);

@@ -106,9 +106,10 @@ export class IntakeBatcher {
    * A failure here never turns a 202 into an error, nor does slowness hold it back long.
    */
   private async afterCommit(accepted: Extract<IntakeOutcome, { kind: 'accepted' }>[]): Promise<void> {
-    if (accepted.length === 0) return;
+    const jobs = accepted.flatMap((o) => (o.job ? [o.job] : []));
+    if (jobs.length === 0) return;
     const { deps } = this;
-    const emailIds = accepted.map((o) => o.job.emailId);
+    const emailIds = jobs.map((job) => job.emailId);
     let timer: NodeJS.Timeout | undefined;
     const slow = new Promise<void>((resolve) => {
       timer = setTimeout(() => {
@@ -116,7 +117,7 @@ export class IntakeBatcher {
         resolve();
       }, AFTER_COMMIT_TIMEOUT_MS);
     });
-    const enqueue = deps.deliveryQueue.enqueueTogether(accepted.map((o) => o.job), deps.now()).catch((error: unknown) => {
+    const enqueue = deps.deliveryQueue.enqueueTogether(jobs, deps.now()).catch((error: unknown) => {
       deps.logger.warn('delivery jobs not enqueued; the reconciler will add them', { email_ids: emailIds, error: (error as Error).message });
     });
     await Promise.race([enqueue, slow]);

@@ -1,5 +1,5 @@
 import type { AcceptedEmail, IdempotencyRecord, SendingIdentity } from '@mailer/db';
-import { AppError, isDomainReady, newId, sendingIdentityProblem, type Admission, type EmailDraft, type RateLimitHeaders } from '@mailer/domain';
+import { addressKey, AppError, isDomainReady, newId, sendingIdentityProblem, type Admission, type EmailDraft, type RateLimitHeaders } from '@mailer/domain';
 import type { DueMessage } from '@mailer/queue';
 
 export interface IntakeRequest {
@@ -16,7 +16,8 @@ export interface AcceptedResponse {
 }
 
 export type IntakeOutcome =
-  | { kind: 'accepted'; response: AcceptedResponse; rateLimit: RateLimitHeaders; job: DueMessage }
+  /** `job` is absent when no delivery is owed an attempt (every recipient suppressed). */
+  | { kind: 'accepted'; response: AcceptedResponse; rateLimit: RateLimitHeaders; job?: DueMessage }
   | { kind: 'replayed'; response: Record<string, unknown>; rateLimit: RateLimitHeaders }
   /** Carries the account's pacing figures (and, for the plan's refusals, when to retry). */
   | { kind: 'refused'; error: AppError }
@@ -90,8 +91,11 @@ export function limitError(admission: Exclude<Admission, { admitted: true }>, ra
   });
 }
 
-/** The rows of an admitted message: From as the sender is configured, display name the request's else the sender's. */
-export function toAcceptedEmail(accountId: string, id: string, draft: EmailDraft, identity: SendingIdentity): AcceptedEmail {
+/**
+ * The rows of an admitted message: From as the sender is configured, display name the
+ * request's else the sender's; recipients the account suppresses are marked.
+ */
+export function toAcceptedEmail(accountId: string, id: string, draft: EmailDraft, identity: SendingIdentity, suppressed: ReadonlySet<string>): AcceptedEmail {
   return {
     id,
     accountId,
@@ -107,7 +111,7 @@ export function toAcceptedEmail(accountId: string, id: string, draft: EmailDraft
     text: draft.text,
     html: draft.html,
     messageIdHeader: `<${id}@${identity.domainName}>`,
-    recipients: draft.recipients.recipients.map((r) => ({ id: newId('delivery'), ...r })),
+    recipients: draft.recipients.recipients.map((r) => ({ id: newId('delivery'), ...r, suppressed: suppressed.has(addressKey(r.address)) })),
     attachments: draft.attachments,
   };
 }

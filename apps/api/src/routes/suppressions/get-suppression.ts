@@ -1,0 +1,20 @@
+import { findSuppression } from '@mailer/db';
+import { sendJson } from '../../http/respond';
+import { defineRoute } from '../../http/route';
+import { serializeSuppression, suppressionSchema } from './suppression.schema';
+import { suppressionKeyOf, suppressionNotFound } from './suppression-lookup';
+
+export const getSuppressionRoute = defineRoute({
+  method: 'get',
+  path: '/v1/suppressions/:email',
+  tag: 'suppressions',
+  summary: "One address's suppression entry.",
+  description: 'The address is URL-encoded in the path and normalized as recipients are.',
+  auth: { kind: 'management', scope: 'suppressions:read' },
+  responses: { 200: { description: 'The entry.', schema: suppressionSchema } },
+  async handle({ res, deps, key, params }) {
+    const suppression = await findSuppression(deps.db, key.accountId, suppressionKeyOf(params.email!));
+    if (!suppression) throw suppressionNotFound();
+    sendJson(res, 200, serializeSuppression(suppression));
+  },
+});

@@ -1,0 +1,23 @@
+import { listSuppressions } from '@mailer/db';
+import { decodeCursor, pageResponseSchema, toPage } from '../../http/pagination';
+import { sendJson } from '../../http/respond';
+import { defineRoute } from '../../http/route';
+import { listSuppressionsQuerySchema, serializeSuppression, suppressionSchema } from './suppression.schema';
+
+export const listSuppressionsRoute = defineRoute({
+  method: 'get',
+  path: '/v1/suppressions',
+  tag: 'suppressions',
+  summary: "List the account's suppressed addresses, newest first.",
+  description: 'A cursor is valid only for the account and `email` filter that issued it.',
+  auth: { kind: 'management', scope: 'suppressions:read' },
+  query: listSuppressionsQuerySchema,
+  responses: { 200: { description: 'One page.', schema: pageResponseSchema(suppressionSchema) } },
+  async handle({ res, deps, key, query }) {
+    const scope = query.email === undefined ? `suppressions:${key.accountId}` : `suppressions:${key.accountId}:email=${query.email.key}`;
+    const position = decodeCursor(deps.cursors, scope, query.cursor);
+    const rows = await listSuppressions(deps.db, key.accountId, { emailKey: query.email?.key, position, limit: query.limit + 1 });
+    const page = toPage(deps.cursors, scope, rows, query.limit);
+    sendJson(res, 200, { data: page.rows.map(serializeSuppression), next_cursor: page.nextCursor });
+  },
+});

@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { parseMailbox, SUPPRESSION_REASONS, type Mailbox } from '@mailer/domain';
+import type { Suppression } from '@mailer/db';
+import { pageQuerySchema } from '../../http/pagination';
+
+const address = z
+  .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
+  .transform((value, ctx): Mailbox => {
+    const mailbox = parseMailbox(value);
+    if (mailbox) return mailbox;
+    ctx.addIssue({ code: 'custom', message: 'must be an email address such as user@example.com' });
+    return z.NEVER;
+  })
+  .meta({ description: 'Normalized as recipients are: IDN domains as A-labels, compared case-insensitively.' });
+
+export const createSuppressionBodySchema = z.strictObject({ email: address });
+
+export const listSuppressionsQuerySchema = pageQuerySchema.extend({
+  email: address.optional().meta({ description: 'Only this address (normalized as on creation).' }),
+});
+
+/** The suppression representation (docs/api-decisions.md, "Suppressions"). */
+export const suppressionSchema = z.object({
+  email: z.string().meta({ description: 'The address as normalized when it was suppressed.' }),
+  reason: z.enum(SUPPRESSION_REASONS).meta({ description: '`hard_bounce` and `complaint` are added by the service; `manual` over the API.' }),
+  email_id: z.string().nullable().meta({ description: 'The message whose bounce or complaint added it (em_…); null for manual entries.' }),
+  created_at: z.string(),
+});
+
+export const serializeSuppression = (s: Suppression): z.infer<typeof suppressionSchema> => ({
+  email: s.email,
+  reason: s.reason,
+  email_id: s.emailId,
+  created_at: s.createdAt.toISOString(),
+});
