@@ -22,11 +22,22 @@ const FRAMEWORK_ERRORS: Record<string, { code: ErrorCode; message: string }> = {
   'encoding.unsupported': { code: 'unsupported_media_type', message: 'The request body encoding is not supported.' },
   'charset.unsupported': { code: 'unsupported_media_type', message: 'The request body charset is not supported.' },
   'request.aborted': { code: 'invalid_json', message: 'The request body was not received completely.' },
+  'encoding.failed': { code: 'invalid_json', message: 'The request body could not be decoded as its Content-Encoding says.' },
 };
+
+/**
+ * A framework error's `type`. body-parser passes on the failure of its decompression
+ * stream (a corrupt or cut-short gzip, deflate or br body) untyped; zlib's codes name it.
+ */
+function frameworkErrorType(error: unknown): string | undefined {
+  const e = error as { type?: unknown; code?: unknown } | undefined;
+  if (typeof e?.type === 'string') return e.type;
+  return typeof e?.code === 'string' && /^(Z_|ERR__ERROR_)/.test(e.code) ? 'encoding.failed' : undefined;
+}
 
 function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
-  const type = (error as { type?: string } | undefined)?.type;
+  const type = frameworkErrorType(error);
   const known = type ? FRAMEWORK_ERRORS[type] : undefined;
   if (known) return new AppError(known.code, known.message);
   if (isDatabaseUnavailable(error)) {
