@@ -2,6 +2,7 @@ import { DrizzleQueryError } from 'drizzle-orm/errors';
 import type { NextFunction, Request, Response } from 'express';
 import { AppError, ERROR_STATUS, type ErrorCode } from '@mailer/domain';
 import type { Logger } from '@mailer/logger';
+import { boundDetails } from './error-details';
 import { sendJson } from './respond';
 
 /** Connection-level failures of PostgreSQL: the service is unavailable, not broken. */
@@ -51,7 +52,7 @@ function toAppError(error: unknown): AppError {
 export function sendError(res: Response, error: AppError): void {
   for (const [name, value] of Object.entries(error.headers ?? {})) res.setHeader(name, value);
   sendJson(res, ERROR_STATUS[error.code], {
-    error: { code: error.code, message: error.message, ...(error.details?.length ? { details: error.details } : {}) },
+    error: { code: error.code, message: error.message, ...(error.details?.length ? { details: boundDetails(error.details) } : {}) },
   });
 }
 

@@ -48,3 +48,30 @@ describe('Content-Encoding', () => {
     expect(res.body.error.code).toBe('unsupported_media_type');
   });
 });
+
+describe('bounded error bodies', () => {
+  it('answers a body of 1,000,000 unknown members with a small 422 listing 100 of them and the count of the rest', async () => {
+    const members = Array.from({ length: 1_000_000 }, (_, i) => `"m${i}":0`).join(',');
+    const res = await sendRaw(`{${members}}`);
+    expect(res.status).toBe(422);
+    expect(Buffer.byteLength(res.text)).toBeLessThan(64 * 1024);
+    const details = res.body.error.details!;
+    expect(details).toHaveLength(101);
+    // The body's own problems come first (missing members), then its unknown members.
+    expect(details.slice(0, 4).map((d) => d.path)).toEqual(['from', 'to', 'subject', 'content']);
+    expect(details[4]).toEqual({ path: 'm0', message: 'unknown member' });
+    expect(details[100]).toEqual({ path: '(body)', message: '999,904 more problems are not listed' });
+  });
+
+  it('truncates long paths and messages so that the body stays under 64 KiB', async () => {
+    const body: Record<string, unknown> = acme.message();
+    for (let i = 0; i < 150; i++) body[`${i}${'\u0001'.repeat(5_000)}`] = 0;
+    const res = await sendRaw(JSON.stringify(body));
+    expect(res.status).toBe(422);
+    expect(Buffer.byteLength(res.text)).toBeLessThan(64 * 1024);
+    const details = res.body.error.details!;
+    expect(details).toHaveLength(101);
+    expect(details[0]?.path).toMatch(/^0\u0001+…$/);
+    expect(details[100]).toEqual({ path: '(body)', message: '50 more problems are not listed' });
+  });
+});
