@@ -11,6 +11,10 @@ export class ProblemList {
   private readonly listed: ErrorDetail[] = [];
   private unlisted = 0;
 
+  get isEmpty(): boolean {
+    return this.listed.length === 0;
+  }
+
   get isFull(): boolean {
     return this.listed.length === MAX_LISTED_PROBLEMS;
   }

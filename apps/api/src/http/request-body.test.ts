@@ -75,3 +75,54 @@ describe('bounded error bodies', () => {
     expect(details[100]).toEqual({ path: '(body)', message: '50 more problems are not listed' });
   });
 });
+
+const LONE = '\ud800';
+const b64 = (text: string) => Buffer.from(text).toString('base64');
+const attachment = (overrides: Record<string, unknown> = {}) => ({ filename: 'a.txt', content_base64: b64('x'), ...overrides });
+
+describe('well-formed Unicode: a lone surrogate is a 422 at its path, never a 500 or U+FFFD', () => {
+  // JSON.stringify writes a lone surrogate as the escape `\ud800`, which JSON.parse turns back into one.
+  const cases: [string, Record<string, unknown>][] = [
+    ['subject', { subject: `Hi ${LONE}` }],
+    ['content.plain', { content: { plain: `x${LONE}y` } }],
+    ['content.html', { content: { html: `<p>${LONE}</p>` } }],
+    ['from', { from: `Acme ${LONE} <hello@acme.test>` }],
+    ['to[0]', { to: [`a${LONE}@example.test`] }],
+    ['cc[1]', { cc: ['b@example.test', `${LONE}@example.test`] }],
+    ['attachments[0].filename', { attachments: [attachment({ filename: `${LONE}.txt` })] }],
+    ['attachments[0].content_type', { attachments: [attachment({ content_type: `text/${LONE}` })] }],
+    ['attachments[0].content_id', { attachments: [attachment({ content_id: `a${LONE}b` })] }],
+    ['subject', { subject: `trailing \udc00` }],
+  ];
+
+  it.each(cases)('at %s', async (path, overrides) => {
+    const res = await acme.send(acme.message(overrides));
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe('validation_error');
+    expect(res.body.error.details).toEqual([{ path, message: expect.stringMatching(/unpaired surrogate/) }]);
+  });
+
+  it('in a member name', async () => {
+    const res = await acme.send({ ...acme.message(), [`x${LONE}`]: 1 });
+    expect(res.status).toBe(422);
+    expect(res.body.error.details).toEqual([{ path: 'x\ufffd', message: expect.stringMatching(/member name .*unpaired surrogate/) }]);
+  });
+
+  it('keeps surrogate pairs, escaped or not', async () => {
+    expect((await sendRaw(JSON.stringify(acme.message({ subject: 'Party \ud83c\udf89' })))).status).toBe(202);
+    expect((await sendRaw(JSON.stringify(acme.message()).replace('"Your receipt"', '"Receipt \\ud83c\\udf89"'))).status).toBe(202);
+  });
+
+  it('on the domain and sender routes too', async () => {
+    const management = `Bearer ${acme.management_key}`;
+    const domain = await api.http.post('/v1/domains').set('Authorization', management).send({ name: 'surrogate.test', external_id: `e${LONE}` });
+    expect(domain.status).toBe(422);
+    expect(domain.body.error.details).toEqual([{ path: 'external_id', message: expect.stringMatching(/unpaired surrogate/) }]);
+    const sender = await api.http
+      .post(`/v1/domains/${acme.domain.id}/senders`)
+      .set('Authorization', management)
+      .send({ email: 'ops@acme.test', display_name: `Ops ${LONE}` });
+    expect(sender.status).toBe(422);
+    expect(sender.body.error.details).toEqual([{ path: 'display_name', message: expect.stringMatching(/unpaired surrogate/) }]);
+  });
+});
