@@ -69,7 +69,8 @@ export function loggableError(error: unknown): Error | undefined {
 export function errorHandler(logger: Logger) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const appError = toAppError(error);
-    if (appError.code === 'internal_error' || appError.code === 'service_unavailable') {
+    // An outage is logged; a 503 of our own making (too many bodies in flight) is load, not a failure.
+    if (appError.code === 'internal_error' || (appError.code === 'service_unavailable' && appError !== error)) {
       const err = loggableError(error);
       logger.error('request failed', { requestId: req.id, code: appError.code, error: err?.message, stack: err?.stack });
     }
