@@ -1,7 +1,7 @@
 import type { ErrorDetail } from '@mailer/domain';
 
 /** A validation error lists at most this many problems, then one entry counting the rest (docs/api-decisions.md). */
-export const MAX_LISTED_PROBLEMS = 100;
+const MAX_LISTED_PROBLEMS = 100;
 
 /**
  * The problems found in a request, as a validation error's details: the first 100 as found,
@@ -28,7 +28,6 @@ export class ProblemList {
   addUnlisted(count: number): void {
     this.unlisted += count;
   }
-
 
   toDetails(): ErrorDetail[] {
     if (this.unlisted === 0) return this.listed;
