@@ -24,6 +24,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ COMPOSITION_THREADS: '' }).worker.compositionThreads).toBe(availableParallelism());
   });
 
+  it('takes MAX_BODY_BYTES_IN_FLIGHT in bytes, 64 MiB by default and at least one 16 MiB body', () => {
+    expect(loadConfig({}).maxBodyBytesInFlight).toBe(64 * 1024 * 1024);
+    expect(loadConfig({ MAX_BODY_BYTES_IN_FLIGHT: '16777216' }).maxBodyBytesInFlight).toBe(16 * 1024 * 1024);
+    expect(() => loadConfig({ MAX_BODY_BYTES_IN_FLIGHT: '16777215' })).toThrow(/MAX_BODY_BYTES_IN_FLIGHT/);
+  });
+
   it('parses DNS_SERVERS as a host:port list', () => {
     expect(loadConfig({ DNS_SERVERS: '127.0.0.1:5300, [::1]:53' }).dns.servers).toEqual(['127.0.0.1:5300', '[::1]:53']);
   });

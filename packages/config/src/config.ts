@@ -24,6 +24,8 @@ const bool = (fallback: boolean) =>
 const int = (fallback: number, min: number, max: number) =>
   z.coerce.number().int().min(min).max(max).default(fallback);
 
+const MIB = 1024 * 1024;
+
 const hostPort = z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[^\s:,]+)(:\d{1,5})?$/, 'expected host or host:port');
 
 /**
@@ -44,6 +46,8 @@ const envSchema = z
     HOST: z.string().min(1).default('0.0.0.0'),
     PORT: int(3000, 0, 65535),
     WORKER_METRICS_PORT: int(3001, 0, 65535),
+    // At least one body of the API's 16 MiB limit must fit.
+    MAX_BODY_BYTES_IN_FLIGHT: int(64 * MIB, 16 * MIB, 2 ** 40),
     DNS_SERVERS: z
       .string()
       .default('')
@@ -102,6 +106,8 @@ function toConfig(env: z.infer<typeof envSchema>) {
     host: env.HOST,
     port: env.PORT,
     workerMetricsPort: env.WORKER_METRICS_PORT,
+    /** Request-body bytes the API receives and parses at once; a request beyond it gets 503 before its body is read. */
+    maxBodyBytesInFlight: env.MAX_BODY_BYTES_IN_FLIGHT,
     dns: { servers: env.DNS_SERVERS, timeoutMs: env.DNS_TIMEOUT },
     smtp: {
       port: env.SMTP_PORT,

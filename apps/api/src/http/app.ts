@@ -2,13 +2,13 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { AppError } from '@mailer/domain';
 import type { ApiDependencies } from '../container';
 import { authenticate, authenticateOperator, authorize } from './auth';
+import { BodyBudget, MAX_BODY_BYTES } from './body-budget';
 import { errorHandler } from './error-handler';
 import { requestContext } from './request-context';
 import { parseQuery, readJsonBody, validateBody, type RouteDefinition } from './route';
 
-const BODY_LIMIT = '16mb';
 // Buffer any body as bytes; routes parse it after the auth and resource checks.
-const readRawBody = express.raw({ type: () => true, limit: BODY_LIMIT });
+const readRawBody = express.raw({ type: () => true, limit: MAX_BODY_BYTES });
 
 /** Observes every answered request under its route pattern, never its concrete path (ids would explode the label set). */
 function recordRequestMetrics(deps: ApiDependencies) {
@@ -22,7 +22,7 @@ function recordRequestMetrics(deps: ApiDependencies) {
   };
 }
 
-function runRoute(route: RouteDefinition, deps: ApiDependencies) {
+function runRoute(route: RouteDefinition, deps: ApiDependencies, bodyBudget: BodyBudget) {
   return async (req: Request, res: Response, next: NextFunction) => {
     if (route.auth.kind === 'operator') {
       authenticateOperator(req.get('authorization'), deps.config.operatorToken);
@@ -30,6 +30,7 @@ function runRoute(route: RouteDefinition, deps: ApiDependencies) {
       req.auth = await authenticate(deps.keys, req.get('authorization'));
       authorize(req.auth, route.auth);
     }
+    bodyBudget.admit(req, res);
     await new Promise<void>((resolve, reject) => readRawBody(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
     const query = parseQuery(route.query, req.query);
     let parsed: { value: unknown } | undefined;
@@ -80,9 +81,10 @@ export function createApp(deps: ApiDependencies, routes: RouteDefinition[], extr
   app.use(recordRequestMetrics(deps));
   extras.mount?.(app);
 
+  const bodyBudget = new BodyBudget(deps.config.maxBodyBytesInFlight);
   const methodsByPath = new Map<string, string[]>();
   for (const route of routes) {
-    app[route.method](route.path, runRoute(route, deps));
+    app[route.method](route.path, runRoute(route, deps, bodyBudget));
     methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method.toUpperCase()]);
   }
   for (const [path, methods] of methodsByPath) {

@@ -4,6 +4,7 @@ import { isDatabaseUnavailable } from '@mailer/db';
 import type { Logger } from '@mailer/logger';
 import { ERROR_STATUS } from './error-status';
 import { rateLimitHeaderValues } from './rate-limit-headers';
+import { boundDetails } from './error-details';
 import { sendJson } from './respond';
 
 /** Errors raised by body-parser and Express itself, by their `type`. */
@@ -13,11 +14,22 @@ const FRAMEWORK_ERRORS: Record<string, { code: ErrorCode; message: string }> = {
   'encoding.unsupported': { code: 'unsupported_media_type', message: 'The request body encoding is not supported.' },
   'charset.unsupported': { code: 'unsupported_media_type', message: 'The request body charset is not supported.' },
   'request.aborted': { code: 'invalid_json', message: 'The request body was not received completely.' },
+  'encoding.failed': { code: 'invalid_json', message: 'The request body could not be decoded as its Content-Encoding says.' },
 };
+
+/**
+ * A framework error's `type`. body-parser passes on the failure of its decompression
+ * stream (a corrupt or cut-short gzip, deflate or br body) untyped; zlib's codes name it.
+ */
+function frameworkErrorType(error: unknown): string | undefined {
+  const e = error as { type?: unknown; code?: unknown } | undefined;
+  if (typeof e?.type === 'string') return e.type;
+  return typeof e?.code === 'string' && /^(Z_|ERR__ERROR_)/.test(e.code) ? 'encoding.failed' : undefined;
+}
 
 function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
-  const type = (error as { type?: string } | undefined)?.type;
+  const type = frameworkErrorType(error);
   const known = type ? FRAMEWORK_ERRORS[type] : undefined;
   if (known) return new AppError(known.code, known.message);
   if (isDatabaseUnavailable(error)) {
@@ -33,7 +45,7 @@ export function sendError(res: Response, error: AppError): void {
   if (error.rateLimit) for (const [name, value] of Object.entries(rateLimitHeaderValues(error.rateLimit))) res.setHeader(name, value);
   if (error.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(error.retryAfterSeconds));
   sendJson(res, ERROR_STATUS[error.code], {
-    error: { code: error.code, message: error.message, ...(error.details?.length ? { details: error.details } : {}) },
+    error: { code: error.code, message: error.message, ...(error.details?.length ? { details: boundDetails(error.details) } : {}) },
   });
 }
 
@@ -41,7 +53,8 @@ export function sendError(res: Response, error: AppError): void {
 export function errorHandler(logger: Logger) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const appError = toAppError(error);
-    if (appError.code === 'internal_error' || appError.code === 'service_unavailable') {
+    // An outage is logged; a 503 of our own making (too many bodies in flight) is load, not a failure.
+    if (appError.code === 'internal_error' || (appError.code === 'service_unavailable' && appError !== error)) {
       const err = error as Error | undefined;
       logger.error('request failed', { requestId: req.id, code: appError.code, error: err?.message, stack: err?.stack });
     }

@@ -47,6 +47,30 @@ describe('parseMailbox', () => {
     for (const address of bad) expect(parseMailbox(address)).toBeUndefined();
   });
 
+  it('refuses quoted local parts nodemailer would refuse or rewrite', () => {
+    const unsendable = [
+      '"x>y"@example.com',
+      '"x<y"@example.com',
+      '"x\\>y"@example.com',
+      '" a"@example.com',
+      '"a "@example.com',
+      '"\\ a"@example.com',
+      '" "@example.com',
+      '"\\"a\\""@example.com',
+      '"\\"\\""@example.com',
+      '"a\r\nb"@example.com',
+      '"a\0b"@example.com',
+      '"a\tb"@example.com',
+      '"ä"@example.com',
+    ];
+    for (const address of unsendable) expect(parseMailbox(address)).toBeUndefined();
+  });
+
+  it('keeps quoted local parts nodemailer sends as given', () => {
+    const sendable = ['"a b"@example.com', '"a  b"@example.com', '"a,b;c:d"@example.com', '"a@b"@example.com', '"\\""@example.com', '"\\"a"@example.com', '"a\\\\"@example.com', '""@example.com', '"(a)[b]"@example.com'];
+    for (const address of sendable) expect(parseMailbox(address)).toMatchObject({ address });
+  });
+
   it('accepts a 64-octet local part', () => {
     expect(parseMailbox(`${'a'.repeat(64)}@example.com`)).toBeDefined();
   });

@@ -38,16 +38,32 @@ export interface Mailbox {
 export const addressKey = (address: string): string => address.toLowerCase();
 
 /**
+ * Whether nodemailer carries a quoted local part as given (found by probing its SMTP
+ * connection and mail composer, docs/api-decisions.md "Emails"): its SMTP connection refuses
+ * the whole envelope when an address holds `<` or `>`, and its address parser, which writes
+ * the To and Cc headers, drops white space at either end of the quoted text and the quotes
+ * of a text that begins and ends with `"`, naming another mailbox. Anything else it keeps.
+ */
+function isSendableQuotedLocalPart(local: string): boolean {
+  if (/[<>]/.test(local)) return false;
+  const text = local.slice(1, -1).replace(/\\(.)/g, '$1');
+  if (/^ | $/.test(text)) return false;
+  return !(text.length >= 2 && text.startsWith('"') && text.endsWith('"'));
+}
+
+/**
  * Parses a sender address: a dot-atom or quoted local part of at most 64 octets (ASCII
  * only: SMTPUTF8 is not offered) and a host name, IDN accepted, normalized to A-labels.
- * Surrounding white space is ignored. Undefined when it is not such a mailbox.
+ * A quoted local part must also be one the SMTP layer sends as given. Surrounding white
+ * space is ignored. Undefined when it is not such a mailbox.
  */
 export function parseMailbox(input: string): Mailbox | undefined {
   const trimmed = input.trim();
   const at = trimmed.lastIndexOf('@');
   if (at <= 0) return undefined;
   const local = trimmed.slice(0, at);
-  if (local.length > MAX_LOCAL_OCTETS || !(DOT_ATOM.test(local) || QUOTED_STRING.test(local))) return undefined;
+  if (local.length > MAX_LOCAL_OCTETS) return undefined;
+  if (!DOT_ATOM.test(local) && !(QUOTED_STRING.test(local) && isSendableQuotedLocalPart(local))) return undefined;
   const domain = normalizeMailDomain(trimmed.slice(at + 1));
   if (!domain) return undefined;
   const address = `${local}@${domain}`;

@@ -106,6 +106,14 @@ describe('POST /v1/emails validation (422 validation_error, one detail per probl
     ]);
   });
 
+  it('refuses addresses the SMTP layer would refuse or rewrite, and keeps the quoted ones it sends as given', async () => {
+    await expectInvalid(acme.message({ to: ['" ann"@example.test'], bcc: ['ok@example.test', '"x>y"@example.test'] }), [
+      { path: 'to[0]', message: 'not a valid email address' },
+      { path: 'bcc[1]', message: 'not a valid email address' },
+    ]);
+    expect((await acme.send(acme.message({ to: ['"john doe"@example.test'], bcc: ['"a,b"@example.test'] }))).status).toBe(202);
+  });
+
   it('checks attachments: count, filename, strict base64, sizes, content type, content id', async () => {
     const file = (extra: Record<string, unknown> = {}) => ({ filename: 'a.txt', content_base64: b64('hello'), ...extra });
     await expectInvalid(acme.message({ attachments: Array.from({ length: 21 }, () => file()) }), [{ path: 'attachments', message: /at most 20/ }]);
