@@ -4,6 +4,7 @@ import { DELIVERY_QUEUE, RECONCILE_GRACE_MS, reconcileOwedDeliveries, type Deliv
 import type { WorkerDependencies } from './container';
 import { deliverMessage } from './jobs/deliver-message';
 import { purgeExpiredData } from './jobs/purge-expired-data';
+import { startWebhookSender } from './webhooks/webhook-sender';
 
 /** After a job failed (the database was away, say), the message gets another job this much later. */
 const FAILED_JOB_RETRY_MS = 30_000;
@@ -23,9 +24,10 @@ export interface Daemon {
 }
 
 /**
- * The BullMQ consumer of the delivery queue, `WORKER_CONCURRENCY` jobs at a time, and the
+ * The BullMQ consumer of the delivery queue, `WORKER_CONCURRENCY` jobs at a time; the
  * reconciler: every `RECONCILE_INTERVAL` it enqueues the jobs of owed deliveries that
- * Redis lost (FLUSHALL, Redis down at acceptance, a dead worker's lease).
+ * Redis lost (FLUSHALL, Redis down at acceptance, a dead worker's lease); retention; and
+ * the webhook sender.
  */
 export function startDaemon(deps: WorkerDependencies): Daemon {
   const worker = new Worker<DeliverMessagePayload>(DELIVERY_QUEUE, (job) => runJob(deps, job), {
@@ -55,6 +57,7 @@ export function startDaemon(deps: WorkerDependencies): Daemon {
   const retentionTimer = setInterval(purge, RETENTION_INTERVAL_MS);
   retentionTimer.unref();
   setImmediate(purge);
+  const webhooks = startWebhookSender(deps);
 
   return {
     worker,
@@ -64,7 +67,7 @@ export function startDaemon(deps: WorkerDependencies): Daemon {
       clearInterval(retentionTimer);
       const grace = setTimeout(() => deps.shutdown.abort(new Error('shutdown')), deps.config.worker.shutdownGraceMs);
       try {
-        await worker.close();
+        await Promise.all([worker.close(), webhooks.stop()]);
       } finally {
         clearTimeout(grace);
       }

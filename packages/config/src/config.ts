@@ -15,6 +15,20 @@ const duration = (fallback: string) =>
       return ms;
     });
 
+/** Comma-separated durations such as `1m,5m,1h`, each positive. */
+const durationList = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((text, ctx) => {
+      const steps = text.split(',').map((s) => parseDuration(s));
+      if (steps.length === 0 || steps.some((s) => s === undefined || s <= 0)) {
+        ctx.addIssue({ code: 'custom', message: 'expected comma-separated durations such as 1m,5m,1h' });
+        return z.NEVER;
+      }
+      return steps as number[];
+    });
+
 const bool = (fallback: boolean) =>
   z
     .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -68,18 +82,12 @@ const envSchema = z
     SMTP_POOL_IDLE: duration('5s'),
     WORKER_SHUTDOWN_GRACE: duration('20s'),
     RECONCILE_INTERVAL: duration('30s'),
-    RETRY_SCHEDULE: z
-      .string()
-      .default('1m,5m,15m,30m,1h,2h,4h')
-      .transform((text, ctx) => {
-        const steps = text.split(',').map((s) => parseDuration(s));
-        if (steps.length === 0 || steps.some((s) => s === undefined || s <= 0)) {
-          ctx.addIssue({ code: 'custom', message: 'expected comma-separated durations such as 1m,5m,1h' });
-          return z.NEVER;
-        }
-        return steps as number[];
-      }),
+    RETRY_SCHEDULE: durationList('1m,5m,15m,30m,1h,2h,4h'),
     MAX_DELIVERY_AGE: duration('72h'),
+    WEBHOOK_ALLOW_PRIVATE: bool(false),
+    WEBHOOK_RETRY_SCHEDULE: durationList('5s,5m,30m,2h,5h,10h,10h'),
+    WEBHOOK_DISABLE_AFTER: duration('5d'),
+    WEBHOOK_CONCURRENCY: int(20, 1, 1000),
     RETENTION_DAYS: int(30, 1, 3650),
     OPERATOR_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
     ENCRYPTION_KEY: z
@@ -135,6 +143,16 @@ function toConfig(env: z.infer<typeof envSchema>) {
       leaseMs: env.DELIVERY_LEASE,
       /** On SIGTERM, how long in-flight attempts may finish before their leases are released. */
       shutdownGraceMs: env.WORKER_SHUTDOWN_GRACE,
+    },
+    webhooks: {
+      /** http:// and private, loopback or reserved addresses allowed (tests and private networks). */
+      allowPrivate: env.WEBHOOK_ALLOW_PRIVATE,
+      /** After the n-th failed attempt, the next one comes this much later; past the last step the delivery is failed. */
+      retryScheduleMs: env.WEBHOOK_RETRY_SCHEDULE,
+      /** An endpoint whose deliveries have all failed for this long is disabled. */
+      disableAfterMs: env.WEBHOOK_DISABLE_AFTER,
+      /** Webhook requests one daemon has in flight at most. */
+      concurrency: env.WEBHOOK_CONCURRENCY,
     },
     retentionDays: env.RETENTION_DAYS,
     operatorToken: env.OPERATOR_TOKEN,

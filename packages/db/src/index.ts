@@ -19,3 +19,6 @@ export { findActiveDomainById, countDeliveriesByStatus, makeDeferredDeliveriesDu
 export * from './stores/lease-store';
 export { Batcher } from './batcher';
 export * from './stores/suppressions-store';
+export * from './stores/webhooks-store';
+export * from './stores/webhook-outbox-store';
+export * from './stores/webhook-sending-store';

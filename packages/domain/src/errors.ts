@@ -17,6 +17,7 @@ export type ErrorCode =
   | 'domain_not_found'
   | 'sender_not_found'
   | 'suppression_not_found'
+  | 'webhook_not_found'
   | 'method_not_allowed'
   | 'idempotency_conflict'
   | 'domain_already_exists'

@@ -10,6 +10,9 @@ export const ID_PREFIX = {
   plan: 'plan',
   delivery: 'dlv',
   attempt: 'att',
+  webhook: 'wh',
+  webhookEvent: 'evt',
+  webhookDelivery: 'whd',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

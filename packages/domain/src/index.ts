@@ -11,3 +11,4 @@ export * from './domains';
 export * from './delivery';
 export * from './emails';
 export * from './suppressions/suppression';
+export * from './webhooks';

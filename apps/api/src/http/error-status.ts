@@ -14,6 +14,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   domain_not_found: 404,
   sender_not_found: 404,
   suppression_not_found: 404,
+  webhook_not_found: 404,
   method_not_allowed: 405,
   idempotency_conflict: 409,
   domain_already_exists: 409,

@@ -21,6 +21,13 @@ import { listSuppressionsRoute } from './suppressions/list-suppressions';
 import { createSuppressionRoute } from './suppressions/create-suppression';
 import { getSuppressionRoute } from './suppressions/get-suppression';
 import { deleteSuppressionRoute } from './suppressions/delete-suppression';
+import { createWebhookRoute } from './webhooks/create-webhook';
+import { listWebhooksRoute } from './webhooks/list-webhooks';
+import { getWebhookRoute } from './webhooks/get-webhook';
+import { updateWebhookRoute } from './webhooks/update-webhook';
+import { deleteWebhookRoute } from './webhooks/delete-webhook';
+import { rotateWebhookSecretRoute } from './webhooks/rotate-webhook-secret';
+import { listWebhookDeliveriesRoute } from './webhooks/list-webhook-deliveries';
 
 /** Every endpoint of the service; the app and /openapi.json are both built from this list. */
 export const apiRoutes: RouteDefinition[] = [
@@ -45,5 +52,12 @@ export const apiRoutes: RouteDefinition[] = [
   createSuppressionRoute,
   getSuppressionRoute,
   deleteSuppressionRoute,
+  createWebhookRoute,
+  listWebhooksRoute,
+  getWebhookRoute,
+  updateWebhookRoute,
+  deleteWebhookRoute,
+  rotateWebhookSecretRoute,
+  listWebhookDeliveriesRoute,
   createGetOpenApi(() => apiRoutes),
 ];

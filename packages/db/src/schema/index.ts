@@ -5,3 +5,4 @@ export * from './senders';
 export * from './emails';
 export * from './intake';
 export * from './suppressions';
+export * from './webhooks';

@@ -1,9 +1,10 @@
-import { counterDeltasByKey, newId, suppressesRecipient, type DeliveryCause } from '@mailer/domain';
+import { counterDeltasByKey, deliveryEventType, newId, suppressesRecipient, type DeliveryCause } from '@mailer/domain';
 import { booleansParam, timestampsParam, type Database } from '../database';
 import { lockAccountUsage, lockDeliveries, lockMessagesDeliveries, lockSenders, toLockedDelivery, type LockedDelivery } from '../lock-order';
 import { inTransaction, type Transaction } from '../transaction';
 import { moveActiveCounts, moveSenderCounts } from './counters-store';
 import { suppressBounced } from './suppressions-store';
+import { webhookEventsOutbox } from './webhook-outbox-store';
 import {
   deliveryEventsStatement,
   heldBy,
@@ -56,8 +57,8 @@ const json = (value: unknown) => (value === null || value === undefined ? null :
  * (levels 2 and 3), the attempts rows (to/cc recipients named, BCC only counted), each
  * delivery's status, cause, attempt count and next attempt, one event per delivery
  * (recipient null for BCC), the messages' derived states, the counters the transitions
- * move (counterDeltas), and the suppression of recipients that bounced for good
- * (suppressesRecipient).
+ * move (counterDeltas), the suppression of recipients that bounced for good
+ * (suppressesRecipient), and the webhook events the transitions raise (the outbox).
  */
 function commitAttempts(tx: Transaction, writes: readonly AttemptWrite[], locked: ReadonlyMap<string, LockedDelivery>) {
   const decided = writes.flatMap((w) => w.decisions.map((d) => ({ w, d, delivery: locked.get(d.deliveryId)! })));
@@ -105,6 +106,20 @@ function commitAttempts(tx: Transaction, writes: readonly AttemptWrite[], locked
     ...moveActiveCounts(tx, accountDeltas),
     ...moveSenderCounts(tx, senderDeltas),
     ...(suppressed.length > 0 ? [suppressBounced(tx, suppressed)] : []),
+    webhookEventsOutbox(
+      tx,
+      decided.map(({ w, d, delivery }) => ({
+        accountId: w.lease.accountId,
+        type: deliveryEventType(d.status)!,
+        emailId: w.lease.emailId,
+        recipient: delivery.kind === 'bcc' ? null : delivery.recipient,
+        recipientKind: delivery.kind,
+        status: d.status,
+        cause: d.cause,
+        attemptCount: delivery.attemptCount + 1,
+        at: w.attempt.endedAt,
+      })),
+    ),
   );
 }
 

@@ -129,6 +129,13 @@ export async function deleteDomain(db: Database, accountId: string, id: string, 
 }
 
 /** Stores a check's outcome; components it left out keep their status. False when the domain is no longer active. */
+/** Locks an active domain's row until the transaction ends and reads its component statuses (to compare a check's outcome with). */
+export async function lockDomainStatuses(db: Queryable, accountId: string, id: string): Promise<Pick<DomainRow, 'ownershipStatus' | 'dkimStatus' | 'dmarcStatus'> | undefined> {
+  const [row] = await db`
+    select ownership_status, dkim_status, dmarc_status from domains where id = ${id} and account_id = ${accountId} and deleted_at is null for no key update`;
+  return row && { ownershipStatus: row.ownership_status, dkimStatus: row.dkim_status, dmarcStatus: row.dmarc_status };
+}
+
 export async function recordDnsCheck(
   db: Queryable,
   accountId: string,

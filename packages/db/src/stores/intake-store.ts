@@ -3,6 +3,7 @@ import type { AcceptedEmail } from './emails-store';
 import type { Statement } from '../database';
 import { moveSenderCounts } from './counters-store';
 import { deliveryEventsStatement, messageState, messageStateStatements } from './delivery-store';
+import { webhookEventsOutbox } from './webhook-outbox-store';
 import type { Transaction } from '../transaction';
 
 /**
@@ -110,6 +111,20 @@ export function admissionStatements(tx: Transaction, w: AdmissionWrites): Statem
       deliveryEventsStatement(
         tx,
         suppressed.map((d) => ({ emailId: d.emailId, type: 'failed', at: w.now, kind: d.kind, recipient: d.address, cause: SUPPRESSED })),
+      ),
+      webhookEventsOutbox(
+        tx,
+        suppressed.map((d) => ({
+          accountId: w.accountId,
+          type: 'email.failed' as const,
+          emailId: d.emailId,
+          recipient: d.kind === 'bcc' ? null : d.address,
+          recipientKind: d.kind,
+          status: 'failed' as const,
+          cause: SUPPRESSED,
+          attemptCount: 0,
+          at: w.now,
+        })),
       ),
     );
   }

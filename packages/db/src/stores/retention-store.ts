@@ -14,6 +14,7 @@ export interface RetentionPolicy {
 
 export interface RetentionResult {
   emails: number;
+  webhookDeliveries: number;
   idempotencyKeys: number;
   usageRows: number;
 }
@@ -29,7 +30,8 @@ async function deleteInBatches(deleteBatch: () => Promise<number>, batchSize: nu
 
 /**
  * Deletes what the service no longer owes anyone: finished messages past retention with
- * their deliveries, attempts and events (their attachments cascade), expired idempotency
+ * their deliveries, attempts and events (their attachments cascade), finished webhook
+ * deliveries past retention with their events, expired idempotency
  * keys, and usage rows no plan window can see. Messages still owed a delivery are kept
  * whatever their age. Only terminal deliveries are deleted, so no counter moves
  * (counterDeltas); their locks come first, as for every writer of deliveries (lock-order).
@@ -53,6 +55,25 @@ export async function purgeExpired(db: Database, policy: RetentionPolicy): Promi
           );
         }
         return ids.length;
+      }),
+    policy.batchSize,
+  );
+  // Finished webhook deliveries past retention, then their events once no delivery is left.
+  const webhookDeliveries = await deleteInBatches(
+    () =>
+      inTransaction(db, async (tx) => {
+        const [finished] = await tx.send(tx.sql`
+          select id, event_id from webhook_deliveries
+           where status = any(${['succeeded', 'failed']}::text[]) and next_attempt_at < ${emailCutoff} limit ${policy.batchSize}`);
+        if (finished.length > 0) {
+          await tx.commit(
+            tx.sql`delete from webhook_deliveries where id = any(${finished.map((r) => r.id as string)}::text[])`,
+            tx.sql`
+              delete from webhook_events e where e.id = any(${finished.map((r) => r.event_id as string)}::text[])
+                 and not exists (select 1 from webhook_deliveries d where d.event_id = e.id)`,
+          );
+        }
+        return finished.length;
       }),
     policy.batchSize,
   );
@@ -82,5 +103,5 @@ export async function purgeExpired(db: Database, policy: RetentionPolicy): Promi
        where r.account_id = x.account_id and r.cumulative = x.cumulative`;
     return deleted.count;
   }, policy.batchSize);
-  return { emails, idempotencyKeys, usageRows };
+  return { emails, webhookDeliveries, idempotencyKeys, usageRows };
 }

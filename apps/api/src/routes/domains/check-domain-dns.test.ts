@@ -46,6 +46,28 @@ const statuses = (body: { ownership: { status: string }; dkim: { status: string 
 });
 
 describe('POST /v1/domains/:id/check-dns', () => {
+  it('records a domain.status_changed webhook event with the representation when readiness changes, and only then', async () => {
+    const hook = await api.http.post('/v1/webhooks').set(auth()).send({ url: 'https://hooks.example.com/domains', events: ['domain.status_changed'] });
+    expect(hook.status).toBe(201);
+    const domain = await createDomain('evented.example.test');
+    const events = () => api.deps.db`
+      select e.type, e.data from webhook_events e join webhook_deliveries d on d.event_id = e.id
+       where d.endpoint_id = ${hook.body.id} order by e.occurred_at`;
+    publish(domain, { dmarc: null });
+    await check(domain.id);
+    expect(await events()).toHaveLength(0);
+    publish(domain);
+    const ready = await check(domain.id);
+    await check(domain.id);
+    publish(domain, { dkim: null });
+    const notReady = await check(domain.id);
+    expect((await events()).map((e) => ({ ...e }))).toEqual([
+      { type: 'domain.status_changed', data: ready.body },
+      { type: 'domain.status_changed', data: notReady.body },
+    ]);
+    await api.http.delete(`/v1/webhooks/${hook.body.id}`).set(auth());
+  });
+
   it('verifies correct records: every component verified and the domain ready', async () => {
     const domain = await createDomain('good.example.test');
     publish(domain);

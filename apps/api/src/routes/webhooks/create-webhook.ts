@@ -1,0 +1,33 @@
+import { createWebhookEndpoint } from '@mailer/db';
+import { newWebhookSecret, seal, WEBHOOK_EVENT_TYPES, WEBHOOK_SECRET_SEAL_PURPOSE } from '@mailer/domain';
+import { sendJson } from '../../http/respond';
+import { defineRoute } from '../../http/route';
+import { assertWebhookUrl } from './webhook-lookup';
+import { createdWebhookSchema, createWebhookBodySchema, serializeWebhook } from './webhook.schema';
+
+export const createWebhookRoute = defineRoute({
+  method: 'post',
+  path: '/v1/webhooks',
+  tag: 'webhooks',
+  summary: 'Register a webhook endpoint.',
+  description:
+    'Events are POSTed as JSON, signed per Standard Webhooks with the secret returned here (shown only now and on rotation). ' +
+    'A 2xx within 15 s is success; anything else is retried on a schedule.',
+  auth: { kind: 'management', scope: 'webhooks:write' },
+  body: createWebhookBodySchema,
+  responses: { 201: { description: 'Created.', schema: createdWebhookSchema } },
+  async handle({ res, deps, key, body }) {
+    const input = body();
+    const secret = newWebhookSecret();
+    const endpoint = await createWebhookEndpoint(deps.db, {
+      accountId: key.accountId,
+      url: assertWebhookUrl(input.url, deps.config.webhooks.allowPrivate),
+      events: input.events ?? [...WEBHOOK_EVENT_TYPES],
+      description: input.description ?? null,
+      secretSealed: seal(deps.config.encryptionKey, WEBHOOK_SECRET_SEAL_PURPOSE, secret),
+      now: deps.now(),
+    });
+    res.location(`/v1/webhooks/${endpoint.id}`);
+    sendJson(res, 201, { ...serializeWebhook(endpoint), secret });
+  },
+});

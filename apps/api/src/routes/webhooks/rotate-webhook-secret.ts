@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { rotateWebhookSecret } from '@mailer/db';
+import { newWebhookSecret, seal, WEBHOOK_SECRET_SEAL_PURPOSE } from '@mailer/domain';
+import { sendJson } from '../../http/respond';
+import { defineRoute } from '../../http/route';
+import { requireWebhook, webhookNotFound } from './webhook-lookup';
+
+/** How long the previous secret keeps signing beside the new one (docs/api-decisions.md, "Webhooks"). */
+const OVERLAP_MS = 24 * 3_600_000;
+
+export const rotateWebhookSecretRoute = defineRoute({
+  method: 'post',
+  path: '/v1/webhooks/:id/rotate-secret',
+  tag: 'webhooks',
+  summary: 'Issue a new signing secret.',
+  description: 'For 24 hours each delivery carries two signatures, by the previous secret and by the new one.',
+  auth: { kind: 'management', scope: 'webhooks:write' },
+  responses: { 200: { description: 'The new secret, shown only here.', schema: z.object({ secret: z.string() }) } },
+  async handle({ res, deps, key, params }) {
+    const endpoint = await requireWebhook(deps.db, key.accountId, params.id!);
+    const secret = newWebhookSecret();
+    const now = deps.now();
+    const sealed = seal(deps.config.encryptionKey, WEBHOOK_SECRET_SEAL_PURPOSE, secret);
+    if (!(await rotateWebhookSecret(deps.db, endpoint, sealed, new Date(now.getTime() + OVERLAP_MS), now))) throw webhookNotFound();
+    sendJson(res, 200, { secret });
+  },
+});

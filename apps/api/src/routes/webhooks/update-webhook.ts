@@ -1,0 +1,24 @@
+import { updateWebhookEndpoint } from '@mailer/db';
+import { sendJson } from '../../http/respond';
+import { defineRoute } from '../../http/route';
+import { assertWebhookUrl, requireWebhook, webhookNotFound } from './webhook-lookup';
+import { serializeWebhook, updateWebhookBodySchema, webhookSchema } from './webhook.schema';
+
+export const updateWebhookRoute = defineRoute({
+  method: 'patch',
+  path: '/v1/webhooks/:id',
+  tag: 'webhooks',
+  summary: 'Change a webhook endpoint: url, events, description, status.',
+  description: 'A request that changes nothing changes nothing, `updated_at` included. Enabling it again restarts its failure count.',
+  auth: { kind: 'management', scope: 'webhooks:write' },
+  body: updateWebhookBodySchema,
+  responses: { 200: { description: 'The endpoint as it now is.', schema: webhookSchema } },
+  async handle({ res, deps, key, params, body }) {
+    const endpoint = await requireWebhook(deps.db, key.accountId, params.id!);
+    const changes = body();
+    if (changes.url !== undefined) assertWebhookUrl(changes.url, deps.config.webhooks.allowPrivate);
+    const updated = await updateWebhookEndpoint(deps.db, endpoint, changes, deps.now());
+    if (!updated) throw webhookNotFound();
+    sendJson(res, 200, serializeWebhook(updated));
+  },
+});

@@ -1,0 +1,17 @@
+import { findWebhookEndpoint, type Queryable, type WebhookEndpoint } from '@mailer/db';
+import { AppError, validationError, webhookUrlProblem } from '@mailer/domain';
+
+export const webhookNotFound = () => new AppError('webhook_not_found', 'No webhook with this id exists in this account.');
+
+export async function requireWebhook(db: Queryable, accountId: string, id: string): Promise<WebhookEndpoint> {
+  const endpoint = await findWebhookEndpoint(db, accountId, id);
+  if (!endpoint) throw webhookNotFound();
+  return endpoint;
+}
+
+/** 422 unless the URL may be a webhook under this configuration. */
+export function assertWebhookUrl(url: string, allowPrivate: boolean): string {
+  const problem = webhookUrlProblem(url, allowPrivate);
+  if (problem) throw validationError([{ path: 'url', message: problem }]);
+  return url;
+}

@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from '@mailer/domain';
+import type { WebhookDeliveryRecord, WebhookEndpoint } from '@mailer/db';
+import { pageQuerySchema } from '../../http/pagination';
+
+const events = z
+  .array(z.enum(WEBHOOK_EVENT_TYPES, { error: () => `must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}` }))
+  .min(1, 'must name at least one event type')
+  .transform((list) => [...new Set(list)])
+  .meta({ description: 'The event types sent to it; all of them when omitted at creation.' });
+
+const description = z.string().max(500, 'must be at most 500 characters').nullable();
+
+/** The URL's rules are checked by the route against the configuration (webhookUrlProblem). */
+const url = z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') }).meta({
+  description: 'https:// and a public host; the addresses it resolves to are checked again at every connection. No redirects are followed.',
+});
+
+export const createWebhookBodySchema = z.strictObject({ url, events: events.optional(), description: description.optional() });
+export const updateWebhookBodySchema = z.strictObject({
+  url: url.optional(),
+  events: events.optional(),
+  description: description.optional(),
+  status: z.enum(['enabled', 'disabled'], { error: () => 'must be one of enabled, disabled' }).optional(),
+});
+export const listWebhooksQuerySchema = pageQuerySchema;
+
+/** The endpoint representation (docs/api-decisions.md, "Webhooks"); the secret is shown only on creation and rotation. */
+export const webhookSchema = z.object({
+  id: z.string().meta({ description: 'wh_…' }),
+  url: z.string(),
+  events: z.array(z.enum(WEBHOOK_EVENT_TYPES)),
+  description: z.string().nullable(),
+  status: z.enum(['enabled', 'disabled']).meta({ description: '`disabled` by PATCH, or by the service after its deliveries failed for WEBHOOK_DISABLE_AFTER.' }),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+export const createdWebhookSchema = webhookSchema.extend({
+  secret: z.string().meta({ description: '`whsec_…`: the Standard Webhooks signing secret, shown only here and on rotation.' }),
+});
+
+export const webhookDeliverySchema = z.object({
+  id: z.string(),
+  event_id: z.string().meta({ description: 'evt_…: the `webhook-id` header, the same on every retry.' }),
+  type: z.enum(WEBHOOK_EVENT_TYPES),
+  status: z.enum(WEBHOOK_DELIVERY_STATUSES),
+  attempt_count: z.number().int(),
+  last_attempt_at: z.string().nullable(),
+  last_response_status: z.number().int().nullable(),
+  next_attempt_at: z.string().nullable(),
+});
+
+export const serializeWebhook = (w: WebhookEndpoint): z.infer<typeof webhookSchema> => ({
+  id: w.id,
+  url: w.url,
+  events: w.events,
+  description: w.description,
+  status: w.status,
+  created_at: w.createdAt.toISOString(),
+  updated_at: w.updatedAt.toISOString(),
+});
+
+export const serializeWebhookDelivery = (d: WebhookDeliveryRecord): z.infer<typeof webhookDeliverySchema> => ({
+  id: d.id,
+  event_id: d.eventId,
+  type: d.type,
+  status: d.status,
+  attempt_count: d.attemptCount,
+  last_attempt_at: d.lastAttemptAt?.toISOString() ?? null,
+  last_response_status: d.lastResponseStatus,
+  next_attempt_at: d.nextAttemptAt?.toISOString() ?? null,
+});

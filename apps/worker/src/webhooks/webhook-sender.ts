@@ -1,0 +1,119 @@
+import { Webhook } from 'standardwebhooks';
+import { Batcher, claimWebhookDeliveries, recordWebhookAttempts, type LeasedWebhook, type WebhookAttemptResult } from '@mailer/db';
+import { endpointGivesUp, nextWebhookAttempt, unseal, WEBHOOK_SECRET_SEAL_PURPOSE } from '@mailer/domain';
+import type { WorkerDependencies } from '../container';
+import { webhookBody } from './webhook-body';
+import { postWebhook, WEBHOOK_TIMEOUT_MS } from './webhook-request';
+
+/** Requests in flight to one endpoint from one daemon: a slow endpoint holds at most these. */
+const PER_ENDPOINT = 4;
+/** How often an idle sender looks for due deliveries. */
+const POLL_MS = 250;
+/** A lease outlives the request it covers. */
+const LEASE_MS = WEBHOOK_TIMEOUT_MS * 4;
+
+export interface WebhookSender {
+  /** Stops claiming and waits for the requests in flight and their records. */
+  stop(): Promise<void>;
+}
+
+type Dependencies = Pick<WorkerDependencies, 'db' | 'config' | 'logger' | 'now'>;
+
+/** `webhook-signature`: one `v1,…` per live secret, space-separated (the newest first). */
+function signatures(deps: Dependencies, leased: LeasedWebhook, at: Date, body: string): string {
+  return leased.secretsSealed
+    .map((sealed) => new Webhook(unseal(deps.config.encryptionKey, WEBHOOK_SECRET_SEAL_PURPOSE, sealed)).sign(leased.event.id, at, body))
+    .join(' ');
+}
+
+/**
+ * Sends webhooks from the outbox: leases due deliveries (PostgreSQL is the queue: any
+ * number of daemons share it, and a delivery whose sender died is leased again when its
+ * lease expires), POSTs each signed per Standard Webhooks, and records the outcome through
+ * the retry schedule (docs/api-decisions.md, "Webhooks").
+ */
+export function startWebhookSender(deps: Dependencies): WebhookSender {
+  const { concurrency, allowPrivate, retryScheduleMs, disableAfterMs } = deps.config.webhooks;
+  const perEndpoint = new Map<string, number>();
+  let inFlight = 0;
+  let stopped = false;
+  let wake: (() => void) | undefined;
+  const records = new Batcher<WebhookAttemptResult, void>(async (results) => {
+    await recordWebhookAttempts(deps.db, results);
+    return results.map(() => undefined);
+  });
+
+  const send = async (leased: LeasedWebhook) => {
+    const body = webhookBody(leased.event);
+    const at = deps.now();
+    const response = await postWebhook(
+      leased.url,
+      body,
+      { 'webhook-id': leased.event.id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': signatures(deps, leased, at, body) },
+      allowPrivate,
+    );
+    const now = deps.now();
+    const succeeded = 'status' in response && response.status >= 200 && response.status < 300;
+    const nextAttemptAt = succeeded ? undefined : nextWebhookAttempt(retryScheduleMs, leased.attemptCount + 1, now);
+    if (!succeeded) deps.logger.info('webhook attempt failed', { webhook_delivery: leased.id, ...('status' in response ? { status: response.status } : { error: response.error }) });
+    await records.submit({
+      deliveryId: leased.id,
+      endpointId: leased.endpointId,
+      at: now,
+      succeeded,
+      responseStatus: 'status' in response ? response.status : null,
+      nextAttemptAt,
+      disablesEndpoint: !succeeded && endpointGivesUp(leased.failingSince, disableAfterMs, now),
+    });
+  };
+
+  const start = (leased: LeasedWebhook) => {
+    inFlight++;
+    perEndpoint.set(leased.endpointId, (perEndpoint.get(leased.endpointId) ?? 0) + 1);
+    void send(leased)
+      .catch((error: Error) => deps.logger.warn('webhook attempt not recorded; its lease will expire', { error: error.message }))
+      .finally(() => {
+        inFlight--;
+        const left = perEndpoint.get(leased.endpointId)! - 1;
+        if (left === 0) perEndpoint.delete(leased.endpointId);
+        else perEndpoint.set(leased.endpointId, left);
+        wake?.();
+      });
+  };
+
+  const loop = (async () => {
+    while (!stopped) {
+      let claimed = 0;
+      if (inFlight < concurrency) {
+        const busy = [...perEndpoint].filter(([, n]) => n >= PER_ENDPOINT).map(([id]) => id);
+        const leased = await claimWebhookDeliveries(deps.db, { now: deps.now(), leaseMs: LEASE_MS, limit: concurrency - inFlight, perEndpoint: PER_ENDPOINT, busy }).catch(
+          (error: Error) => {
+            deps.logger.warn('webhook claim failed', { error: error.message });
+            return [];
+          },
+        );
+        leased.forEach(start);
+        claimed = leased.length;
+      }
+      if (claimed === 0 || inFlight >= concurrency) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, POLL_MS);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        wake = undefined;
+      }
+    }
+  })();
+
+  return {
+    async stop() {
+      stopped = true;
+      wake?.();
+      await loop;
+      while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    },
+  };
+}

@@ -1,0 +1,202 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { createWebhookEndpoint, rotateWebhookSecret, type WebhookEndpoint } from '@mailer/db';
+import { newWebhookSecret, seal, WEBHOOK_SECRET_SEAL_PURPOSE, type WebhookEventType } from '@mailer/domain';
+import { startTestSmtpServer, type TestSmtpServer } from '@mailer/testing';
+import { startWorkerHarness, type SendingSetup, type WorkerHarness } from '../testing/worker-harness';
+import { startWebhookSender, type WebhookSender } from './webhook-sender';
+
+/** A real HTTP receiver: it answers `status` after `delayMs` and keeps what it got. */
+interface Receiver {
+  url: string;
+  status: number;
+  delayMs: number;
+  received: { headers: IncomingHttpHeaders; body: string; at: number }[];
+  close(): Promise<void>;
+}
+
+async function startReceiver(): Promise<Receiver> {
+  const receiver = { status: 200, delayMs: 0, received: [] as Receiver['received'] } as Receiver;
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (body += chunk));
+    req.on('end', () => {
+      receiver.received.push({ headers: req.headers, body, at: Date.now() });
+      setTimeout(() => res.writeHead(receiver.status).end('ok'), receiver.delayMs);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  receiver.close = () =>
+    new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return receiver;
+}
+
+let h: WorkerHarness;
+let sender: WebhookSender;
+let setup: SendingSetup;
+const peers: TestSmtpServer[] = [];
+const receivers: Receiver[] = [];
+
+async function mx(domain: string, address: string, options: Omit<Parameters<typeof startTestSmtpServer>[0], 'host' | 'port'> = {}) {
+  h.dns.set(domain, [{ type: 'MX', exchange: `mx.${domain}`, priority: 10 }]);
+  h.dns.set(`mx.${domain}`, [{ type: 'A', address }]);
+  peers.push(await startTestSmtpServer({ host: address, port: h.smtpPort, ...options }));
+}
+
+async function endpoint(accountId: string, receiver: Receiver, events?: WebhookEventType[]): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+  const secret = newWebhookSecret();
+  const created = await createWebhookEndpoint(h.deps.db, {
+    accountId,
+    url: receiver.url,
+    events: events ?? ['email.accepted', 'email.deferred', 'email.bounced', 'email.failed'],
+    description: null,
+    secretSealed: seal(h.config.encryptionKey, WEBHOOK_SECRET_SEAL_PURPOSE, secret),
+    now: new Date(),
+  });
+  return { endpoint: created, secret };
+}
+
+const receiver = async () => {
+  const r = await startReceiver();
+  receivers.push(r);
+  return r;
+};
+
+async function until<T>(read: () => T | undefined, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+beforeAll(async () => {
+  h = await startWorkerHarness({ WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '300ms,300ms' });
+  sender = startWebhookSender(h.deps);
+  setup = await h.createSendingSetup({ domain: 'hooks.test' });
+  await mx('one.test', '127.0.0.2', { rcpt: (a) => (a.startsWith('gone') ? '550 5.1.1 User unknown' : undefined) });
+});
+afterAll(async () => {
+  await sender.stop();
+  await Promise.all([...peers.map((p) => p.close()), ...receivers.map((r) => r.close())]);
+  await h.close();
+});
+
+describe('webhooks from a delivery', () => {
+  it('sends one signed event per recipient transition, verified by the standardwebhooks package, with nothing of a BCC address', async () => {
+    const hooks = await receiver();
+    const { secret } = await endpoint(setup.accountId, hooks);
+    const emailId = await h.queueEmail(setup, { to: ['ann@one.test', 'gone@one.test'], bcc: ['hidden@one.test'], subject: 'Your receipt' });
+    await h.runJob(emailId);
+    const received = await until(() => (hooks.received.length >= 3 ? hooks.received : undefined));
+    const bodies = received.map(({ headers, body }) => {
+      // Throws unless the signature, id and timestamp hold.
+      new Webhook(secret).verify(body, headers as Record<string, string>);
+      expect(headers['webhook-id']).toMatch(/^evt_[0-9A-Za-z]{22}$/);
+      return JSON.parse(body);
+    });
+    const byRecipient = new Map(bodies.map((b) => [b.data.recipient, b]));
+    expect(byRecipient.get('ann@one.test')).toEqual({
+      type: 'email.accepted',
+      timestamp: expect.any(String),
+      data: {
+        email_id: emailId,
+        recipient: 'ann@one.test',
+        recipient_kind: 'to',
+        status: 'accepted',
+        cause: null,
+        attempt_count: 1,
+        from: setup.sender.email,
+        subject: 'Your receipt',
+        tags: {},
+      },
+    });
+    expect(byRecipient.get('gone@one.test')).toMatchObject({ type: 'email.bounced', data: { cause: { code: 'recipient_unknown' } } });
+    expect(byRecipient.get(null)).toMatchObject({ type: 'email.accepted', data: { recipient_kind: 'bcc', recipient: null } });
+    expect(received.map((r) => r.body).join('\n')).not.toContain('hidden');
+  });
+
+  it('retries a failing endpoint on the schedule with the same webhook-id, records each attempt, then succeeds', async () => {
+    const hooks = await receiver();
+    hooks.status = 500;
+    const fresh = await h.createSendingSetup({ domain: 'retry-hooks.test' });
+    const { endpoint: registered } = await endpoint(fresh.accountId, hooks, ['email.accepted']);
+    await h.runJob(await h.queueEmail(fresh, { to: ['ann@one.test'] }));
+    await until(() => (hooks.received.length >= 2 ? true : undefined));
+    hooks.status = 204;
+    await until(() => (hooks.received.length >= 3 ? true : undefined));
+    const ids = new Set(hooks.received.map((r) => r.headers['webhook-id']));
+    expect(ids.size).toBe(1);
+    expect(hooks.received[1]!.at - hooks.received[0]!.at).toBeGreaterThanOrEqual(250);
+    const stored = await waitForDelivery(registered.id, 'succeeded');
+    expect(stored).toMatchObject({ status: 'succeeded', attempt_count: 3, last_response_status: 204 });
+  });
+
+  it('gives up after the schedule and signs with both secrets for a day after a rotation', async () => {
+    const hooks = await receiver();
+    hooks.status = 410;
+    const fresh = await h.createSendingSetup({ domain: 'rotate-hooks.test' });
+    const { endpoint: registered, secret: old } = await endpoint(fresh.accountId, hooks, ['email.accepted']);
+    const secret = newWebhookSecret();
+    await rotateWebhookSecret(h.deps.db, registered, seal(h.config.encryptionKey, WEBHOOK_SECRET_SEAL_PURPOSE, secret), new Date(Date.now() + 86_400_000), new Date());
+    await h.runJob(await h.queueEmail(fresh, { to: ['ann@one.test'] }));
+    const failed = await waitForDelivery(registered.id, 'failed');
+    expect(failed).toMatchObject({ attempt_count: 3, last_response_status: 410 });
+    const { headers, body } = hooks.received[0]!;
+    expect(String(headers['webhook-signature']).split(' ')).toHaveLength(2);
+    for (const key of [secret, old]) new Webhook(key).verify(body, headers as Record<string, string>);
+  });
+
+  it('disables an endpoint whose deliveries have all failed for WEBHOOK_DISABLE_AFTER', async () => {
+    const hooks = await receiver();
+    hooks.status = 503;
+    const fresh = await h.createSendingSetup({ domain: 'dead-hooks.test' });
+    const { endpoint: registered } = await endpoint(fresh.accountId, hooks, ['email.accepted']);
+    await h.deps.db`update webhook_endpoints set failing_since = ${new Date(Date.now() - h.config.webhooks.disableAfterMs)} where id = ${registered.id}`;
+    await h.runJob(await h.queueEmail(fresh, { to: ['ann@one.test'] }));
+    await until(() => (hooks.received.length >= 1 ? true : undefined));
+    const deadline = Date.now() + 5_000;
+    let status: string | undefined;
+    while (status !== 'disabled' && Date.now() < deadline) {
+      [{ status } = { status: undefined }] = (await h.deps.db`select status from webhook_endpoints where id = ${registered.id}`) as unknown as { status: string }[];
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(status).toBe('disabled');
+    await h.runJob(await h.queueEmail(fresh, { to: ['bob@one.test'] }));
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(hooks.received).toHaveLength(1);
+  });
+
+  it("keeps one account's slow endpoint from delaying another account's webhooks", async () => {
+    const slow = await receiver();
+    slow.delayMs = 3_000;
+    const fast = await receiver();
+    const slowAccount = await h.createSendingSetup({ domain: 'slow-hooks.test' });
+    const fastAccount = await h.createSendingSetup({ domain: 'fast-hooks.test' });
+    await endpoint(slowAccount.accountId, slow, ['email.accepted']);
+    await endpoint(fastAccount.accountId, fast, ['email.accepted']);
+    for (let i = 0; i < 8; i++) await h.runJob(await h.queueEmail(slowAccount, { to: [`s${i}@one.test`] }));
+    const started = Date.now();
+    await h.runJob(await h.queueEmail(fastAccount, { to: ['f@one.test'] }));
+    await until(() => (fast.received.length >= 1 ? true : undefined));
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+});
+
+async function waitForDelivery(endpointId: string, status: string) {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const [row] = await h.deps.db`select status, attempt_count, last_response_status from webhook_deliveries where endpoint_id = ${endpointId}`;
+    if (row?.status === status) return { ...row };
+    if (Date.now() > deadline) throw new Error(`webhook delivery still ${row?.status}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -1,0 +1,56 @@
+import { newId, type DeliveryCause, type DeliveryStatus, type WebhookEventType } from '@mailer/domain';
+import { timestampsParam } from '../database';
+import type { Transaction } from '../transaction';
+
+/** A delivery's transition as a webhook event reports it. */
+export interface DeliveryEvent {
+  accountId: string;
+  type: WebhookEventType;
+  emailId: string;
+  /** Null for a BCC delivery: nothing derived from a BCC address leaves the service. */
+  recipient: string | null;
+  recipientKind: 'to' | 'cc' | 'bcc';
+  status: DeliveryStatus;
+  cause: DeliveryCause | null;
+  attemptCount: number;
+  at: Date;
+}
+
+/** An event that carries its data whole (`domain.status_changed`: the domain representation). */
+export interface DataEvent {
+  accountId: string;
+  type: WebhookEventType;
+  data: unknown;
+  at: Date;
+}
+
+/**
+ * The outbox write, in the transaction of the changes it reports: each event that an
+ * enabled endpoint of its account subscribes to, and one pending delivery per such
+ * endpoint, due at once. Events no endpoint wants are not written.
+ */
+export function webhookEventsOutbox(tx: Transaction, events: readonly (DeliveryEvent | DataEvent)[]) {
+  const email = (e: DeliveryEvent | DataEvent) => ('emailId' in e ? e : undefined);
+  return tx.sql`
+    with candidate as (
+      select * from unnest(${events.map(() => newId('webhookEvent'))}::text[], ${events.map((e) => e.accountId)}::text[], ${events.map((e) => e.type)}::text[],
+                           ${events.map((e) => email(e)?.emailId ?? null)}::text[], ${events.map((e) => email(e)?.recipient ?? null)}::text[],
+                           ${events.map((e) => email(e)?.recipientKind ?? null)}::text[], ${events.map((e) => email(e)?.status ?? null)}::text[],
+                           ${events.map((e) => (email(e)?.cause ? JSON.stringify(email(e)!.cause) : null))}::text[],
+                           ${events.map((e) => email(e)?.attemptCount ?? null)}::int[],
+                           ${events.map((e) => ('data' in e ? JSON.stringify(e.data) : null))}::text[],
+                           ${timestampsParam(events.map((e) => e.at))}::text[]::timestamptz[])
+             as x(id, account_id, type, email_id, recipient, recipient_kind, status, cause, attempt_count, data, occurred_at)
+    ), subscribed as materialized (
+      -- Every enabled endpoint of the account whose events include the type.
+      select c.*, w.id as endpoint_id
+        from candidate c join webhook_endpoints w
+          on w.account_id = c.account_id and w.deleted_at is null and w.status = 'enabled' and c.type = any(w.events)
+    ), written as (
+      insert into webhook_events (id, account_id, type, email_id, recipient, recipient_kind, status, cause, attempt_count, data, occurred_at)
+      select distinct on (id) id, account_id, type, email_id, recipient, recipient_kind, status, cause::jsonb, attempt_count, data::jsonb, occurred_at
+        from subscribed
+    )
+    insert into webhook_deliveries (id, endpoint_id, event_id, account_id, next_attempt_at, created_at)
+    select 'whd_' || replace(gen_random_uuid()::text, '-', ''), endpoint_id, id, account_id, occurred_at, occurred_at from subscribed`;
+}

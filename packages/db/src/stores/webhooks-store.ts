@@ -1,0 +1,130 @@
+import { isIdOf, newId, type WebhookDeliveryStatus, type WebhookEventType } from '@mailer/domain';
+import type { Queryable, Row } from '../database';
+import { newestFirst, type PagePosition } from './keyset';
+
+export interface WebhookEndpoint {
+  id: string;
+  accountId: string;
+  url: string;
+  events: WebhookEventType[];
+  description: string | null;
+  status: 'enabled' | 'disabled';
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const toEndpoint = (r: Row): WebhookEndpoint => ({
+  id: r.id,
+  accountId: r.account_id,
+  url: r.url,
+  events: r.events,
+  description: r.description,
+  status: r.status,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+const endpointColumns = (db: Queryable) => db`id, account_id, url, events, description, status, created_at, updated_at`;
+
+export async function createWebhookEndpoint(
+  db: Queryable,
+  input: Pick<WebhookEndpoint, 'accountId' | 'url' | 'events' | 'description'> & { secretSealed: string; now: Date },
+): Promise<WebhookEndpoint> {
+  const [row] = await db`
+    insert into webhook_endpoints (id, account_id, url, events, description, secret_sealed, created_at, updated_at)
+    values (${newId('webhook')}, ${input.accountId}, ${input.url}, ${input.events}::text[], ${input.description}, ${input.secretSealed}, ${input.now}, ${input.now})
+    returning ${endpointColumns(db)}`;
+  return toEndpoint(row!);
+}
+
+export async function findWebhookEndpoint(db: Queryable, accountId: string, id: string): Promise<WebhookEndpoint | undefined> {
+  if (!isIdOf('webhook', id)) return undefined;
+  const [row] = await db`select ${endpointColumns(db)} from webhook_endpoints where id = ${id} and account_id = ${accountId} and deleted_at is null`;
+  return row && toEndpoint(row);
+}
+
+export async function listWebhookEndpoints(db: Queryable, accountId: string, position: PagePosition | undefined, limit: number): Promise<WebhookEndpoint[]> {
+  const page = newestFirst(db, position, limit);
+  const rows = await db`
+    select ${endpointColumns(db)} from webhook_endpoints where account_id = ${accountId} and deleted_at is null ${page.after} ${page.page}`;
+  return rows.map(toEndpoint);
+}
+
+export type WebhookEndpointChanges = Partial<Pick<WebhookEndpoint, 'url' | 'events' | 'description' | 'status'>>;
+
+/**
+ * Applies the changes that differ from the endpoint as stored; a request that changes
+ * nothing leaves `updated_at` alone. Enabling an endpoint again clears its failing streak.
+ */
+export async function updateWebhookEndpoint(
+  db: Queryable,
+  endpoint: WebhookEndpoint,
+  changes: WebhookEndpointChanges,
+  now: Date,
+): Promise<WebhookEndpoint | undefined> {
+  const next = { ...endpoint, ...changes };
+  const same =
+    next.url === endpoint.url &&
+    next.description === endpoint.description &&
+    next.status === endpoint.status &&
+    next.events.length === endpoint.events.length &&
+    next.events.every((e, i) => e === endpoint.events[i]);
+  if (same) return endpoint;
+  const [row] = await db`
+    update webhook_endpoints
+       set url = ${next.url}, events = ${next.events}::text[], description = ${next.description}, status = ${next.status},
+           failing_since = case when ${next.status} = 'enabled' then null else failing_since end, updated_at = ${now}
+     where id = ${endpoint.id} and account_id = ${endpoint.accountId} and deleted_at is null
+    returning ${endpointColumns(db)}`;
+  return row && toEndpoint(row);
+}
+
+/** Soft delete: its pending deliveries are never sent. False when there was no such endpoint. */
+export async function deleteWebhookEndpoint(db: Queryable, accountId: string, id: string, now: Date): Promise<boolean> {
+  if (!isIdOf('webhook', id)) return false;
+  const deleted = await db`update webhook_endpoints set deleted_at = ${now}, updated_at = ${now} where id = ${id} and account_id = ${accountId} and deleted_at is null`;
+  return deleted.count > 0;
+}
+
+/** The current secret becomes the previous one, signing beside the new one until `overlapUntil`. */
+export async function rotateWebhookSecret(db: Queryable, endpoint: WebhookEndpoint, secretSealed: string, overlapUntil: Date, now: Date): Promise<boolean> {
+  const rotated = await db`
+    update webhook_endpoints
+       set previous_secret_sealed = secret_sealed, previous_secret_expires_at = ${overlapUntil}, secret_sealed = ${secretSealed}, updated_at = ${now}
+     where id = ${endpoint.id} and account_id = ${endpoint.accountId} and deleted_at is null`;
+  return rotated.count > 0;
+}
+
+export interface WebhookDeliveryRecord {
+  id: string;
+  eventId: string;
+  type: WebhookEventType;
+  status: WebhookDeliveryStatus;
+  attemptCount: number;
+  lastAttemptAt: Date | null;
+  lastResponseStatus: number | null;
+  nextAttemptAt: Date | null;
+  createdAt: Date;
+}
+
+export async function listWebhookDeliveries(db: Queryable, endpointId: string, position: PagePosition | undefined, limit: number): Promise<WebhookDeliveryRecord[]> {
+  const page = newestFirst(db, position, limit);
+  const rows = await db`
+    select id, event_id, type, status, attempt_count, last_attempt_at, last_response_status, next_attempt_at, created_at
+      from (select d.id, d.event_id, e.type, d.status, d.attempt_count, d.last_attempt_at, d.last_response_status,
+                   case when d.status = 'pending' then d.next_attempt_at end as next_attempt_at, d.created_at
+              from webhook_deliveries d join webhook_events e on e.id = d.event_id
+             where d.endpoint_id = ${endpointId}) w
+     where true ${page.after} ${page.page}`;
+  return rows.map((r) => ({
+    id: r.id,
+    eventId: r.event_id,
+    type: r.type,
+    status: r.status,
+    attemptCount: r.attempt_count,
+    lastAttemptAt: r.last_attempt_at,
+    lastResponseStatus: r.last_response_status,
+    nextAttemptAt: r.next_attempt_at,
+    createdAt: r.created_at,
+  }));
+}

@@ -1,0 +1,42 @@
+import { randomBytes } from 'node:crypto';
+import type { DeliveryStatus } from '../delivery/message-status';
+
+/** What an endpoint can subscribe to (docs/api-decisions.md, "Webhooks"). */
+export const WEBHOOK_EVENT_TYPES = ['email.accepted', 'email.deferred', 'email.bounced', 'email.failed', 'email.complained', 'domain.status_changed'] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** The event a delivery's move to `status` reports: one per transition, per attempt for a deferral; none for queued or sending. */
+export function deliveryEventType(status: DeliveryStatus): WebhookEventType | undefined {
+  switch (status) {
+    case 'accepted':
+    case 'deferred':
+    case 'bounced':
+    case 'failed':
+      return `email.${status}`;
+    default:
+      return undefined;
+  }
+}
+
+export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
+
+/**
+ * When a webhook delivery that just failed its `attemptCount`-th attempt is tried again:
+ * the schedule's step for that attempt, or undefined once the schedule is used up (it is
+ * then `failed`).
+ */
+export function nextWebhookAttempt(scheduleMs: readonly number[], attemptCount: number, now: Date): Date | undefined {
+  const step = scheduleMs[attemptCount - 1];
+  return step === undefined ? undefined : new Date(now.getTime() + step);
+}
+
+/** Whether an endpoint whose deliveries have failed without a success since `failingSince` is disabled now. */
+export const endpointGivesUp = (failingSince: Date | null, disableAfterMs: number, now: Date): boolean =>
+  failingSince !== null && now.getTime() - failingSince.getTime() >= disableAfterMs;
+
+/** The purpose webhook signing secrets are sealed under (see seal). */
+export const WEBHOOK_SECRET_SEAL_PURPOSE = 'webhook-secret';
+
+/** A new signing secret: `whsec_` and 32 random bytes, base64 (the Standard Webhooks form). */
+export const newWebhookSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;

@@ -1,0 +1,23 @@
+import ipaddr from 'ipaddr.js';
+import { isDeliverableAddress } from '../delivery/mx-order';
+
+/**
+ * Why a webhook URL is refused, or null: https only (http too with `allowPrivate`), no
+ * credentials, and a literal IP address must be public. A host name is checked again at
+ * connection time, for every address it resolves to (docs/api-decisions.md, "Webhooks").
+ */
+export function webhookUrlProblem(text: string, allowPrivate: boolean): string | null {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return 'must be an absolute URL';
+  }
+  if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) return 'must be an https:// URL';
+  if (url.username || url.password) return 'must not carry credentials';
+  if (text.length > 2048) return 'must be at most 2048 characters';
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (ipaddr.isValid(host) && !isDeliverableAddress(host, allowPrivate)) return 'must not point at a private, loopback or reserved address';
+  if (!ipaddr.isValid(host) && !host.includes('.') && !allowPrivate) return 'must name a public host';
+  return null;
+}
