@@ -3,11 +3,14 @@ import { startTestApi, type TestApi } from '@mailer/api/testing';
 import { insertReadyDomain, insertSender, startTestSmtpServer, type TestSmtpServer } from '@mailer/testing';
 import { startWorkerHarness, type WorkerHarness } from './testing/worker-harness';
 import { verifyDkim } from './testing/verify-dkim';
+import { startReceiver } from './testing/webhook-receiver';
+import { Webhook } from 'standardwebhooks';
 
 /** POST /v1/emails on the API, delivery by the daemon, GET /v1/emails/{id} to read the outcome. */
 let h: WorkerHarness;
 let api: TestApi;
 let auth: string;
+let management: string;
 /** Every byte value once: an attachment that any text re-encoding along the way would corrupt. */
 const EVERY_BYTE = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
 const peers: TestSmtpServer[] = [];
@@ -35,13 +38,14 @@ async function waitForApiStatus(id: string, statuses: string[]) {
 }
 
 beforeAll(async () => {
-  h = await startWorkerHarness({ RETRY_SCHEDULE: '1s' });
-  api = await startTestApi({ DATABASE_URL: h.env.DATABASE_URL!, REDIS_PREFIX: h.env.REDIS_PREFIX! });
+  h = await startWorkerHarness({ RETRY_SCHEDULE: '1s', WEBHOOK_ALLOW_PRIVATE: 'true' });
+  api = await startTestApi({ DATABASE_URL: h.env.DATABASE_URL!, REDIS_PREFIX: h.env.REDIS_PREFIX!, WEBHOOK_ALLOW_PRIVATE: 'true' });
   const provisioned = await api.createAccount();
   const domain = await insertReadyDomain(api.deps.db, api.config.encryptionKey, provisioned.account.id, 'shop.test');
   h.dns.set(`${domain.dkim.selector}._domainkey.shop.test`, [{ type: 'TXT', data: `v=DKIM1; k=rsa; p=${domain.dkim.publicKey}` }]);
   await insertSender(api.deps.db, provisioned.account.id, domain.id, 'hello@shop.test', { displayName: 'Shop Support' });
   auth = `Bearer ${provisioned.sending_key}`;
+  management = `Bearer ${provisioned.management_key}`;
   h.startDaemon();
 });
 afterEach(async () => {
@@ -53,6 +57,33 @@ afterAll(async () => {
 });
 
 describe('POST /v1/emails to the recipient MX', () => {
+  it('tells a webhook endpoint registered over the API, signed with the secret the API gave', async () => {
+    await mx('hooked.test', '127.0.0.4');
+    const receiver = await startReceiver();
+    try {
+      const hook = await api.http.post('/v1/webhooks').set('Authorization', management).send({ url: receiver.url, events: ['email.accepted'] });
+      expect(hook.status).toBe(201);
+      const accepted = await send({ to: ['ann@hooked.test'], content: { plain: 'Hello' } });
+      expect(accepted.status).toBe(202);
+      await waitForApiStatus(accepted.body.id, ['accepted']);
+      const deadline = Date.now() + 10_000;
+      while (receiver.received.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+      const [{ headers, body }] = receiver.received as [(typeof receiver.received)[number]];
+      expect(new Webhook(hook.body.secret).verify(body, headers as Record<string, string>)).toMatchObject({
+        type: 'email.accepted',
+        data: { email_id: accepted.body.id, recipient: 'ann@hooked.test', status: 'accepted', subject: 'Your receipt', from: 'Shop Support <hello@shop.test>' },
+      });
+      let deliveries: { status: string }[] = [];
+      while (deliveries[0]?.status !== 'succeeded' && Date.now() < deadline) {
+        deliveries = (await api.http.get(`/v1/webhooks/${hook.body.id}/deliveries`).set('Authorization', management)).body.data;
+      }
+      expect(deliveries).toEqual([expect.objectContaining({ event_id: headers['webhook-id'], type: 'email.accepted', status: 'succeeded', attempt_count: 1, last_response_status: 200 })]);
+      await api.http.delete(`/v1/webhooks/${hook.body.id}`).set('Authorization', management);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('delivers a DKIM-signed message whose detail shows attempts and events, and nothing of the BCC or the MX', async () => {
     const one = await mx('one.test', '127.0.0.2');
     const hidden = await mx('hidden-bcc.test', '127.0.0.3');
