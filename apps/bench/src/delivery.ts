@@ -3,7 +3,8 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Config } from '@mailer/config';
-import { createAccount, openDatabase, setAccountPlan } from '@mailer/db';
+import { createAccount, createWebhookEndpoint, openDatabase, setAccountPlan } from '@mailer/db';
+import { newWebhookSecret, seal, WEBHOOK_SECRET_SEAL_PURPOSE } from '@mailer/domain';
 import { insertReadyDomain, insertSender, startTestDnsServer, type TestDnsServer } from '@mailer/testing';
 import { clearRedisPrefix, freshDatabase, productionEnv, startApi } from './bench-environment';
 import { writeBenchmarkSection } from './benchmarks-file';
@@ -11,6 +12,7 @@ import { median } from './median';
 import { postMessages } from './post-messages';
 import { runPostfixRound, type PostfixRound } from './postfix-relay';
 import { findSmtpSink, SMTP_SINK_MISSING, startSmtpSink, type SmtpSink } from './smtp-sink';
+import { percentile, startBenchReceiver, type BenchReceiver } from './webhook-receiver';
 
 /**
  * Delivery throughput end to end: messages accepted through POST /v1/emails by the built
@@ -20,13 +22,16 @@ import { findSmtpSink, SMTP_SINK_MISSING, startSmtpSink, type SmtpSink } from '.
  * Each run of ours is followed by one round of Postfix relaying the same phase into
  * smtp-sink (postfix_relay.sh), so that every ratio compares neighbouring minutes of this
  * drifting machine; both, the median of the ratios and the worker's peak RSS go to
- * BENCHMARKS.md ("Delivery").
+ * BENCHMARKS.md ("Delivery"). Last, a webhooks round: N_WEBHOOKS messages more, with an
+ * endpoint of the account on a local receiver taking every `email.accepted` event, for the
+ * events sent per second and their delay from the delivery's record to the receiver.
  * `--cpu-prof` writes CPU profiles of the worker and API processes to bench-results/.
  */
 const N = Number(process.env.N ?? 10_000);
 const N_MULTI = Number(process.env.N_MULTI ?? 500);
 const RCPTS = 20;
 const RUNS = Number(process.env.RUNS ?? 3);
+const N_WEBHOOKS = Number(process.env.N_WEBHOOKS ?? 5_000);
 /**
  * A long-running daemon is measured warm. V8 is still compiling for about the first 5,000
  * messages (the composition threads' V8 helpers spent 35 to 45 us a message on messages 1,000
@@ -115,6 +120,8 @@ function startWorker(config: Config, databaseUrl: string, encryptionKey: Buffer,
       SMTP_PORT: String(SINK_PORT),
       SMTP_HELO_NAME: 'worker.bench.test',
       ALLOW_PRIVATE_MX: 'true',
+      // The benchmark's webhook receiver listens on loopback, over http.
+      WEBHOOK_ALLOW_PRIVATE: 'true',
       WORKER_METRICS_PORT: '0',
       ...Object.fromEntries(Object.entries(process.env).filter(([k]) => /^(WORKER_|DESTINATION_|COMPOSITION_THREADS|DATABASE_POOL_SIZE|SMTP_POOL_IDLE)/.test(k))),
     },
@@ -161,6 +168,7 @@ async function main() {
   const database = openDatabase(databaseUrl, 2);
   const single: Round[] = [];
   const multi: Round[] = [];
+  let webhooks: WebhookRound | undefined;
   let rssMiB = NaN;
   try {
     const provisioned = await createAccount(database.db, 'Delivery benchmark');
@@ -226,6 +234,10 @@ async function main() {
         `multi #${run}: ${ours.accepted} x ${RCPTS} in ${ours.seconds.toFixed(2)} s: e2e ${((ours.accepted * RCPTS) / ours.seconds).toFixed(0)} deliveries/s, ${ours.refused} refused${postfixNote(round)}`,
       );
     }
+    webhooks = await webhookRound(database.db, api.encryptionKey, provisioned.account.id, () => measure(N_WEBHOOKS, singleBody, [sinks[0]!], 1));
+    console.log(
+      `webhooks: ${webhooks.events} events, ${fmt(webhooks.eventsPerSecond)} events/s, delay p50 ${fmt(webhooks.p50)} ms, p99 ${fmt(webhooks.p99)} ms; mail ${fmt(webhooks.mailPerSecond)} msg/s meanwhile`,
+    );
     rssMiB = peakRssMiB(worker.pid!);
   } finally {
     await database.close();
@@ -240,7 +252,48 @@ async function main() {
     await clearRedisPrefix(config, REDIS_PREFIX);
   }
 
-  await report(single, multi, rssMiB);
+  await report(single, multi, webhooks, rssMiB);
+}
+
+interface WebhookRound {
+  events: number;
+  eventsPerSecond: number;
+  p50: number;
+  p99: number;
+  mailPerSecond: number;
+}
+
+/** Mail at full speed with an endpoint taking every `email.accepted` event; waits until the receiver has them all. */
+async function webhookRound(db: ReturnType<typeof openDatabase>['db'], encryptionKey: Buffer, accountId: string, mail: () => Promise<Run>): Promise<WebhookRound> {
+  const receiver: BenchReceiver = await startBenchReceiver();
+  try {
+    await createWebhookEndpoint(db, {
+      accountId,
+      url: receiver.url,
+      events: ['email.accepted'],
+      description: 'benchmark',
+      secretSealed: seal(encryptionKey, WEBHOOK_SECRET_SEAL_PURPOSE, newWebhookSecret()),
+      now: new Date(),
+    });
+    const run = await mail();
+    let seen = -1;
+    let progressAt = Date.now();
+    while (receiver.delaysMs.length < run.accepted) {
+      if (receiver.delaysMs.length > seen) [seen, progressAt] = [receiver.delaysMs.length, Date.now()];
+      if (Date.now() - progressAt > STALL_MS) throw new Error(`the webhook receiver stalled at ${seen} of ${run.accepted}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const seconds = (receiver.lastAt! - receiver.firstAt!) / 1000;
+    return {
+      events: receiver.delaysMs.length,
+      eventsPerSecond: receiver.delaysMs.length / seconds,
+      p50: percentile(receiver.delaysMs, 50),
+      p99: percentile(receiver.delaysMs, 99),
+      mailPerSecond: run.accepted / run.seconds,
+    };
+  } finally {
+    await receiver.close();
+  }
 }
 
 /** Other work on the machine skews every figure (2 cores): the load average when the runs started. */
@@ -278,7 +331,7 @@ function phaseFigures(rounds: Round[], perMessage: number): PhaseFigures {
   };
 }
 
-async function report(single: Round[], multi: Round[], rssMiB: number) {
+async function report(single: Round[], multi: Round[], webhooks: WebhookRound | undefined, rssMiB: number) {
   const one = phaseFigures(single, 1);
   const many = phaseFigures(multi, RCPTS);
   const acceptRate = median(single.map((r) => r.ours.accepted / r.ours.acceptSeconds));
@@ -321,6 +374,16 @@ ${many.rows.join('\n')}
 | e2e, ${RCPTS} recipients in ${RCPTS} domains (deliveries/s) | ${fmt(many.ours)} | ${fmt(many.postfix.rate)} | ${fmt(many.postfix.ratio, 2)} | ${fmt(many.postfixDkim.rate)} | ${fmt(many.postfixDkim.ratio, 2)} |
 | worker peak RSS | ${fmt(rssMiB)} MiB | | | | |
 | requests refused | ${refused} | | | | |
+
+Webhooks while mail flows (after the rounds above): ${N_WEBHOOKS} more messages, the account with one endpoint on a local receiver
+(answering 204 at once) taking every \`email.accepted\` event, signed as always; the delay runs from the delivery's record
+(the event's \`timestamp\`) to its arrival at the receiver.
+
+| measure | value |
+|---|---|
+| events sent per second | ${fmt(webhooks?.eventsPerSecond)} |
+| delay p50 / p99 | ${fmt(webhooks?.p50)} ms / ${fmt(webhooks?.p99)} ms |
+| mail meanwhile, 1 recipient (msg/s) | ${fmt(webhooks?.mailPerSecond)} |
 
 Target (>= ${TARGET_RATIO}x bare Postfix end to end): ${verdict(one.postfix.ratio, TARGET_RATIO)} (1 recipient), ${verdict(many.postfix.ratio, TARGET_RATIO)} (${RCPTS} domains).
 Goal (>= ${GOAL_RATIO}x): ${verdict(one.postfix.ratio, GOAL_RATIO)}, ${verdict(many.postfix.ratio, GOAL_RATIO)}.
