@@ -6,7 +6,7 @@ import { webhookBody } from './webhook-body';
 import { postWebhook, WEBHOOK_TIMEOUT_MS } from './webhook-request';
 
 /** Requests in flight to one endpoint from one daemon: a slow endpoint holds at most these. */
-const PER_ENDPOINT = 4;
+const PER_ENDPOINT = 8;
 /** How often an idle sender looks for due deliveries. */
 const POLL_MS = 250;
 /** A lease outlives the request it covers. */
