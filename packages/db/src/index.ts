@@ -17,4 +17,5 @@ export * from './stores/owed-deliveries-store';
 export * from './stores/intake-store';
 export { findActiveDomainById, countDeliveriesByStatus, makeDeferredDeliveriesDue } from './stores/operator-store';
 export * from './stores/lease-store';
+export * from './stores/secrets-store';
 export { Batcher } from './batcher';
