@@ -152,6 +152,7 @@ describe('plan set', () => {
       per_day: 300,
       per_30_days: 3000,
       max_active: 0,
+      max_domains: 100,
     });
     const row = await accountRow(account.id);
     expect(row!.planId).toBe(plan.id);
@@ -160,6 +161,8 @@ describe('plan set', () => {
       (await run('plan', 'set', '--account', account.id, '--per-hour', '20000', '--per-day', '100000', '--per-30-days', '2147483647', '--json')).stdout,
     );
     expect(second).toMatchObject({ per_minute: 600, per_hour: 20000, per_day: 100000, per_30_days: 2147483647, max_active: 0 });
+    const third = JSON.parse((await run('plan', 'set', '--account', account.id, '--max-domains', '3', '--json')).stdout);
+    expect(third).toMatchObject({ per_minute: 600, per_hour: 20000, max_active: 0, max_domains: 3 });
     const [free] = await database.db`
       select per_minute as "perMinute", per_hour as "perHour", per_day as "perDay", per_30_days as "per30Days", max_active as "maxActive"
       from plans where id = 'plan_free'`;

@@ -22,6 +22,8 @@ export type ErrorCode =
   | 'external_id_conflict'
   | 'domain_has_active_senders'
   | 'sender_already_exists'
+  /** The account has as many active domains as its plan's `max_domains` allows. */
+  | 'domain_limit_exceeded'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'validation_error'

@@ -4,6 +4,11 @@ import { inTransaction } from '../transaction';
 
 export const FREE_PLAN_ID = 'plan_free';
 
+/** A plan: its recipient limits and how many active domains the account may have. */
+export interface PlanSettings extends PlanLimits {
+  maxDomains: number;
+}
+
 export interface ProvisionedAccount {
   account: { id: string; name: string; plan: string };
   sending_key: string;
@@ -61,27 +66,29 @@ export async function rotateSendingKey(db: Database, accountId: string, at = new
   });
 }
 
-/** Gives the account a custom plan: the given limits, the rest carried over from its current plan. */
-export async function setAccountPlan(db: Database, accountId: string, limits: Partial<PlanLimits>) {
+/** Gives the account a custom plan: the given settings, the rest carried over from its current plan. */
+export async function setAccountPlan(db: Database, accountId: string, limits: Partial<PlanSettings>) {
   return inTransaction(db, async (tx) => {
     const [[current]] = await tx.send(tx.sql`
-      select p.per_minute, p.per_hour, p.per_day, p.per_30_days, p.max_active
+      select p.per_minute, p.per_hour, p.per_day, p.per_30_days, p.max_active, p.max_domains
       from accounts a join plans p on p.id = a.plan_id
       where a.id = ${accountId}
       for update of a`);
     if (!current) return undefined;
-    const merged: PlanLimits = {
+    const merged: PlanSettings = {
       perMinute: limits.perMinute ?? current.per_minute,
       perHour: limits.perHour ?? current.per_hour,
       perDay: limits.perDay ?? current.per_day,
       per30Days: limits.per30Days ?? current.per_30_days,
       maxActive: limits.maxActive ?? current.max_active,
+      maxDomains: limits.maxDomains ?? current.max_domains,
     };
     const id = newId('plan');
     await tx.commit(
       tx.sql`
-        insert into plans (id, name, per_minute, per_hour, per_day, per_30_days, max_active)
-        values (${id}, 'custom', ${merged.perMinute}, ${merged.perHour}, ${merged.perDay}, ${merged.per30Days}, ${merged.maxActive})`,
+        insert into plans (id, name, per_minute, per_hour, per_day, per_30_days, max_active, max_domains)
+        values (${id}, 'custom', ${merged.perMinute}, ${merged.perHour}, ${merged.perDay}, ${merged.per30Days}, ${merged.maxActive},
+                ${merged.maxDomains})`,
       tx.sql`update accounts set plan_id = ${id} where id = ${accountId}`,
     );
     return { id, name: 'custom', ...merged };

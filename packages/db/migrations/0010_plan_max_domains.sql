@@ -1,0 +1,1 @@
+ALTER TABLE "plans" ADD COLUMN "max_domains" integer DEFAULT 100 NOT NULL;
