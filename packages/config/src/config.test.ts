@@ -45,6 +45,11 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow('ENCRYPTION_KEY');
   });
 
+  it('re-checks ready domains every 24 hours unless DOMAIN_RECHECK_INTERVAL says otherwise', () => {
+    expect(loadConfig({}).worker.domainRecheckIntervalMs).toBe(24 * 3_600_000);
+    expect(loadConfig({ DOMAIN_RECHECK_INTERVAL: '30m' }).worker.domainRecheckIntervalMs).toBe(1_800_000);
+  });
+
   it('says when the development ENCRYPTION_KEY is in use', () => {
     expect(loadConfig({}).usesDevelopmentEncryptionKey).toBe(true);
     expect(loadConfig({ ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') }).usesDevelopmentEncryptionKey).toBe(false);

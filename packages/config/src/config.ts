@@ -66,6 +66,7 @@ const envSchema = z
     SMTP_POOL_IDLE: duration('5s'),
     WORKER_SHUTDOWN_GRACE: duration('20s'),
     RECONCILE_INTERVAL: duration('30s'),
+    DOMAIN_RECHECK_INTERVAL: duration('24h'),
     RETRY_SCHEDULE: z
       .string()
       .default('1m,5m,15m,30m,1h,2h,4h')
@@ -122,6 +123,8 @@ function toConfig(env: z.infer<typeof envSchema>) {
        */
       compositionThreads: env.COMPOSITION_THREADS,
       reconcileIntervalMs: env.RECONCILE_INTERVAL,
+      /** A ready domain whose last DNS check is older than this is checked again by a daemon. */
+      domainRecheckIntervalMs: env.DOMAIN_RECHECK_INTERVAL,
       retryScheduleMs: env.RETRY_SCHEDULE,
       maxDeliveryAgeMs: env.MAX_DELIVERY_AGE,
       /** How long a worker owns the deliveries it leased; an attempt is cut off before it ends. */

@@ -1,4 +1,4 @@
-import { isIdOf, type ActiveDomainKey, type DnsCheckOutcome } from '@mailer/domain';
+import { isIdOf, type ActiveDomainKey, type DnsCheckOutcome, type VerificationStatus } from '@mailer/domain';
 import type { Database, Queryable, Row } from '../database';
 import { inTransaction } from '../transaction';
 import { domainColumns, toDomainRow, type DomainRow } from './domain-rows';
@@ -180,4 +180,27 @@ export async function recordDnsCheck(
     where id = ${id} and account_id = ${accountId} and deleted_at is null
     returning id`;
   return updated.length > 0;
+}
+
+/**
+ * Claims up to `limit` ready domains (every component `verified`) whose last check started
+ * before `cutoff` (never checked: created before it), oldest first, for the delivery daemon's
+ * re-check: their `last_check_started_at` becomes `now`, so no other daemon picks them until
+ * the interval has passed again (rows another daemon is claiming are skipped, not waited for).
+ */
+export async function claimDomainsForRecheck(db: Queryable, options: { now: Date; cutoff: Date; limit: number }): Promise<DomainRow[]> {
+  // Readiness as isDomainReady (@mailer/domain) defines it: all three components verified.
+  const verified: VerificationStatus = 'verified';
+  const rows = await db`
+    update domains d set last_check_started_at = ${options.now}
+    where d.id in (
+      select id from domains
+      where deleted_at is null
+        and ownership_status = ${verified} and dkim_status = ${verified} and dmarc_status = ${verified}
+        and coalesce(last_check_started_at, created_at) < ${options.cutoff}
+      order by coalesce(last_check_started_at, created_at), id
+      limit ${options.limit}
+      for update skip locked)
+    returning ${domainColumns(db)}`;
+  return rows.map(toDomainRow);
 }
