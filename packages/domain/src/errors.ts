@@ -32,7 +32,9 @@ export type ErrorCode =
   | 'rate_limit_exceeded'
   | 'active_delivery_limit_exceeded'
   | 'internal_error'
-  | 'service_unavailable';
+  | 'service_unavailable'
+  /** An operator route on a server without OPERATOR_TOKEN. */
+  | 'operator_token_not_configured';
 
 export interface ErrorDetail {
   /** Where the problem is, in the request body's own terms: `to[1]`, `content.html`. */

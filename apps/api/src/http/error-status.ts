@@ -29,4 +29,5 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   active_delivery_limit_exceeded: 429,
   internal_error: 500,
   service_unavailable: 503,
+  operator_token_not_configured: 503,
 };

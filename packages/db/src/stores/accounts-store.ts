@@ -36,6 +36,42 @@ export async function createAccount(db: Database, name: string): Promise<Provisi
   });
 }
 
+export interface AccountListItem {
+  id: string;
+  name: string;
+  /** The plan's name (`free`, `custom`) and id. */
+  plan: string;
+  planId: string;
+  createdAt: Date;
+}
+
+/** Every account, oldest first, for the operator CLI. */
+export async function listAccounts(db: Queryable): Promise<AccountListItem[]> {
+  const rows = await db`
+    select a.id, a.name, a.plan_id, p.name as plan_name, a.created_at
+    from accounts a join plans p on p.id = a.plan_id
+    order by a.created_at, a.id`;
+  return rows.map((r) => ({ id: r.id, name: r.name, plan: r.plan_name, planId: r.plan_id, createdAt: r.created_at }));
+}
+
+/** A key as the operator CLI lists it: never the key or its hash. */
+export interface KeyListItem {
+  id: string;
+  kind: 'sending' | 'management';
+  scopes: string[];
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+/** The account's keys, revoked ones included, oldest first. */
+export async function listAccountKeys(db: Queryable, accountId: string): Promise<KeyListItem[]> {
+  const rows = await db`
+    select id, kind, scopes, created_at, revoked_at from api_keys
+    where account_id = ${accountId}
+    order by created_at, id`;
+  return rows.map((r) => ({ id: r.id, kind: r.kind, scopes: r.scopes, createdAt: r.created_at, revokedAt: r.revoked_at }));
+}
+
 export async function accountExists(db: Queryable, accountId: string): Promise<boolean> {
   const [row] = await db`select id from accounts where id = ${accountId} limit 1`;
   return Boolean(row);

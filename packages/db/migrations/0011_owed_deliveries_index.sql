@@ -1,0 +1,1 @@
+CREATE INDEX "deliveries_owed_created_idx" ON "deliveries" USING btree ("created_at") WHERE status in ('queued', 'sending', 'deferred');
