@@ -29,10 +29,10 @@ export function accessLog(deps: Pick<ApiDependencies, 'logger' | 'metrics'>) {
         method: req.method,
         route: routePattern(req),
         status: res.statusCode,
-        duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
-        request_id: req.id,
-        account_id: req.auth?.accountId ?? null,
-        ...(code ? { error_code: code } : {}),
+        durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+        requestId: req.id,
+        accountId: req.auth?.accountId ?? null,
+        ...(code ? { errorCode: code } : {}),
         ...(res.writableFinished ? {} : { aborted: true }),
       });
     });

@@ -54,13 +54,13 @@ describe('the access log', () => {
     const accepted = await acme.send(acme.message());
     const missing = await api.http.get('/v1/emails/em_doesnotexist').set('Authorization', acme.auth);
     const lines = api.logLines().filter((l) => l.message === 'request');
-    const of = (requestId: string) => lines.filter((l) => l.request_id === requestId);
+    const of = (requestId: string) => lines.filter((l) => l.requestId === requestId);
 
     expect(of(accepted.headers['x-request-id']!)).toEqual([
-      expect.objectContaining({ level: 'info', method: 'POST', route: '/v1/emails', status: 202, account_id: acme.accountId, duration_ms: expect.any(Number) }),
+      expect.objectContaining({ level: 'info', method: 'POST', route: '/v1/emails', status: 202, accountId: acme.accountId, durationMs: expect.any(Number) }),
     ]);
     expect(of(missing.headers['x-request-id']!)).toEqual([
-      expect.objectContaining({ method: 'GET', route: '/v1/emails/:id', status: 404, account_id: acme.accountId, error_code: 'email_not_found' }),
+      expect.objectContaining({ method: 'GET', route: '/v1/emails/:id', status: 404, accountId: acme.accountId, errorCode: 'email_not_found' }),
     ]);
     const all = JSON.stringify(lines);
     expect(all).not.toContain(acme.sending_key);
