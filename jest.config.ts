@@ -5,8 +5,8 @@ import type { Config } from 'jest';
 // Workspace packages resolve to their sources so a test never runs stale build output.
 const config: Config = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/apps', '<rootDir>/packages', '<rootDir>/docker'],
-  testMatch: ['**/src/**/*.test.ts', '<rootDir>/docker/*.test.ts'],
+  roots: ['<rootDir>/apps', '<rootDir>/packages', '<rootDir>/docker', '<rootDir>/scripts'],
+  testMatch: ['**/src/**/*.test.ts', '<rootDir>/docker/*.test.ts', '<rootDir>/scripts/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } }] },
   moduleNameMapper: {

@@ -1,22 +1,35 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
+import { loadConfig, parseDuration } from '@mailer/config';
 
 /**
  * No Docker engine runs on these machines, so CI checks what it can without one: the
- * files parse, and every command the image and compose file run exists in package.json.
+ * files parse, every command the image and compose file run is the node entry point of a
+ * package.json script (node itself, never npm, so signals reach it), each role has a
+ * health check on its own port and more time to stop than it takes.
  */
 const root = path.resolve(__dirname, '..');
 const scripts = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).scripts as Record<string, string>;
 const dockerfile = readFileSync(path.join(__dirname, 'Dockerfile'), 'utf8');
 // Compose resolves YAML merge keys (`<<: *app`), so this parse does too.
 const compose = parse(readFileSync(path.join(__dirname, 'compose.yml'), 'utf8'), { merge: true }) as {
-  services: Record<string, { command?: string[]; image?: string; environment?: Record<string, string> }>;
+  services: Record<
+    string,
+    { command?: string[]; image?: string; environment?: Record<string, string>; healthcheck?: { test: string[] }; stop_grace_period?: string }
+  >;
 };
 
+/** The worker's settings as compose gives them (the secrets there are placeholders for the host's). */
+const workerEnv = compose.services.worker!.environment!;
+const workerConfig = loadConfig({ WORKER_METRICS_PORT: workerEnv.WORKER_METRICS_PORT, WORKER_SHUTDOWN_GRACE: workerEnv.WORKER_SHUTDOWN_GRACE });
+
+/** The package.json script that runs this node command (`exec node <entry>`, or `node <entry>`). */
 const npmScriptOf = (command: string[]) => {
-  expect(command.slice(0, 2)).toEqual(['npm', 'run']);
-  return command[2]!;
+  expect(command[0]).toBe('node');
+  const script = Object.keys(scripts).find((name) => scripts[name]!.replace(/^exec /, '') === command.join(' '));
+  expect(script).toBeDefined();
+  return script!;
 };
 
 describe('docker/Dockerfile', () => {
@@ -42,7 +55,7 @@ describe('docker/compose.yml', () => {
     expect(redis).toContain('--maxmemory-policy noeviction');
   });
 
-  it('runs one image in every role, each with a script that exists', () => {
+  it('runs one image in every role, each the node entry point of its script', () => {
     for (const [name, expected] of [['api', 'start:api'], ['worker', 'start:worker'], ['migrations', 'migrate']] as const) {
       const service = compose.services[name]!;
       expect(service.image).toBe('mailer:latest');
@@ -51,5 +64,20 @@ describe('docker/compose.yml', () => {
       expect(scripts[script]).toBeDefined();
       expect(service.environment?.DATABASE_URL).toContain('@postgres:5432/');
     }
+  });
+
+  it('checks the API and the worker each on its own port', () => {
+    const probes = { api: 3000, worker: workerConfig.workerMetricsPort };
+    expect(probes.worker).not.toBe(probes.api);
+    for (const [name, port] of Object.entries(probes)) {
+      expect(compose.services[name]!.healthcheck!.test.join(' ')).toContain(`http://127.0.0.1:${port}/healthz`);
+    }
+    expect(dockerfile).toMatch(/^HEALTHCHECK .*\/healthz/m);
+  });
+
+  it('gives the worker longer to stop than WORKER_SHUTDOWN_GRACE and its 15 s to close, the API longer than its 15 s drain', () => {
+    const grace = workerConfig.worker.shutdownGraceMs;
+    expect(parseDuration(compose.services.worker!.stop_grace_period!)).toBeGreaterThan(grace + 15_000);
+    expect(parseDuration(compose.services.api!.stop_grace_period!)).toBeGreaterThan(15_000);
   });
 });

@@ -49,7 +49,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     keys: createKeyLookup(database.db),
     redis,
     deliveryQueue,
-    metrics: createApiMetrics(deliveryQueue),
+    metrics: createApiMetrics(deliveryQueue, database.db, now),
     cursors: createCursorCodec(config.encryptionKey),
     dns: createDnsResolver(config.dns),
     intake: new IntakeBatcher({ db: database.db, deliveryQueue, logger, now }),

@@ -1,10 +1,12 @@
 import { ConfigError, loadConfig } from '@mailer/config';
+import { checkEncryptionKey } from '@mailer/operations';
 import { closeContainer, createContainer } from './container';
 import { listen } from './server';
 
 async function main() {
   const config = loadConfig();
   const deps = createContainer(config);
+  await checkEncryptionKey(deps.db, config, deps.logger);
   const server = await listen(deps);
   deps.logger.info('api listening', { host: config.host, port: config.port });
 

@@ -11,5 +11,9 @@ export interface CliDependencies {
   /** Opened on first use: only the queue and email commands need Redis, only `domain check` DNS. */
   deliveryQueue: () => Promise<DeliveryQueue>;
   dns: () => DnsResolver;
+  /** ENCRYPTION_KEY as configured: what `secrets reseal` seals under. */
+  encryptionKey: Buffer;
+  /** The environment, for the variable `secrets reseal --from-key-env` names. */
+  env: Record<string, string | undefined>;
   now: () => Date;
 }

@@ -35,6 +35,8 @@ async function main(argv: string[]): Promise<number> {
         return (queue ??= createDeliveryQueue(redis, config.redisPrefix));
       },
       dns: () => (dns ??= createDnsResolver(config.dns)),
+      encryptionKey: config.encryptionKey,
+      env: process.env,
       now: () => new Date(),
     });
   } finally {

@@ -138,6 +138,55 @@ describe('key rotate-sending', () => {
   });
 });
 
+describe('account list', () => {
+  it('lists every account with its plan, oldest first', async () => {
+    const first = await newAccount();
+    const second = await newAccount();
+    await run('plan', 'set', '--account', second.account.id, '--max-domains', '5');
+    const result = await run('account', 'list', '--json');
+    expect(result.status).toBe(0);
+    const { accounts } = JSON.parse(result.stdout) as { accounts: Record<string, unknown>[] };
+    const ids = accounts.map((a) => a.id);
+    expect(ids.indexOf(first.account.id)).toBeLessThan(ids.indexOf(second.account.id));
+    expect(accounts.find((a) => a.id === first.account.id)).toEqual({
+      id: first.account.id,
+      name: 'Fixture',
+      plan: 'free',
+      plan_id: 'plan_free',
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+    });
+    expect(accounts.find((a) => a.id === second.account.id)).toMatchObject({ plan: 'custom', plan_id: expect.stringMatching(/^plan_/) });
+    expect((await run('account', 'list')).stdout).toContain(first.account.id);
+  });
+});
+
+describe('key list', () => {
+  it("lists the account's keys with kinds, scopes, creation and revocation, never a key or its hash", async () => {
+    const account = await newAccount();
+    const created = JSON.parse((await run('key', 'create', '--account', account.account.id, '--scopes', 'domains:read', '--json')).stdout);
+    await run('key', 'rotate-sending', '--account', account.account.id);
+    const result = await run('key', 'list', '--account', account.account.id, '--json');
+    expect(result.status).toBe(0);
+    const { keys } = JSON.parse(result.stdout) as { keys: Record<string, unknown>[] };
+    expect(keys).toHaveLength(4);
+    const sending = keys.filter((k) => k.kind === 'sending');
+    expect(sending.map((k) => k.revoked_at === null)).toEqual([false, true]);
+    expect(keys.find((k) => k.id === created.id)).toEqual({
+      id: created.id,
+      kind: 'management',
+      scopes: ['domains:read'],
+      created_at: expect.any(String),
+      revoked_at: null,
+    });
+    const printed = result.stdout + (await run('key', 'list', '--account', account.account.id)).stdout;
+    for (const secret of [account.sending_key, account.management_key, created.key]) {
+      expect(printed).not.toContain(secret);
+      expect(printed).not.toContain(hashApiKey(secret));
+    }
+    await failsWith('account_not_found', 'key', 'list', '--account', 'acc_doesnotexist');
+  });
+});
+
 describe('plan set', () => {
   it('puts the account on a custom plan: given limits set, the rest carried over', async () => {
     const { account } = await newAccount();
@@ -152,6 +201,7 @@ describe('plan set', () => {
       per_day: 300,
       per_30_days: 3000,
       max_active: 0,
+      max_domains: 100,
     });
     const row = await accountRow(account.id);
     expect(row!.planId).toBe(plan.id);
@@ -160,6 +210,8 @@ describe('plan set', () => {
       (await run('plan', 'set', '--account', account.id, '--per-hour', '20000', '--per-day', '100000', '--per-30-days', '2147483647', '--json')).stdout,
     );
     expect(second).toMatchObject({ per_minute: 600, per_hour: 20000, per_day: 100000, per_30_days: 2147483647, max_active: 0 });
+    const third = JSON.parse((await run('plan', 'set', '--account', account.id, '--max-domains', '3', '--json')).stdout);
+    expect(third).toMatchObject({ per_minute: 600, per_hour: 20000, max_active: 0, max_domains: 3 });
     const [free] = await database.db`
       select per_minute as "perMinute", per_hour as "perHour", per_day as "perDay", per_30_days as "per30Days", max_active as "maxActive"
       from plans where id = 'plan_free'`;

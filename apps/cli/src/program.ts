@@ -7,6 +7,7 @@ import { registerEmailCommands } from './commands/email';
 import { registerKeyCommands } from './commands/key';
 import { registerPlanCommands } from './commands/plan';
 import { registerQueueCommands } from './commands/queue';
+import { registerSecretsCommands } from './commands/secrets';
 import { CliError, printError } from './output';
 
 /** A command group adds its subcommands (`account create`, …) to the program. */
@@ -19,6 +20,7 @@ const COMMAND_GROUPS: CommandGroup[] = [
   registerQueueCommands,
   registerEmailCommands,
   registerDomainCommands,
+  registerSecretsCommands,
 ];
 
 /** Failures that are not the command's: the database is unreachable, missing or not migrated. */

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import type { Config } from '@mailer/config';
 import { Batcher, claimMessages, openDatabase, writeAttempts, type AttemptWrite, type Claim, type Database, type DatabaseHandle } from '@mailer/db';
-import { createDnsResolver } from '@mailer/dns';
+import { createDnsResolver, type DnsResolver } from '@mailer/dns';
 import { createLogger, type Logger } from '@mailer/logger';
 import { createDeliveryQueue, openRedis, type DeliveryQueue, type Redis } from '@mailer/queue';
 import { SmtpConnectionPool } from './delivery/connection-pool';
@@ -25,6 +25,8 @@ export interface WorkerDependencies {
   producerRedis: Redis;
   deliveryQueue: DeliveryQueue;
   transport: TransportContext;
+  /** The configured resolver (DNS_SERVERS, DNS_TIMEOUT) for domain re-checks. */
+  dns: DnsResolver;
   /** Builds and DKIM-signs messages, on worker threads. */
   composer: MessageComposer;
   /** Claims (context and lease) of concurrent jobs, one statement per batch; undefined for a message that does not exist. */
@@ -64,6 +66,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     producerRedis,
     deliveryQueue: createDeliveryQueue(producerRedis, config.redisPrefix),
     transport: createTransportContext(config),
+    dns: createDnsResolver(config.dns),
     composer: createMessageComposer(config.encryptionKey, config.worker.compositionThreads),
     claims: new Batcher((emailIds) => claim(database, config, emailIds, now())),
     attempts: new Batcher(async (writes) => {

@@ -5,16 +5,20 @@ import type { WorkerDependencies } from './container';
 import { deliverMessage } from './jobs/deliver-message';
 import { purgeExpiredData } from './jobs/purge-expired-data';
 import { startWebhookSender } from './webhooks/webhook-sender';
+import { recheckDomains } from './jobs/recheck-domains';
 
 /** After a job failed (the database was away, say), the message gets another job this much later. */
 const FAILED_JOB_RETRY_MS = 30_000;
 const RECONCILE_PAGE_SIZE = 1_000;
 const RETENTION_INTERVAL_MS = 3_600_000;
+/** How often a daemon looks for domains due for a re-check (at most DOMAIN_RECHECK_INTERVAL). */
+const RECHECK_PASS_MS = 60_000;
 
 export interface Daemon {
   worker: Worker<DeliverMessagePayload>;
   /** One reconciler pass; resolves with how many jobs it added. */
   reconcile(): Promise<number>;
+
   /**
    * Stops taking jobs and the reconciler, and waits for the in-flight jobs. After the
    * shutdown grace period the rest are aborted: deliveries whose message had not gone out
@@ -26,8 +30,8 @@ export interface Daemon {
 /**
  * The BullMQ consumer of the delivery queue, `WORKER_CONCURRENCY` jobs at a time; the
  * reconciler: every `RECONCILE_INTERVAL` it enqueues the jobs of owed deliveries that
- * Redis lost (FLUSHALL, Redis down at acceptance, a dead worker's lease); retention; and
- * the webhook sender.
+ * Redis lost (FLUSHALL, Redis down at acceptance, a dead worker's lease); the webhook sender;
+ * and, at start and then periodically, retention passes and domain re-check passes.
  */
 export function startDaemon(deps: WorkerDependencies): Daemon {
   const worker = new Worker<DeliverMessagePayload>(DELIVERY_QUEUE, (job) => runJob(deps, job), {
@@ -57,6 +61,17 @@ export function startDaemon(deps: WorkerDependencies): Daemon {
   const retentionTimer = setInterval(purge, RETENTION_INTERVAL_MS);
   retentionTimer.unref();
   setImmediate(purge);
+  let rechecking = false;
+  const recheck = () => {
+    if (rechecking) return;
+    rechecking = true;
+    recheckDomains(deps)
+      .catch((error: Error) => deps.logger.warn('domain re-check pass failed', { error: error.message }))
+      .finally(() => (rechecking = false));
+  };
+  const recheckTimer = setInterval(recheck, Math.min(RECHECK_PASS_MS, deps.config.worker.domainRecheckIntervalMs));
+  recheckTimer.unref();
+  setImmediate(recheck);
   const webhooks = startWebhookSender(deps);
 
   return {
@@ -65,6 +80,7 @@ export function startDaemon(deps: WorkerDependencies): Daemon {
     async stop() {
       clearInterval(reconcileTimer);
       clearInterval(retentionTimer);
+      clearInterval(recheckTimer);
       const grace = setTimeout(() => deps.shutdown.abort(new Error('shutdown')), deps.config.worker.shutdownGraceMs);
       try {
         await Promise.all([worker.close(), webhooks.stop()]);

@@ -1,14 +1,16 @@
 import { ConfigError, loadConfig } from '@mailer/config';
+import { checkEncryptionKey } from '@mailer/operations';
 import { DELIVERY_QUEUE } from '@mailer/queue';
 import { createContainer } from './container';
 import { startDaemon } from './daemon';
 import { serveMetrics } from './metrics';
 import { installShutdown } from './shutdown';
 
-/** The delivery daemon: config → container → BullMQ worker and reconciler → metrics → signal handling. */
+/** The delivery daemon: config → container → key check → BullMQ worker and reconciler → metrics → signal handling. */
 async function main() {
   const config = loadConfig();
   const deps = createContainer(config);
+  await checkEncryptionKey(deps.db, config, deps.logger);
   const daemon = startDaemon(deps);
   const metrics = serveMetrics(deps.metrics, config, deps.logger);
   installShutdown(deps, daemon, metrics);

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Config } from '@mailer/config';
-import { isOperatorAuthorized } from '@mailer/domain';
+import { isOperatorAuthorized, OPERATOR_TOKEN_NOT_CONFIGURED_MESSAGE } from '@mailer/domain';
 import type { Logger } from '@mailer/logger';
 
 /** The daemon's Prometheus metrics. Labels carry outcomes and causes only, never an address or host. */
@@ -13,6 +13,8 @@ export interface WorkerMetrics {
   deliveries: Counter<'status'>;
   /** From routing a domain's recipients to the end of their SMTP transaction. */
   transactionSeconds: Histogram;
+  /** From a message's acceptance to the attempt that left every delivery terminal. */
+  completionSeconds: Histogram;
   messages: Counter<'result'>;
   /** Jobs the reconciler added because Redis did not hold them. */
   reconcilerEnqueued: Counter;
@@ -31,19 +33,29 @@ export function createWorkerMetrics(): WorkerMetrics {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
       registers: [registry],
     }),
+    completionSeconds: new Histogram({
+      name: 'mailer_email_completion_seconds',
+      help: 'From acceptance to a terminal status (every delivery accepted, bounced or failed), per message.',
+      buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3_600, 14_400, 86_400, 259_200],
+      registers: [registry],
+    }),
     messages: new Counter({ name: 'mailer_delivery_messages_total', help: 'Messages worked on by delivery jobs (a job carries one or several), by result.', labelNames: ['result'], registers: [registry] }),
     reconcilerEnqueued: new Counter({ name: 'mailer_reconciler_enqueued_total', help: 'Owed deliveries re-enqueued by the reconciler.', registers: [registry] }),
   };
 }
 
 /**
- * `GET /metrics` (Prometheus text, behind OPERATOR_TOKEN like the API's) and `GET /healthz`
+ * `GET /metrics` (Prometheus text, behind OPERATOR_TOKEN like the API's; 503 saying so without it) and `GET /healthz`
  * on WORKER_METRICS_PORT. A port that cannot be bound is logged, not fatal: delivery matters more.
  */
 export function serveMetrics(metrics: WorkerMetrics, config: Config, logger: Logger): Server {
   const server = createServer((req, res) => {
     if (req.method === 'GET' && req.url === '/healthz') return res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
     if (req.method !== 'GET' || req.url !== '/metrics') return res.writeHead(404).end();
+    if (!config.operatorToken) {
+      const body = JSON.stringify({ error: { code: 'operator_token_not_configured', message: OPERATOR_TOKEN_NOT_CONFIGURED_MESSAGE } });
+      return res.writeHead(503, { 'content-type': 'application/json' }).end(body);
+    }
     if (!isOperatorAuthorized(req.headers.authorization, config.operatorToken)) {
       return res.writeHead(401, { 'www-authenticate': 'Bearer' }).end();
     }

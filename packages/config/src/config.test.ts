@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { loadConfig, ConfigError } from './config';
+import { loadConfig, ConfigError, parseEncryptionKey } from './config';
 
 describe('loadConfig', () => {
   it('applies the contract defaults', () => {
@@ -49,5 +49,23 @@ describe('loadConfig', () => {
 
   it('requires ENCRYPTION_KEY in production', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow('ENCRYPTION_KEY');
+  });
+
+  it('re-checks ready domains every 24 hours unless DOMAIN_RECHECK_INTERVAL says otherwise', () => {
+    expect(loadConfig({}).worker.domainRecheckIntervalMs).toBe(24 * 3_600_000);
+    expect(loadConfig({ DOMAIN_RECHECK_INTERVAL: '30m' }).worker.domainRecheckIntervalMs).toBe(1_800_000);
+  });
+
+  it('says when the development ENCRYPTION_KEY is in use', () => {
+    expect(loadConfig({}).usesDevelopmentEncryptionKey).toBe(true);
+    expect(loadConfig({ ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') }).usesDevelopmentEncryptionKey).toBe(false);
+  });
+});
+
+describe('parseEncryptionKey', () => {
+  it('reads a key of the ENCRYPTION_KEY format and names the variable otherwise', () => {
+    expect(parseEncryptionKey('OLD_KEY', Buffer.alloc(32, 7).toString('base64'))).toEqual(Buffer.alloc(32, 7));
+    expect(() => parseEncryptionKey('OLD_KEY', undefined)).toThrow(/^OLD_KEY: /);
+    expect(() => parseEncryptionKey('OLD_KEY', 'c2hvcnQ=')).toThrow(ConfigError);
   });
 });

@@ -49,6 +49,8 @@ const hostPort = z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[^\s:,]+)(:\d{1,5})?$/, 
  */
 const DEVELOPMENT_ENCRYPTION_KEY = Buffer.alloc(32, 'mailer-development-only-key').toString('base64');
 
+const encryptionKey = z.string().refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64-encoded');
+
 const envSchema = z
   .object({
     NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -82,6 +84,7 @@ const envSchema = z
     SMTP_POOL_IDLE: duration('5s'),
     WORKER_SHUTDOWN_GRACE: duration('20s'),
     RECONCILE_INTERVAL: duration('30s'),
+    DOMAIN_RECHECK_INTERVAL: duration('24h'),
     RETRY_SCHEDULE: durationList('1m,5m,15m,30m,1h,2h,4h'),
     MAX_DELIVERY_AGE: duration('72h'),
     WEBHOOK_ALLOW_PRIVATE: bool(false),
@@ -90,10 +93,7 @@ const envSchema = z
     WEBHOOK_CONCURRENCY: int(20, 1, 1000),
     RETENTION_DAYS: int(30, 1, 3650),
     OPERATOR_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
-    ENCRYPTION_KEY: z
-      .string()
-      .optional()
-      .refine((v) => v === undefined || Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64-encoded'),
+    ENCRYPTION_KEY: encryptionKey.optional(),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV === 'production' && !env.ENCRYPTION_KEY) {
@@ -137,6 +137,8 @@ function toConfig(env: z.infer<typeof envSchema>) {
        */
       compositionThreads: env.COMPOSITION_THREADS,
       reconcileIntervalMs: env.RECONCILE_INTERVAL,
+      /** A ready domain whose last DNS check is older than this is checked again by a daemon. */
+      domainRecheckIntervalMs: env.DOMAIN_RECHECK_INTERVAL,
       retryScheduleMs: env.RETRY_SCHEDULE,
       maxDeliveryAgeMs: env.MAX_DELIVERY_AGE,
       /** How long a worker owns the deliveries it leased; an attempt is cut off before it ends. */
@@ -157,6 +159,8 @@ function toConfig(env: z.infer<typeof envSchema>) {
     retentionDays: env.RETENTION_DAYS,
     operatorToken: env.OPERATOR_TOKEN,
     encryptionKey: Buffer.from(env.ENCRYPTION_KEY ?? DEVELOPMENT_ENCRYPTION_KEY, 'base64'),
+    /** ENCRYPTION_KEY is unset and the development key seals secrets: the API and the daemon warn at start. */
+    usesDevelopmentEncryptionKey: env.ENCRYPTION_KEY === undefined,
   };
 }
 
@@ -173,4 +177,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
   return toConfig(parsed.data);
+}
+
+/**
+ * A key of the ENCRYPTION_KEY format held in another variable (`secrets reseal --from-key-env VAR`);
+ * throws a ConfigError naming the variable when it is unset or malformed.
+ */
+export function parseEncryptionKey(variable: string, value: string | undefined): Buffer {
+  const parsed = encryptionKey.safeParse(value ?? '');
+  if (!value || !parsed.success) throw new ConfigError(`${variable}: must be set to 32 bytes, base64-encoded, like ENCRYPTION_KEY`);
+  return Buffer.from(value, 'base64');
 }

@@ -1,2 +1,2 @@
-export { loadConfig, ConfigError, type Config } from './config';
+export { loadConfig, parseEncryptionKey, ConfigError, type Config } from './config';
 export { parseDuration } from './duration';

@@ -24,6 +24,8 @@ export type ErrorCode =
   | 'external_id_conflict'
   | 'domain_has_active_senders'
   | 'sender_already_exists'
+  /** The account has as many active domains as its plan's `max_domains` allows. */
+  | 'domain_limit_exceeded'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'validation_error'
@@ -32,7 +34,9 @@ export type ErrorCode =
   | 'rate_limit_exceeded'
   | 'active_delivery_limit_exceeded'
   | 'internal_error'
-  | 'service_unavailable';
+  | 'service_unavailable'
+  /** An operator route on a server without OPERATOR_TOKEN. */
+  | 'operator_token_not_configured';
 
 export interface ErrorDetail {
   /** Where the problem is, in the request body's own terms: `to[1]`, `content.html`. */

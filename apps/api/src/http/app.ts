@@ -1,6 +1,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { AppError } from '@mailer/domain';
 import type { ApiDependencies } from '../container';
+import { accessLog, routePattern } from './access-log';
 import { authenticate, authenticateOperator, authorize } from './auth';
 import { BodyBudget, MAX_BODY_BYTES } from './body-budget';
 import { errorHandler } from './error-handler';
@@ -15,8 +16,7 @@ function recordRequestMetrics(deps: ApiDependencies) {
   return (req: Request, res: Response, next: NextFunction) => {
     const stop = deps.metrics.httpRequestDuration.startTimer();
     res.once('finish', () => {
-      const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
-      stop({ method: req.method, route, status: String(res.statusCode) });
+      stop({ method: req.method, route: routePattern(req), status: String(res.statusCode) });
     });
     next();
   };
@@ -79,6 +79,7 @@ export function createApp(deps: ApiDependencies, routes: RouteDefinition[], extr
   app.use(requestContext());
   app.use(escapeMalformedPercentEncoding);
   app.use(recordRequestMetrics(deps));
+  app.use(accessLog(deps));
   extras.mount?.(app);
 
   const bodyBudget = new BodyBudget(deps.config.maxBodyBytesInFlight);

@@ -5,6 +5,7 @@ import {
   hashApiKey,
   isOperatorAuthorized,
   isWellFormedApiKey,
+  OPERATOR_TOKEN_NOT_CONFIGURED_MESSAGE,
   type KeyKind,
   type Scope,
 } from '@mailer/domain';
@@ -33,8 +34,12 @@ export async function authenticate(keys: KeyLookup, header: string | undefined):
   return { keyId: row.id, accountId: row.accountId, kind: row.kind, scopes: row.scopes };
 }
 
+/** Without OPERATOR_TOKEN the operator surface is off, and says so (docs/api-decisions.md, "Operations"). */
+export const operatorTokenNotConfigured = () => new AppError('operator_token_not_configured', OPERATOR_TOKEN_NOT_CONFIGURED_MESSAGE);
+
 /** The operator surface (metrics, dashboard) takes OPERATOR_TOKEN, not an account's key. */
 export function authenticateOperator(header: string | undefined, token: string | undefined): void {
+  if (!token) throw operatorTokenNotConfigured();
   if (!isOperatorAuthorized(header, token)) throw unauthorized('The operator token is required.');
 }
 

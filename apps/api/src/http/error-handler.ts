@@ -2,6 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { AppError, type ErrorCode } from '@mailer/domain';
 import { isDatabaseUnavailable } from '@mailer/db';
 import type { Logger } from '@mailer/logger';
+import { ERROR_CODE_LOCAL } from './access-log';
 import { ERROR_STATUS } from './error-status';
 import { rateLimitHeaderValues } from './rate-limit-headers';
 import { boundDetails } from './error-details';
@@ -44,6 +45,7 @@ export function sendError(res: Response, error: AppError): void {
   for (const [name, value] of Object.entries(error.headers ?? {})) res.setHeader(name, value);
   if (error.rateLimit) for (const [name, value] of Object.entries(rateLimitHeaderValues(error.rateLimit))) res.setHeader(name, value);
   if (error.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(error.retryAfterSeconds));
+  res.locals[ERROR_CODE_LOCAL] = error.code;
   sendJson(res, ERROR_STATUS[error.code], {
     error: { code: error.code, message: error.message, ...(error.details?.length ? { details: boundDetails(error.details) } : {}) },
   });

@@ -21,6 +21,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   external_id_conflict: 409,
   domain_has_active_senders: 409,
   sender_already_exists: 409,
+  domain_limit_exceeded: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   validation_error: 422,
@@ -30,4 +31,5 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   active_delivery_limit_exceeded: 429,
   internal_error: 500,
   service_unavailable: 503,
+  operator_token_not_configured: 503,
 };

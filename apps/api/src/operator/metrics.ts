@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { owedDeliveriesSummary, type OwedDeliveriesSummary, type Queryable } from '@mailer/db';
 import { MESSAGES_PER_JOB, type DeliveryQueue } from '@mailer/queue';
 
 /** The API's Prometheus metrics, one registry per container so test containers never collide. */
@@ -7,9 +8,16 @@ export interface ApiMetrics {
   httpRequestDuration: Histogram<'method' | 'route' | 'status'>;
   emailsAccepted: Counter;
   recipientsAccepted: Counter;
+  /** Error answers by their code (docs/api-decisions.md, "Errors"). */
+  refusals: Counter<'code'>;
 }
 
-export function createApiMetrics(deliveryQueue: DeliveryQueue): ApiMetrics {
+/**
+ * The registry of this API process. Besides its own counters it reports, read at scrape time,
+ * the delivery queue's jobs (Redis) and the owed deliveries (PostgreSQL, one cheap statement):
+ * figures of the whole service, the same on every API process.
+ */
+export function createApiMetrics(deliveryQueue: DeliveryQueue, db: Queryable, now: () => Date): ApiMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const metrics: ApiMetrics = {
@@ -23,6 +31,7 @@ export function createApiMetrics(deliveryQueue: DeliveryQueue): ApiMetrics {
     }),
     emailsAccepted: new Counter({ name: 'mailer_emails_accepted_total', help: 'Messages accepted (202, not replays).', registers: [registry] }),
     recipientsAccepted: new Counter({ name: 'mailer_recipients_accepted_total', help: 'Recipient-emails accepted.', registers: [registry] }),
+    refusals: new Counter<'code'>({ name: 'mailer_http_refusals_total', help: 'Error answers by error code.', labelNames: ['code'], registers: [registry] }),
   };
   new Gauge({
     name: 'mailer_queue_jobs',
@@ -36,6 +45,33 @@ export function createApiMetrics(deliveryQueue: DeliveryQueue): ApiMetrics {
       } catch {
         // Redis away: the gauge keeps its last values; /readyz reports the outage.
       }
+    },
+  });
+  // Both gauges below are collected in one scrape from one statement. With the database away
+  // they keep their last values, as the queue gauge does with Redis away; /readyz reports it.
+  let summary: Promise<OwedDeliveriesSummary | undefined> | undefined;
+  const owed = () =>
+    (summary ??= owedDeliveriesSummary(db)
+      .catch(() => undefined)
+      .finally(() => setImmediate(() => (summary = undefined))));
+  new Gauge({
+    name: 'mailer_deliveries_owed',
+    help: 'Recipient deliveries owed an attempt (queued, sending, deferred), by status (read from PostgreSQL at scrape time).',
+    labelNames: ['status'],
+    registers: [registry],
+    async collect() {
+      const found = await owed();
+      if (found) for (const [status, count] of Object.entries(found.byStatus)) this.set({ status }, count);
+    },
+  });
+  new Gauge({
+    name: 'mailer_oldest_owed_delivery_age_seconds',
+    help: 'Seconds since the oldest owed delivery was accepted; 0 when none is owed (read from PostgreSQL at scrape time).',
+    registers: [registry],
+    async collect() {
+      const found = await owed();
+      if (!found) return;
+      this.set(found.oldestCreatedAt ? Math.max(0, (now().getTime() - found.oldestCreatedAt.getTime()) / 1000) : 0);
     },
   });
   return metrics;

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { createAccount } from '@mailer/db';
+import { createAccount, listAccounts } from '@mailer/db';
 import { CliError, printResult } from '../output';
 import type { CliDependencies } from '../cli-dependencies';
 
@@ -33,6 +33,28 @@ export function registerAccountCommands(program: Command, deps: CliDependencies)
           `Management key: ${created.management_key}  (domains:read, domains:write, senders:read, senders:write)`,
           'Store both keys now: they are not shown again.',
         ].join('\n'),
+      );
+    });
+
+  account
+    .command('list')
+    .description('list every account, oldest first')
+    .option('--json', 'print {"accounts":[{"id","name","plan","plan_id","created_at"}]}')
+    .action(async (options: { json?: boolean }) => {
+      const accounts = (await listAccounts(deps.db)).map((a) => ({
+        id: a.id,
+        name: a.name,
+        plan: a.plan,
+        plan_id: a.planId,
+        created_at: a.createdAt.toISOString(),
+      }));
+      printResult(
+        deps.stdout,
+        options.json,
+        { accounts },
+        accounts.length === 0
+          ? 'No accounts.'
+          : accounts.map((a) => `${a.id}  ${a.created_at}  ${a.plan === 'custom' ? a.plan_id : a.plan}  ${a.name}`).join('\n'),
       );
     });
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { accountExists, createManagementKey, revokeKey, rotateSendingKey, type Database } from '@mailer/db';
+import { accountExists, createManagementKey, listAccountKeys, revokeKey, rotateSendingKey, type Database } from '@mailer/db';
 import { parseScopes, SCOPES } from '@mailer/domain';
 import { CliError, printResult } from '../output';
 import type { CliDependencies } from '../cli-dependencies';
@@ -58,6 +58,30 @@ export function registerKeyCommands(program: Command, deps: CliDependencies): vo
         options.json,
         { sending_key: sendingKey },
         [`New sending key for ${options.account}: ${sendingKey}`, 'The previous one no longer works. Store this key now: it is not shown again.'].join('\n'),
+      );
+    });
+
+  key
+    .command('list')
+    .description("list the account's keys, revoked ones included (never a key or its hash)")
+    .requiredOption('--account <id>', 'the account (acc_…)')
+    .option('--json', 'print {"keys":[{"id","kind","scopes","created_at","revoked_at"}]}')
+    .action(async (options: { account: string; json?: boolean }) => {
+      await requireAccount(deps.db, options.account);
+      const keys = (await listAccountKeys(deps.db, options.account)).map((k) => ({
+        id: k.id,
+        kind: k.kind,
+        scopes: k.scopes,
+        created_at: k.createdAt.toISOString(),
+        revoked_at: k.revokedAt?.toISOString() ?? null,
+      }));
+      printResult(
+        deps.stdout,
+        options.json,
+        { keys },
+        keys
+          .map((k) => `${k.id}  ${k.kind.padEnd(10)}  ${k.created_at}  ${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}  ${k.scopes.join(',')}`)
+          .join('\n'),
       );
     });
 }

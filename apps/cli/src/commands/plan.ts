@@ -1,18 +1,18 @@
 import type { Command } from 'commander';
-import { setAccountPlan } from '@mailer/db';
-import type { PlanLimits } from '@mailer/domain';
+import { setAccountPlan, type PlanSettings } from '@mailer/db';
 import { CliError, printResult } from '../output';
 import type { CliDependencies } from '../cli-dependencies';
 
-/** PostgreSQL `integer`, the column type of every limit. */
+/** PostgreSQL `integer`, the column type of every setting. */
 const MAX_LIMIT = 2_147_483_647;
 
-const LIMIT_OPTIONS: { flag: string; option: string; field: keyof PlanLimits; help: string }[] = [
+const LIMIT_OPTIONS: { flag: string; option: string; field: keyof PlanSettings; help: string }[] = [
   { flag: '--per-minute', option: 'perMinute', field: 'perMinute', help: 'recipient-emails per rolling minute' },
   { flag: '--per-hour', option: 'perHour', field: 'perHour', help: 'recipient-emails per rolling hour' },
   { flag: '--per-day', option: 'perDay', field: 'perDay', help: 'recipient-emails per rolling 24 hours' },
   { flag: '--per-30-days', option: 'per30Days', field: 'per30Days', help: 'recipient-emails per rolling 30 days' },
   { flag: '--max-active', option: 'maxActive', field: 'maxActive', help: 'recipient deliveries queued, sending or deferred at once' },
+  { flag: '--max-domains', option: 'maxDomains', field: 'maxDomains', help: 'active (not deleted) domains' },
 ];
 
 function parseLimit(flag: string, raw: string): number {
@@ -31,9 +31,9 @@ export function registerPlanCommands(program: Command, deps: CliDependencies): v
     .description('give the account a custom plan: the limits given, the others carried over from its current plan')
     .requiredOption('--account <id>', 'the account (acc_…)');
   for (const limit of LIMIT_OPTIONS) set.option(`${limit.flag} <n>`, limit.help);
-  set.option('--json', 'print {"id","name","per_minute","per_hour","per_day","per_30_days","max_active"}').action(
+  set.option('--json', 'print {"id","name","per_minute","per_hour","per_day","per_30_days","max_active","max_domains"}').action(
     async (options: Record<string, string | boolean | undefined> & { account: string; json?: boolean }) => {
-      const limits: Partial<PlanLimits> = {};
+      const limits: Partial<PlanSettings> = {};
       for (const limit of LIMIT_OPTIONS) {
         const raw = options[limit.option];
         if (typeof raw === 'string') limits[limit.field] = parseLimit(limit.flag, raw);
@@ -51,6 +51,7 @@ export function registerPlanCommands(program: Command, deps: CliDependencies): v
         per_day: updated.perDay,
         per_30_days: updated.per30Days,
         max_active: updated.maxActive,
+        max_domains: updated.maxDomains,
       };
       printResult(
         deps.stdout,
@@ -59,7 +60,7 @@ export function registerPlanCommands(program: Command, deps: CliDependencies): v
         [
           `Account ${options.account} is now on custom plan ${view.id}:`,
           `  per minute ${view.per_minute}, per hour ${view.per_hour}, per day ${view.per_day}, per 30 days ${view.per_30_days}`,
-          `  at most ${view.max_active} active deliveries`,
+          `  at most ${view.max_active} active deliveries and ${view.max_domains} active domains`,
         ].join('\n'),
       );
     },

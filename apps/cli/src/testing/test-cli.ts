@@ -1,3 +1,4 @@
+import { loadConfig } from '@mailer/config';
 import type { Database } from '@mailer/db';
 import { createDnsResolver, type DnsResolver } from '@mailer/dns';
 import { createDeliveryQueue, openRedis, waitForRedis, type DeliveryQueue, type Redis } from '@mailer/queue';
@@ -19,7 +20,8 @@ export interface TestCli {
 
 /**
  * The CLI in-process against a test database, with real Redis (its own key prefix, or the
- * one given) and a real resolver (the given DNS servers), both opened only when a command needs them.
+ * one given) and a real resolver (the given DNS servers), both opened only when a command needs them;
+ * ENCRYPTION_KEY is the development key and the environment empty.
  */
 export function startTestCli(db: Database, options: { redisPrefix?: string; dnsServers?: string[] } = {}): TestCli {
   let redis: Redis | undefined;
@@ -42,6 +44,8 @@ export function startTestCli(db: Database, options: { redisPrefix?: string; dnsS
         stderr: { write: (text: string) => (stderr += text) },
         deliveryQueue,
         dns: () => (dns ??= createDnsResolver({ servers: options.dnsServers ?? [], timeoutMs: 500 })),
+        encryptionKey: loadConfig({}).encryptionKey,
+        env: {},
         now: () => new Date(),
       });
       return { status, stdout, stderr };

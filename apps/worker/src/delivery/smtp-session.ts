@@ -65,6 +65,8 @@ function tlsMode(policy: TlsPolicy, plain: boolean) {
  * transaction at a time and can be reused for the next.
  */
 export class SmtpSession {
+  /** Why STARTTLS failed when this plain session is the opportunistic fallback; operator logs only. */
+  tlsFailure?: string;
   private ended = false;
   /** No transaction open: none began yet, or the last one ended with the reply to its final dot. */
   private betweenTransactions = true;
@@ -196,7 +198,9 @@ export class SmtpSession {
 export async function openSession(target: SessionTarget, settings: SessionSettings, signal: AbortSignal): Promise<SmtpSession | OpenFailure> {
   const first = await connect(target, settings, false, signal);
   if (first instanceof SmtpSession || first.kind !== 'tls' || target.policy === 'require_tls') return first;
-  return connect(target, settings, true, signal);
+  const plain = await connect(target, settings, true, signal);
+  if (plain instanceof SmtpSession) plain.tlsFailure = first.message;
+  return plain;
 }
 
 function connect(target: SessionTarget, settings: SessionSettings, plain: boolean, signal: AbortSignal): Promise<SmtpSession | OpenFailure> {

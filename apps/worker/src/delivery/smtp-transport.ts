@@ -40,6 +40,8 @@ export interface TransactionReport {
   tls: boolean;
   /** The MX host talked to (or last tried); operator-only, never shown by the API. */
   mxHost: string | null;
+  /** Why the last TLS negotiation of the attempt failed, if one did (it may name the MX host); operator logs only. */
+  tlsFailure?: string;
   /** Set when the signal cut the attempt short; after the final dot the message may have arrived. */
   aborted?: { finalDotSent: boolean };
 }
@@ -73,6 +75,7 @@ export async function deliverToDomain(ctx: TransportContext, tx: DomainTransacti
 
   let failure = deferred('connection_failed');
   let lastHost: string | null = null;
+  let tlsFailure: string | undefined;
   for (const host of route.hosts) {
     lastHost = host;
     const addresses = await ctx.routes.hostAddresses(host, tx.signal);
@@ -93,6 +96,7 @@ export async function deliverToDomain(ctx: TransportContext, tx: DomainTransacti
         const transaction = await transact(ctx, { host, address, port: ctx.port, policy: tx.policy }, tx);
         if (!('sent' in transaction)) {
           if (transaction.kind === 'aborted') return report(deferred('timeout'), host);
+          if (transaction.kind === 'tls') tlsFailure = transaction.message;
           failure = worse(failure, openFailureOutcome(transaction, tx.policy));
           continue;
         }
@@ -103,6 +107,7 @@ export async function deliverToDomain(ctx: TransportContext, tx: DomainTransacti
           outcomes: outcomesFromSend(tx.recipients, sent),
           tls: session.tls,
           mxHost: host,
+          ...(session.tlsFailure ? { tlsFailure: session.tlsFailure } : {}),
           ...(sent.kind === 'aborted' ? { aborted: { finalDotSent: sent.finalDotSent } } : {}),
         };
       }
@@ -110,7 +115,7 @@ export async function deliverToDomain(ctx: TransportContext, tx: DomainTransacti
       release();
     }
   }
-  return report(failure, lastHost);
+  return { ...report(failure, lastHost), ...(tlsFailure ? { tlsFailure } : {}) };
 }
 
 /**

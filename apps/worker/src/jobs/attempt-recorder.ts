@@ -16,6 +16,8 @@ export interface AttemptFacts {
   startedAt: Date;
   tls: boolean;
   mxHost: string | null;
+  /** Why a TLS negotiation failed during the attempt (see TransactionReport). */
+  tlsFailure?: string;
 }
 
 /**
@@ -71,14 +73,18 @@ export class AttemptRecorder {
     this.view = this.view && recorded.applied === decisions.length ? applyDecisions(this.view, decisions, endedAt) : undefined;
     this.deps.metrics.attempts.inc({ outcome, cause: cause?.code ?? 'none' });
     for (const d of decisions) this.deps.metrics.deliveries.inc({ status: d.status });
+    if (recorded.terminal && !this.terminal) {
+      // Every delivery of a message is created at its acceptance.
+      this.deps.metrics.completionSeconds.observe((endedAt.getTime() - group[0]!.createdAt.getTime()) / 1000);
+    }
     this.terminal = recorded.terminal;
     this.log.info('attempt recorded', {
       outcome,
       cause: cause?.code ?? null,
       recipients: group.length,
       tls: facts.tls,
-      // A transaction with a BCC recipient would name the BCC domain through its MX host.
-      ...(group.some((d) => d.kind === 'bcc') ? {} : { mx_host: facts.mxHost }),
+      // A transaction with a BCC recipient would name the BCC domain through its MX host, which TLS errors name too.
+      ...(group.some((d) => d.kind === 'bcc') ? {} : { mx_host: facts.mxHost, ...(facts.tlsFailure ? { tls_failure: facts.tlsFailure } : {}) }),
       message_status: recorded.status,
       ...(recorded.applied < group.length ? { lease_lost: group.length - recorded.applied } : {}),
     });

@@ -86,7 +86,7 @@ async function attemptLeased(deps: WorkerDependencies, context: DeliveryContext,
         return recorder.release(group);
       }
       const outcomeOf = (d: LeasedDelivery) => report.outcomes.get(d.recipient) ?? deferred('internal_error');
-      await recorder.record(group, outcomeOf, { startedAt: groupStartedAt, tls: report.tls, mxHost: report.mxHost });
+      await recorder.record(group, outcomeOf, { startedAt: groupStartedAt, tls: report.tls, mxHost: report.mxHost, tlsFailure: report.tlsFailure });
     }),
   );
   clearTimeout(budget);

@@ -2,8 +2,8 @@ import { integer, pgTable, text } from 'drizzle-orm/pg-core';
 import { createdAt } from './columns';
 
 /**
- * Recipient limits of an account. `plan_free` is seeded by the first migration; the CLI's
- * `plan set` gives an account its own custom row.
+ * Recipient limits of an account, and how many active domains it may have. `plan_free` is
+ * seeded by the first migration; the CLI's `plan set` gives an account its own custom row.
  */
 export const plans = pgTable('plans', {
   id: text('id').primaryKey(),
@@ -13,6 +13,8 @@ export const plans = pgTable('plans', {
   perDay: integer('per_day').notNull(),
   per30Days: integer('per_30_days').notNull(),
   maxActive: integer('max_active').notNull(),
+  /** Active (not deleted) domains at most; each holds a 2048-bit DKIM key generated at creation. */
+  maxDomains: integer('max_domains').notNull().default(100),
   createdAt: createdAt(),
 });
 

@@ -95,6 +95,10 @@ export const deliveries = pgTable(
     // The reconciler's scan for owed deliveries, by status then due time: the statuses are a
     // parameter (the sets live in @mailer/domain), which a partial index's predicate could not match.
     index('deliveries_status_due_idx').on(t.status, t.nextAttemptAt),
+    // The oldest owed delivery, read at every /metrics scrape. Only owed rows are in it, so it
+    // stays as small as the backlog; its predicate names the owed statuses (queued, sending,
+    // deferred) literally, and so does the one statement that uses it (owedDeliveriesSummary).
+    index('deliveries_owed_created_idx').on(t.createdAt).where(sql`status in ('queued', 'sending', 'deferred')`),
     // Active deliveries per account are counted in account_usage (counterDeltas), not by an index scan.
   ],
 );

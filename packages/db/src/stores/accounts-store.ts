@@ -4,6 +4,11 @@ import { inTransaction } from '../transaction';
 
 export const FREE_PLAN_ID = 'plan_free';
 
+/** A plan: its recipient limits and how many active domains the account may have. */
+export interface PlanSettings extends PlanLimits {
+  maxDomains: number;
+}
+
 export interface ProvisionedAccount {
   account: { id: string; name: string; plan: string };
   sending_key: string;
@@ -29,6 +34,42 @@ export async function createAccount(db: Database, name: string): Promise<Provisi
     await tx.commit(tx.sql`insert into accounts (id, name, plan_id) values (${id}, ${name}, ${FREE_PLAN_ID})`, sending.insert, management.insert);
     return { account: { id, name, plan: 'free' }, sending_key: sending.key, management_key: management.key };
   });
+}
+
+export interface AccountListItem {
+  id: string;
+  name: string;
+  /** The plan's name (`free`, `custom`) and id. */
+  plan: string;
+  planId: string;
+  createdAt: Date;
+}
+
+/** Every account, oldest first, for the operator CLI. */
+export async function listAccounts(db: Queryable): Promise<AccountListItem[]> {
+  const rows = await db`
+    select a.id, a.name, a.plan_id, p.name as plan_name, a.created_at
+    from accounts a join plans p on p.id = a.plan_id
+    order by a.created_at, a.id`;
+  return rows.map((r) => ({ id: r.id, name: r.name, plan: r.plan_name, planId: r.plan_id, createdAt: r.created_at }));
+}
+
+/** A key as the operator CLI lists it: never the key or its hash. */
+export interface KeyListItem {
+  id: string;
+  kind: 'sending' | 'management';
+  scopes: string[];
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+/** The account's keys, revoked ones included, oldest first. */
+export async function listAccountKeys(db: Queryable, accountId: string): Promise<KeyListItem[]> {
+  const rows = await db`
+    select id, kind, scopes, created_at, revoked_at from api_keys
+    where account_id = ${accountId}
+    order by created_at, id`;
+  return rows.map((r) => ({ id: r.id, kind: r.kind, scopes: r.scopes, createdAt: r.created_at, revokedAt: r.revoked_at }));
 }
 
 export async function accountExists(db: Queryable, accountId: string): Promise<boolean> {
@@ -61,27 +102,29 @@ export async function rotateSendingKey(db: Database, accountId: string, at = new
   });
 }
 
-/** Gives the account a custom plan: the given limits, the rest carried over from its current plan. */
-export async function setAccountPlan(db: Database, accountId: string, limits: Partial<PlanLimits>) {
+/** Gives the account a custom plan: the given settings, the rest carried over from its current plan. */
+export async function setAccountPlan(db: Database, accountId: string, limits: Partial<PlanSettings>) {
   return inTransaction(db, async (tx) => {
     const [[current]] = await tx.send(tx.sql`
-      select p.per_minute, p.per_hour, p.per_day, p.per_30_days, p.max_active
+      select p.per_minute, p.per_hour, p.per_day, p.per_30_days, p.max_active, p.max_domains
       from accounts a join plans p on p.id = a.plan_id
       where a.id = ${accountId}
       for update of a`);
     if (!current) return undefined;
-    const merged: PlanLimits = {
+    const merged: PlanSettings = {
       perMinute: limits.perMinute ?? current.per_minute,
       perHour: limits.perHour ?? current.per_hour,
       perDay: limits.perDay ?? current.per_day,
       per30Days: limits.per30Days ?? current.per_30_days,
       maxActive: limits.maxActive ?? current.max_active,
+      maxDomains: limits.maxDomains ?? current.max_domains,
     };
     const id = newId('plan');
     await tx.commit(
       tx.sql`
-        insert into plans (id, name, per_minute, per_hour, per_day, per_30_days, max_active)
-        values (${id}, 'custom', ${merged.perMinute}, ${merged.perHour}, ${merged.perDay}, ${merged.per30Days}, ${merged.maxActive})`,
+        insert into plans (id, name, per_minute, per_hour, per_day, per_30_days, max_active, max_domains)
+        values (${id}, 'custom', ${merged.perMinute}, ${merged.perHour}, ${merged.perDay}, ${merged.per30Days}, ${merged.maxActive},
+                ${merged.maxDomains})`,
       tx.sql`update accounts set plan_id = ${id} where id = ${accountId}`,
     );
     return { id, name: 'custom', ...merged };

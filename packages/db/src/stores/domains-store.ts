@@ -1,4 +1,4 @@
-import { isIdOf, type ActiveDomainKey, type DnsCheckOutcome } from '@mailer/domain';
+import { isIdOf, type ActiveDomainKey, type DnsCheckOutcome, type VerificationStatus } from '@mailer/domain';
 import type { Database, Queryable, Row } from '../database';
 import { inTransaction } from '../transaction';
 import { domainColumns, toDomainRow, type DomainRow } from './domain-rows';
@@ -92,20 +92,51 @@ export type NewDomain = Pick<
   'id' | 'accountId' | 'name' | 'externalId' | 'ownershipToken' | 'dkimSelector' | 'dkimPublicKey' | 'dkimPrivateKeySealed' | 'createdAt' | 'updatedAt'
 >;
 
+/** The account's active domains and its plan's `max_domains`. */
+export interface DomainQuota {
+  active: number;
+  max: number;
+}
+
+const quotaOf = (db: Queryable, accountId: string) => db`
+  select (select count(*) from domains where account_id = ${accountId} and deleted_at is null) as active, p.max_domains
+  from accounts a join plans p on p.id = a.plan_id
+  where a.id = ${accountId}`;
+
+const toQuota = (r: Row): DomainQuota => ({ active: Number(r.active), max: r.max_domains });
+
+/** A cheap look before the costly part of a creation (the key generation); insertDomain decides. */
+export async function findDomainQuota(db: Queryable, accountId: string): Promise<DomainQuota> {
+  const [row] = await quotaOf(db, accountId);
+  return toQuota(row!);
+}
+
+export type InsertDomainResult =
+  | { kind: 'created'; domain: DomainRow }
+  /** An active domain of the account already holds its name or external_id. */
+  | { kind: 'taken' }
+  | { kind: 'limit_reached'; quota: DomainQuota };
+
 /**
- * Inserts the domain, or returns undefined when an active domain of the account already
- * holds its name or external_id: the partial unique indexes decide, so concurrent
- * creations cannot both succeed.
+ * Inserts the domain unless the account is at its plan's `max_domains` or an active domain
+ * of the account already holds its name or external_id. The account row is locked first,
+ * so concurrent creations of one account count each other (the count is a statement of
+ * its own, read after the lock); the partial unique indexes decide names and external_ids.
  */
-export async function insertDomain(db: Queryable, values: NewDomain): Promise<DomainRow | undefined> {
-  const [row] = await db`
-    insert into domains as d (id, account_id, name, external_id, ownership_token, dkim_selector, dkim_public_key,
-                              dkim_private_key_sealed, created_at, updated_at)
-    values (${values.id}, ${values.accountId}, ${values.name}, ${values.externalId}, ${values.ownershipToken}, ${values.dkimSelector},
-            ${values.dkimPublicKey}, ${values.dkimPrivateKeySealed}, ${values.createdAt}, ${values.updatedAt})
-    on conflict do nothing
-    returning ${domainColumns(db)}`;
-  return row && toDomainRow(row);
+export async function insertDomain(db: Database, values: NewDomain): Promise<InsertDomainResult> {
+  return inTransaction(db, async (tx): Promise<InsertDomainResult> => {
+    const [, [row]] = await tx.send(tx.sql`select id from accounts where id = ${values.accountId} for update`, quotaOf(tx.sql, values.accountId));
+    const quota = toQuota(row!);
+    if (quota.active >= quota.max) return { kind: 'limit_reached', quota };
+    const [[inserted]] = await tx.commit(tx.sql`
+      insert into domains as d (id, account_id, name, external_id, ownership_token, dkim_selector, dkim_public_key,
+                                dkim_private_key_sealed, created_at, updated_at)
+      values (${values.id}, ${values.accountId}, ${values.name}, ${values.externalId}, ${values.ownershipToken}, ${values.dkimSelector},
+              ${values.dkimPublicKey}, ${values.dkimPrivateKeySealed}, ${values.createdAt}, ${values.updatedAt})
+      on conflict do nothing
+      returning ${domainColumns(tx.sql)}`);
+    return inserted ? { kind: 'created', domain: toDomainRow(inserted) } : { kind: 'taken' };
+  });
 }
 
 export type DeleteDomainResult = 'deleted' | 'not_found' | 'has_active_senders';
@@ -156,4 +187,27 @@ export async function recordDnsCheck(
     where id = ${id} and account_id = ${accountId} and deleted_at is null
     returning id`;
   return updated.length > 0;
+}
+
+/**
+ * Claims up to `limit` ready domains (every component `verified`) whose last check started
+ * before `cutoff` (never checked: created before it), oldest first, for the delivery daemon's
+ * re-check: their `last_check_started_at` becomes `now`, so no other daemon picks them until
+ * the interval has passed again (rows another daemon is claiming are skipped, not waited for).
+ */
+export async function claimDomainsForRecheck(db: Queryable, options: { now: Date; cutoff: Date; limit: number }): Promise<DomainRow[]> {
+  // Readiness as isDomainReady (@mailer/domain) defines it: all three components verified.
+  const verified: VerificationStatus = 'verified';
+  const rows = await db`
+    update domains d set last_check_started_at = ${options.now}
+    where d.id in (
+      select id from domains
+      where deleted_at is null
+        and ownership_status = ${verified} and dkim_status = ${verified} and dmarc_status = ${verified}
+        and coalesce(last_check_started_at, created_at) < ${options.cutoff}
+      order by coalesce(last_check_started_at, created_at), id
+      limit ${options.limit}
+      for update skip locked)
+    returning ${domainColumns(db)}`;
+  return rows.map(toDomainRow);
 }

@@ -18,6 +18,32 @@ export async function countDeliveriesByStatus(db: Queryable): Promise<Record<Del
   return counts;
 }
 
+export interface OwedDeliveriesSummary {
+  /** Owed deliveries by status. */
+  byStatus: { queued: number; sending: number; deferred: number };
+  /** When the oldest owed delivery was accepted; null when none is owed. */
+  oldestCreatedAt: Date | null;
+}
+
+/**
+ * What /metrics reports of the backlog, in one round trip: counts through the status index
+ * (deliveries_status_due_idx), the oldest through the owed deliveries' own partial index,
+ * whose predicate this statement repeats literally so that the planner can use it.
+ */
+export async function owedDeliveriesSummary(db: Queryable): Promise<OwedDeliveriesSummary> {
+  const [row] = await db`
+    select
+      (select count(*) from deliveries where status = 'queued') as queued,
+      (select count(*) from deliveries where status = 'sending') as sending,
+      (select count(*) from deliveries where status = 'deferred') as deferred,
+      (select min(created_at) from deliveries where status in ('queued', 'sending', 'deferred')) as oldest`;
+  // count(*) is a bigint, which the driver hands over as a string.
+  return {
+    byStatus: { queued: Number(row!.queued), sending: Number(row!.sending), deferred: Number(row!.deferred) },
+    oldestCreatedAt: row!.oldest,
+  };
+}
+
 /**
  * Makes the message's deferred deliveries due now (the caller enqueues its job).
  * Undefined when there is no such message; otherwise how many deliveries were advanced.

@@ -1,5 +1,14 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 
+/**
+ * What operator routes (/metrics, /admin/queues, the daemon's /metrics) answer, with 503 and the
+ * error code `operator_token_not_configured`, on a server without OPERATOR_TOKEN
+ * (docs/api-decisions.md, "Operations").
+ */
+export const OPERATOR_TOKEN_NOT_CONFIGURED_MESSAGE =
+  'OPERATOR_TOKEN is not configured on this server, so its operator routes (/metrics, /admin/queues) are disabled; ' +
+  'set OPERATOR_TOKEN (at least 16 characters) to use them.';
+
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
 /**

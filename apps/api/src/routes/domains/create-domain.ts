@@ -7,7 +7,7 @@ import {
   newOwnershipToken,
   seal,
 } from '@mailer/domain';
-import { findActiveDomainKeys, insertDomain } from '@mailer/db';
+import { findActiveDomainKeys, findDomainQuota, insertDomain, type DomainQuota } from '@mailer/db';
 import { domainSchema, serializeDomain } from '@mailer/operations';
 import { defineRoute } from '../../http/route';
 import { createDomainBodySchema } from './create-domain.schema';
@@ -17,6 +17,9 @@ import { sendJson } from '../../http/respond';
 /** Enough for a conflicting domain to be deleted between our look-up and our insert, and then some. */
 const MAX_ATTEMPTS = 3;
 
+const limitReached = (quota: DomainQuota) =>
+  new AppError('domain_limit_exceeded', `This account has ${quota.active} active domains, the most its plan allows (${quota.max}); delete one first.`);
+
 export const createDomainRoute = defineRoute({
   method: 'post',
   path: '/v1/domains',
@@ -25,7 +28,8 @@ export const createDomainRoute = defineRoute({
   description:
     'Creating again with the same name and the same external_id is a natural retry: 200 with the existing domain. ' +
     'Otherwise an active domain of that name is 409 domain_already_exists, and an external_id held by an active domain ' +
-    'of another name is 409 external_id_conflict. A deleted domain frees its name and external_id.',
+    'of another name is 409 external_id_conflict. A deleted domain frees its name and external_id. An account with as ' +
+    "many active domains as its plan's max_domains (100 by default) gets 409 domain_limit_exceeded.",
   auth: { kind: 'management', scope: 'domains:write' },
   body: createDomainBodySchema,
   responses: {
@@ -52,9 +56,13 @@ export const createDomainRoute = defineRoute({
             details: [{ path: 'external_id', message: 'held by an active domain of another name' }],
           });
       }
-      dkim ??= await generateDkimKeyPair();
+      if (!dkim) {
+        const quota = await findDomainQuota(deps.db, key.accountId);
+        if (quota.active >= quota.max) throw limitReached(quota);
+        dkim = await generateDkimKeyPair();
+      }
       const now = deps.now();
-      const created = await insertDomain(deps.db, {
+      const result = await insertDomain(deps.db, {
         id: newId('domain'),
         accountId: key.accountId,
         name: request.name,
@@ -66,10 +74,11 @@ export const createDomainRoute = defineRoute({
         createdAt: now,
         updatedAt: now,
       });
-      // No row: a concurrent request took the name or external_id first; decide again against it.
-      if (created) {
-        const view = { ...created, senderCount: 0, deliveryCounts: { accepted: 0, bounced: 0, failed: 0, deferred: 0 } };
-        res.location(`/v1/domains/${created.id}`);
+      if (result.kind === 'limit_reached') throw limitReached(result.quota);
+      // Taken: a concurrent request took the name or external_id first; decide again against it.
+      if (result.kind === 'created') {
+        const view = { ...result.domain, senderCount: 0, deliveryCounts: { accepted: 0, bounced: 0, failed: 0, deferred: 0 } };
+        res.location(`/v1/domains/${result.domain.id}`);
         sendJson(res, 201, serializeDomain(view));
         return;
       }

@@ -35,6 +35,10 @@ export const sendEmailRoute = defineRoute({
     });
     res.set(rateLimitHeaderValues(result.rateLimit));
     if (result.replayed) res.set('Idempotent-Replayed', 'true');
+    else {
+      deps.metrics.emailsAccepted.inc();
+      deps.metrics.recipientsAccepted.inc(draft.recipients.recipients.length);
+    }
     sendJson(res, 202, result.response);
   },
 });

@@ -1,0 +1,37 @@
+import { claimDomainsForRecheck } from '@mailer/db';
+import { isDomainReady } from '@mailer/domain';
+import { checkDomainDns } from '@mailer/operations';
+import type { WorkerDependencies } from '../container';
+
+/** Domains checked per pass at most, all at once: each check is cut off after 9 s. */
+export const RECHECK_BATCH_SIZE = 20;
+
+/**
+ * One re-check pass (docs/api-decisions.md, "Domains"): ready domains whose last check is
+ * older than DOMAIN_RECHECK_INTERVAL are checked again, as `POST /v1/domains/{id}/check-dns`
+ * checks them: a record authoritatively gone makes its component `missing` (the domain is
+ * then not ready and its senders cannot send), a temporary failure changes no component.
+ * Every daemon runs passes; a domain is claimed by one of them. Returns how many were checked.
+ */
+export async function recheckDomains(deps: Pick<WorkerDependencies, 'db' | 'dns' | 'config' | 'logger' | 'now'>): Promise<number> {
+  const now = deps.now();
+  const due = await claimDomainsForRecheck(deps.db, {
+    now,
+    cutoff: new Date(now.getTime() - deps.config.worker.domainRecheckIntervalMs),
+    limit: RECHECK_BATCH_SIZE,
+  });
+  await Promise.all(
+    due.map(async (domain) => {
+      const log = deps.logger.child({ domain_id: domain.id });
+      try {
+        const checked = await checkDomainDns(deps.db, deps.dns, domain, deps.now);
+        if (checked && !isDomainReady(checked)) {
+          log.warn('domain no longer ready after its re-check', { ownership: checked.ownershipStatus, dkim: checked.dkimStatus, dmarc: checked.dmarcStatus });
+        }
+      } catch (error) {
+        log.warn('domain re-check failed', { error: (error as Error).message });
+      }
+    }),
+  );
+  return due.length;
+}

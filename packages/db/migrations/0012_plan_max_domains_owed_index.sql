@@ -1,0 +1,2 @@
+ALTER TABLE "plans" ADD COLUMN "max_domains" integer DEFAULT 100 NOT NULL;--> statement-breakpoint
+CREATE INDEX "deliveries_owed_created_idx" ON "deliveries" USING btree ("created_at") WHERE status in ('queued', 'sending', 'deferred');

@@ -1,0 +1,67 @@
+import type { Database, Queryable } from '../database';
+import { inTransaction } from '../transaction';
+
+/**
+ * The secrets the service stores sealed under ENCRYPTION_KEY: the domains' DKIM private
+ * keys (sealed for DKIM_SEAL_PURPOSE) and the webhook endpoints' signing secrets, current
+ * and previous (WEBHOOK_SECRET_SEAL_PURPOSE): the only values written with `seal`.
+ */
+
+/** A sealed value, the id of the row that holds it, and what it is. */
+export interface SealedSecret {
+  id: string;
+  sealed: string;
+  kind: 'dkim_private_key' | 'webhook_secret';
+}
+
+/** The newest active domain's sealed DKIM key, if any: what the start-up check tries to open. */
+export async function newestSealedDkimKey(db: Queryable): Promise<SealedSecret | undefined> {
+  const [row] = await db`
+    select id, dkim_private_key_sealed from domains
+    where deleted_at is null
+    order by created_at desc, id desc
+    limit 1`;
+  return row && { id: row.id, sealed: row.dkim_private_key_sealed, kind: 'dkim_private_key' };
+}
+
+/**
+ * Re-seals every stored secret (deleted rows' too) in one transaction, the rows locked in id
+ * order, domains then webhook endpoints: `reseal` gives each its new sealed value, or
+ * undefined to leave it as it is; when it throws, nothing is written. Returns how many were
+ * rewritten and left.
+ */
+export async function resealSecrets(
+  db: Database,
+  reseal: (secret: SealedSecret) => string | undefined,
+): Promise<{ resealed: number; unchanged: number }> {
+  return inTransaction(db, async (tx) => {
+    const [domains, endpoints] = await tx.send(
+      tx.sql`select id, dkim_private_key_sealed from domains order by id for update`,
+      tx.sql`select id, secret_sealed, previous_secret_sealed from webhook_endpoints order by id for update`,
+    );
+    const next = (id: string, sealed: string | null, kind: SealedSecret['kind']) => (sealed === null ? undefined : reseal({ id, sealed, kind }));
+    const keys = domains.map((r) => ({ id: r.id as string, sealed: next(r.id, r.dkim_private_key_sealed, 'dkim_private_key') }));
+    const secrets = endpoints.map((r) => ({
+      id: r.id as string,
+      sealed: next(r.id, r.secret_sealed, 'webhook_secret'),
+      previous: next(r.id, r.previous_secret_sealed, 'webhook_secret'),
+    }));
+    const changedKeys = keys.filter((k) => k.sealed !== undefined);
+    const changedSecrets = secrets.filter((s) => s.sealed !== undefined || s.previous !== undefined);
+    await tx.commit(
+      tx.sql`
+        update domains d set dkim_private_key_sealed = v.sealed
+          from unnest(${changedKeys.map((k) => k.id)}::text[], ${changedKeys.map((k) => k.sealed!)}::text[]) as v(id, sealed)
+         where d.id = v.id`,
+      tx.sql`
+        update webhook_endpoints w
+           set secret_sealed = coalesce(v.sealed, w.secret_sealed), previous_secret_sealed = coalesce(v.previous, w.previous_secret_sealed)
+          from unnest(${changedSecrets.map((s) => s.id)}::text[], ${changedSecrets.map((s) => s.sealed ?? null)}::text[],
+                      ${changedSecrets.map((s) => s.previous ?? null)}::text[]) as v(id, sealed, previous)
+         where w.id = v.id`,
+    );
+    const stored = domains.length + endpoints.length + endpoints.filter((r) => r.previous_secret_sealed !== null).length;
+    const resealed = changedKeys.length + secrets.reduce((n, s) => n + Number(s.sealed !== undefined) + Number(s.previous !== undefined), 0);
+    return { resealed, unchanged: stored - resealed };
+  });
+}
