@@ -1,2 +1,3 @@
 export { checkDomainDns } from './domains/check-domain-dns';
 export { serializeDomain, domainSchema, type DomainRepresentation } from './domains/domain-representation';
+export { timestampSchema } from './timestamp';

@@ -20,6 +20,7 @@ const MAX_ATTEMPTS = 3;
 export const createDomainRoute = defineRoute({
   method: 'post',
   path: '/v1/domains',
+  operationId: 'createDomain',
   tag: 'domains',
   summary: 'Add a sending domain; its DKIM key and ownership token are generated.',
   description:
@@ -27,9 +28,11 @@ export const createDomainRoute = defineRoute({
     'Otherwise an active domain of that name is 409 domain_already_exists, and an external_id held by an active domain ' +
     'of another name is 409 external_id_conflict. A deleted domain frees its name and external_id.',
   auth: { kind: 'management', scope: 'domains:write' },
+  errors: ['domain_already_exists', 'external_id_conflict'],
+  example: { name: 'example.com', external_id: 'tenant-42' },
   body: createDomainBodySchema,
   responses: {
-    201: { description: 'Created.', schema: domainSchema },
+    201: { description: 'Created.', schema: domainSchema, headers: ['Location'] },
     200: { description: 'A natural retry: the existing domain.', schema: domainSchema },
   },
   async handle({ res, deps, key, body }) {
