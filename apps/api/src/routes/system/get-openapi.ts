@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { z } from 'zod';
 import { defineRoute, type RouteDefinition } from '../../http/route';
 import { buildOpenApiDocument } from '../../http/openapi';
 import { sendJson } from '../../http/respond';
@@ -24,7 +25,7 @@ export function createGetOpenApi(routes: () => RouteDefinition[]) {
     tag: 'operations',
     summary: 'This OpenAPI 3.1 document.',
     auth: { kind: 'none' },
-    responses: { 200: { description: 'The document.' } },
+    responses: { 200: { description: 'The document.', schema: z.looseObject({ openapi: z.literal('3.1.0') }) } },
     async handle({ res }) {
       cached ??= openApiDocument(routes());
       sendJson(res, 200, cached);
