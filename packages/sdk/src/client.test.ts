@@ -138,6 +138,8 @@ describe('MailerClient against the API', () => {
     expect(await sending.call('getHealth')).toEqual({ status: 'ok' });
     expect(await sending.call('getReadiness')).toMatchObject({ status: 'ready' });
     expect((await sending.call('getOpenApiDocument')).openapi).toBe('3.1.0');
+    expect(await sending.call('getDocs')).toContain('<redoc');
+    expect(await sending.call('getDocsScript')).toContain('Redoc');
     await expect(sending.call('getMetrics')).rejects.toMatchObject({ status: 401, code: 'unauthorized' });
   });
 

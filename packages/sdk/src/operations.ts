@@ -91,5 +91,13 @@ export const OPERATIONS = {
   "getOpenApiDocument": {
     "method": "GET",
     "path": "/openapi.json"
+  },
+  "getDocs": {
+    "method": "GET",
+    "path": "/docs"
+  },
+  "getDocsScript": {
+    "method": "GET",
+    "path": "/docs/redoc.standalone.js"
   }
 } as const satisfies Record<keyof operations, { method: string; path: string; idempotencyKey?: true }>;

@@ -78,6 +78,8 @@ describe('every answer conforms to /openapi.json', () => {
     conforms(await api.http.get('/metrics').set('Authorization', `Bearer ${OPERATOR_TOKEN}`), 'get', '/metrics');
     conforms(await api.http.get('/metrics'), 'get', '/metrics');
     conforms(await api.http.get('/openapi.json'), 'get', '/openapi.json');
+    conforms(await api.http.get('/docs'), 'get', '/docs');
+    conforms(await api.http.get('/docs/redoc.standalone.js'), 'get', '/docs/redoc.standalone.js');
   });
 
   it('emails', async () => {
