@@ -4,7 +4,7 @@ import { ERROR_STATUS } from './error-status';
 import type { ResponseHeader, RouteDefinition } from './route';
 
 /** The error body of every route (docs/api-decisions.md, "Errors"). */
-export const errorSchema = z
+const errorSchema = z
   .object({
     error: z.object({
       code: z.string().meta({ description: 'Stable and machine-readable; each response lists the codes it can carry.' }),
