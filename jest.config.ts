@@ -10,7 +10,7 @@ const config: Config = {
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } }] },
   moduleNameMapper: {
-    '^@mailer/(config|logger|domain|db|dns|queue|testing|message|operations)$': '<rootDir>/packages/$1/src',
+    '^@mailer/(config|logger|domain|db|dns|queue|testing|message|operations|sdk)$': '<rootDir>/packages/$1/src',
     '^@mailer/(api|worker)$': '<rootDir>/apps/$1/src',
     '^@mailer/api/testing$': '<rootDir>/apps/api/src/testing',
   },

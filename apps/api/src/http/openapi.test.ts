@@ -44,3 +44,18 @@ describe('/openapi.json', () => {
     }
   });
 });
+
+describe('/openapi.json operations and errors', () => {
+  it('names every operation once and lists each error status with the codes its route can answer', async () => {
+    const res = await api.http.get('/openapi.json');
+    const operations = Object.values(res.body.paths as Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>>).flatMap(
+      (ops) => Object.values(ops),
+    );
+    const ids = operations.map((op) => op.operationId);
+    expect(new Set(ids).size).toBe(apiRoutes.length);
+    const getEmail = res.body.paths['/v1/emails/{id}'].get;
+    expect(getEmail.responses['404'].content['application/json'].schema.allOf[1].properties.error.properties.code.enum).toEqual(['email_not_found']);
+    expect(Object.keys(getEmail.responses['401'].headers)).toEqual(['X-Request-Id', 'WWW-Authenticate']);
+    expect(res.body.components.schemas).toHaveProperty('EmailDetail');
+  });
+});

@@ -1,16 +1,64 @@
 import { z } from 'zod';
-import type { RouteDefinition } from './route';
+import type { ErrorCode } from '@mailer/domain';
+import { ERROR_STATUS } from './error-status';
+import type { ResponseHeader, RouteDefinition } from './route';
 
-const errorSchema = z.object({
-  error: z.object({
-    code: z.string(),
-    message: z.string(),
-    details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
-  }),
-});
+/** The error body of every route (docs/api-decisions.md, "Errors"). */
+const errorSchema = z
+  .object({
+    error: z.object({
+      code: z.string().meta({ description: 'Stable and machine-readable; each response lists the codes it can carry.' }),
+      message: z.string().meta({ description: 'For people; may change.' }),
+      details: z
+        .array(z.object({ path: z.string().meta({ description: 'Where, in the request\'s own terms: `to[1]`, `content.html`, `scope`.' }), message: z.string() }))
+        .optional(),
+    }),
+  })
+  .meta({ id: 'Error' });
 
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output') {
-  return z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' });
+const integerHeader = (description: string) => ({ description, schema: { type: 'integer', minimum: 0 } });
+
+/** Every header a response can declare, as components.headers. */
+const HEADERS: Record<ResponseHeader | 'X-Request-Id' | 'Retry-After' | 'WWW-Authenticate', object> = {
+  'X-Request-Id': { description: 'The request\'s id (the client\'s own when it sent a well-formed one).', required: true, schema: { type: 'string' } },
+  Location: { description: 'The path of the created resource.', required: true, schema: { type: 'string' } },
+  'Idempotent-Replayed': { description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key.', schema: { type: 'string', enum: ['true'] } },
+  'RateLimit-Limit': integerHeader('Recipients the tightest plan window allows.'),
+  'RateLimit-Remaining': integerHeader('Recipients left in that window.'),
+  'RateLimit-Reset': integerHeader('Seconds until that window frees capacity.'),
+  'Retry-After': { ...integerHeader('Seconds to wait before retrying.'), required: true },
+  'WWW-Authenticate': { description: '`Bearer realm="mailer"`.', required: true, schema: { type: 'string' } },
+};
+
+const STATUS_HEADERS: Record<number, (keyof typeof HEADERS)[]> = { 401: ['WWW-Authenticate'], 429: ['Retry-After'], 503: ['Retry-After'] };
+
+const TAGS = [
+  { name: 'emails', description: 'Send messages and follow their delivery. Sending key.' },
+  { name: 'domains', description: 'Sending domains and their DNS records. Management key with `domains:*` scopes.' },
+  { name: 'senders', description: 'Sender identities under a domain. Management key with `senders:*` scopes.' },
+  { name: 'suppressions', description: 'Addresses the account never sends to. Management key with `suppressions:*` scopes.' },
+  { name: 'operations', description: 'Health, metrics and this reference.' },
+];
+
+const COMPONENT_REF = '#/components/schemas/';
+
+/**
+ * A zod schema as JSON Schema. Schemas given a `meta({ id })` become named components
+ * (collected into `components`) and are referenced wherever they appear, at the root too.
+ */
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output', components: Record<string, unknown>): unknown {
+  const generated = z.toJSONSchema(schema, {
+    target: 'draft-2020-12',
+    io,
+    unrepresentable: 'any',
+    // An integer query parameter is validated as its text (`^\d+$`) and documented as the integer it is.
+    override: ({ jsonSchema: out }) => {
+      if (out.type === 'integer') delete out.pattern;
+    },
+  });
+  const { $schema: _, $defs, ...rest } = JSON.parse(JSON.stringify(generated).replaceAll('"#/$defs/', `"${COMPONENT_REF}`)) as Record<string, unknown>;
+  Object.assign(components, $defs);
+  return rest;
 }
 
 /** Express `:id` -> OpenAPI `{id}`. */
@@ -31,13 +79,52 @@ function security(route: RouteDefinition) {
   }
 }
 
-function operation(route: RouteDefinition) {
+/**
+ * Every code a route can answer: those of its auth kind, of a query and of a body, its own,
+ * and those of any request (a body over 16 MiB, an unexpected failure).
+ */
+export function errorCodes(route: RouteDefinition): ErrorCode[] {
+  const codes: ErrorCode[] = [];
+  if (route.auth.kind !== 'none') codes.push('unauthorized');
+  if (route.auth.kind === 'sending' || route.auth.kind === 'management') codes.push('wrong_key_type', 'service_unavailable');
+  if (route.auth.kind === 'management') codes.push('insufficient_scope');
+  if (route.query) codes.push('invalid_query');
+  if (route.body) codes.push('invalid_json', 'unsupported_media_type', 'validation_error', 'service_unavailable');
+  codes.push(...(route.errors ?? []), 'payload_too_large', 'internal_error');
+  return [...new Set(codes)];
+}
+
+function headerRefs(names: Iterable<keyof typeof HEADERS>) {
+  return Object.fromEntries(['X-Request-Id', ...names].map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+}
+
+function errorResponses(route: RouteDefinition, components: Record<string, unknown>) {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of errorCodes(route)) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
+  const errorRef = jsonSchema(errorSchema, 'output', components);
+  const responses: Record<string, unknown> = {};
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const headers = new Set([...(STATUS_HEADERS[status] ?? []), ...codes.flatMap((code) => route.errorHeaders?.[code] ?? [])]);
+    responses[status] = {
+      description: codes.map((code) => `\`${code}\``).join(', '),
+      headers: headerRefs(headers),
+      content: {
+        'application/json': {
+          schema: { allOf: [errorRef, { type: 'object', properties: { error: { type: 'object', properties: { code: { type: 'string', enum: codes } } } } }] },
+        },
+      },
+    };
+  }
+  return responses;
+}
+
+function operation(route: RouteDefinition, components: Record<string, unknown>) {
   const parameters: unknown[] = [];
   for (const name of route.path.match(/:([A-Za-z_]+)/g) ?? []) {
     parameters.push({ name: name.slice(1), in: 'path', required: true, schema: { type: 'string' } });
   }
   if (route.query) {
-    const schema = jsonSchema(route.query, 'input') as { properties?: Record<string, unknown>; required?: string[] };
+    const schema = jsonSchema(route.query, 'input', components) as { properties?: Record<string, unknown>; required?: string[] };
     for (const [name, property] of Object.entries(schema.properties ?? {})) {
       parameters.push({ name, in: 'query', required: schema.required?.includes(name) ?? false, schema: property });
     }
@@ -47,42 +134,55 @@ function operation(route: RouteDefinition) {
   }
   const responses: Record<string, unknown> = {};
   for (const [status, response] of Object.entries(route.responses)) {
-    responses[status] = {
-      description: response.description,
-      ...(response.schema ? { content: { 'application/json': { schema: jsonSchema(response.schema, 'output') } } } : {}),
-    };
+    const content = response.schema
+      ? { 'application/json': { schema: jsonSchema(response.schema, 'output', components) } }
+      : response.contentType
+        ? { [response.contentType]: { schema: { type: 'string' } } }
+        : undefined;
+    responses[status] = { description: response.description, headers: headerRefs(response.headers ?? []), ...(content ? { content } : {}) };
   }
-  responses.default = { description: 'An error (see the error codes in info.description).', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+  Object.assign(responses, errorResponses(route, components));
   return {
+    operationId: route.operationId,
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
     tags: [route.tag],
     security: security(route),
-    parameters,
+    ...(parameters.length ? { parameters } : {}),
     // validateBody validates a missing body as `{}`: the body is optional exactly when `{}` passes.
-    ...(route.body ? { requestBody: { required: !route.body.safeParse({}).success, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } } : {}),
+    ...(route.body
+      ? {
+          requestBody: {
+            required: !route.body.safeParse({}).success,
+            content: { 'application/json': { schema: jsonSchema(route.body, 'input', components), ...(route.example === undefined ? {} : { example: route.example }) } },
+          },
+        }
+      : {}),
     responses,
   };
 }
 
 /** The OpenAPI 3.1 document, generated from the same route table and zod schemas that serve requests. */
 export function buildOpenApiDocument(routes: RouteDefinition[], description: string) {
+  const components: Record<string, unknown> = {};
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const path = openApiPath(route.path);
-    paths[path] = { ...paths[path], [route.method]: operation(route) };
+    paths[path] = { ...paths[path], [route.method]: operation(route, components) };
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Mailer API', version: '1.0.0', description },
-    servers: [{ url: '/' }],
+    info: { title: 'Mailer API', version: '1.0.0', description, license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' } },
+    servers: [{ url: '/', description: 'The API that serves this document.' }],
+    tags: TAGS,
     components: {
       securitySchemes: {
         sendingKey: { type: 'http', scheme: 'bearer', description: 'The account\'s sending key, `svc_live_…`; email routes only.' },
         operatorToken: { type: 'http', scheme: 'bearer', description: 'OPERATOR_TOKEN (also accepted as the HTTP Basic password).' },
         managementKey: { type: 'http', scheme: 'bearer', description: 'A management key, `mgmt_live_…`, with the scopes the route lists.' },
       },
-      schemas: { Error: jsonSchema(errorSchema, 'output') },
+      headers: HEADERS,
+      schemas: Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b))),
     },
     paths,
   };

@@ -9,7 +9,8 @@ export const pageQuerySchema = z.strictObject({
     .transform(Number)
     .pipe(z.number().int().min(1, 'must be an integer from 1 to 100').max(100, 'must be an integer from 1 to 100'))
     .optional()
-    .default(50),
+    .default(50)
+    .meta({ type: 'integer', minimum: 1, maximum: 100, default: 50 }),
   cursor: z.string().max(512).optional(),
 });
 

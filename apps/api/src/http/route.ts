@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import { AppError, validationError } from '@mailer/domain';
+import { AppError, validationError, type ErrorCode } from '@mailer/domain';
 import type { ApiDependencies } from '../container';
 import type { AuthenticatedKey, RouteAuth } from './auth';
 import { illFormedStrings } from './well-formed-json';
@@ -8,9 +8,20 @@ import { zodDetails } from './zod-details';
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
 
+/** Response headers the document declares (components.headers in /openapi.json). */
+export type ResponseHeader =
+  | 'Location'
+  | 'Idempotent-Replayed'
+  | 'RateLimit-Limit'
+  | 'RateLimit-Remaining'
+  | 'RateLimit-Reset';
+
 export interface RouteResponse {
   description: string;
   schema?: z.ZodType;
+  /** The media type of a body that is not JSON. */
+  contentType?: string;
+  headers?: ResponseHeader[];
 }
 
 /**
@@ -23,6 +34,8 @@ export interface RouteDefinition<Q extends z.ZodType = z.ZodType, B extends z.Zo
   method: HttpMethod;
   /** Express-style path, e.g. `/v1/domains/:id`. */
   path: string;
+  /** A camelCase verb-noun, unique across routes: the SDK's method name. */
+  operationId: string;
   summary: string;
   description?: string;
   tag: string;
@@ -31,7 +44,15 @@ export interface RouteDefinition<Q extends z.ZodType = z.ZodType, B extends z.Zo
   headers?: Record<string, { description: string; required: boolean }>;
   query?: Q;
   body?: B;
+  /** A request body as an integrator would send it, shown in the reference. */
+  example?: unknown;
   responses: Record<number, RouteResponse>;
+  /**
+   * The error codes of this route's own (its lookups, conflicts, limits); those its auth, query
+   * and body bring are derived. Each may name headers its answers carry.
+   */
+  errors?: ErrorCode[];
+  errorHeaders?: Partial<Record<ErrorCode, ResponseHeader[]>>;
   handle(ctx: RouteContext<z.infer<Q>, z.infer<B>>): Promise<void>;
 }
 

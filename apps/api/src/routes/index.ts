@@ -3,6 +3,8 @@ import { getHealthz } from './system/get-healthz';
 import { getReadyz } from './system/get-readyz';
 import { getMetrics } from './system/get-metrics';
 import { createGetOpenApi } from './system/get-openapi';
+import { getDocs } from './system/get-docs';
+import { getDocsScript } from './system/get-docs-script';
 import { listSendersRoute } from './senders/list-senders';
 import { createSenderRoute } from './senders/create-sender';
 import { getSenderRoute } from './senders/get-sender';
@@ -60,4 +62,6 @@ export const apiRoutes: RouteDefinition[] = [
   rotateWebhookSecretRoute,
   listWebhookDeliveriesRoute,
   createGetOpenApi(() => apiRoutes),
+  getDocs,
+  getDocsScript,
 ];

@@ -21,13 +21,16 @@ export async function readResponse(req: http.ClientRequest): Promise<RawResponse
 
 /**
  * The test API on a port of its own, for requests supertest cannot make: a body sent as the
- * exact bytes given (supertest serializes a Buffer as JSON), or sent slowly, in parts.
+ * exact bytes given (supertest serializes a Buffer as JSON), or sent slowly, in parts; and for
+ * clients that need a URL.
  */
 export async function listenRaw(api: TestApi) {
   const server = createHttpServer(buildApi(api.deps)).listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   return {
+    /** Where it listens, for clients of its own (fetch, the SDK). */
+    url: `http://127.0.0.1:${port}`,
     /** A request whose body the caller writes and ends. */
     open: (method: string, path: string, headers: Record<string, string | number>) => http.request({ port, method, path, headers }),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { DomainView } from '@mailer/db';
 import { isDomainReady, VERIFICATION_STATUS_VALUES } from '@mailer/domain';
+import { timestampSchema } from '../timestamp';
 
 const component = z.object({ status: z.enum(VERIFICATION_STATUS_VALUES) }).meta({
   description:
@@ -27,12 +28,12 @@ export const domainSchema = z.object({
     })
     .meta({ description: "Over all the domain's senders, deleted ones included." }),
   last_check: z
-    .object({ status: z.enum(['completed', 'temporary_failure']), started_at: z.string(), completed_at: z.string() })
+    .object({ status: z.enum(['completed', 'temporary_failure']), started_at: timestampSchema, completed_at: timestampSchema })
     .nullable()
     .meta({ description: 'The latest check-dns; `temporary_failure` when a lookup failed temporarily (that component kept its status).' }),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
+  created_at: timestampSchema,
+  updated_at: timestampSchema,
+}).meta({ id: 'Domain' });
 
 export type DomainRepresentation = z.infer<typeof domainSchema>;
 

@@ -7,6 +7,7 @@ import { sendJson } from '../../http/respond';
 export const checkDomainDnsRoute = defineRoute({
   method: 'post',
   path: '/v1/domains/:id/check-dns',
+  operationId: 'checkDomainDns',
   tag: 'domains',
   summary: "Look up the domain's records now and update its component statuses.",
   description:
@@ -14,6 +15,8 @@ export const checkDomainDnsRoute = defineRoute({
     'followed up to 8 hops. A component whose lookup failed temporarily (SERVFAIL, timeout, refused) keeps its status; ' +
     'the others are updated and `last_check.status` is `temporary_failure`. No body is needed.',
   auth: { kind: 'management', scope: 'domains:write' },
+  errors: ['domain_not_found'],
+  example: {},
   body: z.strictObject({}),
   responses: { 200: { description: 'The updated domain.', schema: domainSchema } },
   async handle({ res, deps, key, params, body }) {

@@ -4,6 +4,6 @@ import { domainNameInput, externalIdInput } from './domain.schema';
 export const createDomainBodySchema = z.strictObject({
   name: domainNameInput,
   external_id: externalIdInput.nullable().optional(),
-});
+}).meta({ id: 'CreateDomainRequest' });
 
 export type CreateDomainBody = z.infer<typeof createDomainBodySchema>;

@@ -23,6 +23,7 @@ const limitReached = (quota: DomainQuota) =>
 export const createDomainRoute = defineRoute({
   method: 'post',
   path: '/v1/domains',
+  operationId: 'createDomain',
   tag: 'domains',
   summary: 'Add a sending domain; its DKIM key and ownership token are generated.',
   description:
@@ -31,9 +32,11 @@ export const createDomainRoute = defineRoute({
     'of another name is 409 external_id_conflict. A deleted domain frees its name and external_id. An account with as ' +
     "many active domains as its plan's max_domains (100 by default) gets 409 domain_limit_exceeded.",
   auth: { kind: 'management', scope: 'domains:write' },
+  errors: ['domain_already_exists', 'external_id_conflict'],
+  example: { name: 'example.com', external_id: 'tenant-42' },
   body: createDomainBodySchema,
   responses: {
-    201: { description: 'Created.', schema: domainSchema },
+    201: { description: 'Created.', schema: domainSchema, headers: ['Location'] },
     200: { description: 'A natural retry: the existing domain.', schema: domainSchema },
   },
   async handle({ res, deps, key, body }) {

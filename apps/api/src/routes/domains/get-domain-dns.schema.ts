@@ -10,4 +10,4 @@ export const domainDnsSchema = z.object({
       value: z.string().meta({ description: 'The record text; split into strings of at most 255 characters where your DNS host requires it.' }),
     }),
   ),
-});
+}).meta({ id: 'DomainDnsRecords' });

@@ -8,10 +8,12 @@ import { sendJson } from '../../http/respond';
 export const listDomainsRoute = defineRoute({
   method: 'get',
   path: '/v1/domains',
+  operationId: 'listDomains',
   tag: 'domains',
   summary: "List the account's domains, newest first.",
   description: 'Deleted domains are not listed. A cursor is valid only for the account and external_id filter that issued it.',
   auth: { kind: 'management', scope: 'domains:read' },
+  errors: ['invalid_cursor'],
   query: listDomainsQuerySchema,
   responses: { 200: { description: 'One page.', schema: pageResponseSchema(domainSchema) } },
   async handle({ res, deps, key, query }) {

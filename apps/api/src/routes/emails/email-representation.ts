@@ -1,15 +1,15 @@
 import { z } from 'zod';
 import type { EmailDetail, EmailSummary, StoredCause } from '@mailer/db';
 import { formatMailbox } from '@mailer/domain';
+import { timestampSchema as timestamp } from '@mailer/operations';
 import { iso } from '../../http/serialize';
 
 const STATUSES = ['queued', 'sending', 'deferred', 'accepted', 'bounced', 'failed'] as const;
 const status = z.enum(STATUSES);
-const timestamp = z.string().meta({ description: 'RFC 3339, UTC, milliseconds.' });
 
 export const causeSchema = z
   .object({ code: z.string(), permanent: z.boolean(), smtp_code: z.number().int().nullable(), enhanced_status: z.string().nullable() })
-  .meta({ description: 'A normalized delivery cause; never the remote reply text.' });
+  .meta({ id: 'Cause', description: 'A normalized delivery cause; never the remote reply text.' });
 
 export const emailSummarySchema = z.object({
   id: z.string(),
@@ -22,7 +22,7 @@ export const emailSummarySchema = z.object({
   subject: z.string(),
   created_at: timestamp,
   updated_at: timestamp,
-});
+}).meta({ id: 'Email' });
 
 export const emailDetailSchema = emailSummarySchema.extend({
   cause: causeSchema.nullable(),
@@ -47,7 +47,7 @@ export const emailDetailSchema = emailSummarySchema.extend({
   ),
   attachments: z.array(z.object({ filename: z.string(), content_type: z.string(), size: z.number().int(), inline: z.boolean() })),
   timestamps: z.object({ created_at: timestamp, updated_at: timestamp, completed_at: timestamp.nullable() }),
-});
+}).meta({ id: 'EmailDetail' });
 
 /** Only the four public members of a stored cause, whatever else a writer put there. */
 function cause(stored: StoredCause | null): z.infer<typeof causeSchema> | null {

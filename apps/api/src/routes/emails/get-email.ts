@@ -7,10 +7,12 @@ import { sendJson } from '../../http/respond';
 export const getEmailRoute = defineRoute({
   method: 'get',
   path: '/v1/emails/:id',
+  operationId: 'getEmail',
   tag: 'emails',
   summary: "A message's safe metadata: deliveries, attempts, events, attachments, timestamps.",
   description: 'Never the body, attachment content, raw MIME, BCC addresses, MX hosts or job ids.',
   auth: { kind: 'sending' },
+  errors: ['email_not_found'],
   responses: { 200: { description: 'The message.', schema: emailDetailSchema } },
   async handle({ res, deps, key, params }) {
     const detail = await findEmailDetail(deps.db, key.accountId, params.id!);

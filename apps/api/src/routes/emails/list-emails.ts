@@ -7,10 +7,12 @@ import { sendJson } from '../../http/respond';
 export const listEmailsRoute = defineRoute({
   method: 'get',
   path: '/v1/emails',
+  operationId: 'listEmails',
   tag: 'emails',
   summary: "The account's retained messages, newest first.",
   description: 'Keyset-paginated by (created_at, id): pass next_cursor back as `cursor`; a cursor is valid only for this list and account.',
   auth: { kind: 'sending' },
+  errors: ['invalid_cursor'],
   query: pageQuerySchema,
   responses: { 200: { description: 'One page.', schema: pageResponseSchema(emailSummarySchema) } },
   async handle({ res, deps, key, query }) {

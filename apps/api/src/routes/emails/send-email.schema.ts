@@ -20,6 +20,7 @@ import {
   type DraftAttachment,
   type EmailDraft,
 } from '@mailer/domain';
+import { timestampSchema } from '@mailer/operations';
 
 const required = (what: string) => (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : `must be ${what}`);
 
@@ -170,10 +171,9 @@ export const sendEmailBodySchema = z
       recipients: collectRecipients(body),
       attachments: body.attachments,
     }),
-  );
+  )
+  .meta({ id: 'SendEmailRequest' });
 
-export const acceptedEmailSchema = z.object({
-  id: z.string().meta({ description: 'Opaque, begins with em_.' }),
-  status: z.literal('queued'),
-  created_at: z.string().meta({ description: 'RFC 3339, UTC, milliseconds.' }),
-});
+export const acceptedEmailSchema = z
+  .object({ id: z.string().meta({ description: 'Opaque, begins with em_.' }), status: z.literal('queued'), created_at: timestampSchema })
+  .meta({ id: 'AcceptedEmail' });

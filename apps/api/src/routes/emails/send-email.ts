@@ -1,18 +1,39 @@
 import { defineRoute } from '../../http/route';
 import { acceptEmail, requireIdempotencyKey } from '../../operations/accept-email/accept-email';
-import { rateLimitHeaderValues } from '../../http/rate-limit-headers';
+import { RATE_LIMIT_HEADERS, rateLimitHeaderValues } from '../../http/rate-limit-headers';
 import { acceptedEmailSchema, sendEmailBodySchema } from './send-email.schema';
 import { sendJson } from '../../http/respond';
 
 export const sendEmailRoute = defineRoute({
   method: 'post',
   path: '/v1/emails',
+  operationId: 'sendEmail',
   tag: 'emails',
   summary: 'Accept a message for delivery.',
   description:
     'Stores the message durably, then answers 202. Every answer that reaches the acceptance decision (202, replays, 409, ' +
     '422 sender_not_allowed, 429) carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset.',
   auth: { kind: 'sending' },
+  errors: [
+    'idempotency_key_required',
+    'idempotency_conflict',
+    'message_too_large',
+    'sender_not_allowed',
+    'rate_limit_exceeded',
+    'active_delivery_limit_exceeded',
+  ],
+  errorHeaders: {
+    idempotency_conflict: RATE_LIMIT_HEADERS,
+    sender_not_allowed: RATE_LIMIT_HEADERS,
+    rate_limit_exceeded: RATE_LIMIT_HEADERS,
+    active_delivery_limit_exceeded: RATE_LIMIT_HEADERS,
+  },
+  example: {
+    from: 'Example <hello@example.com>',
+    to: ['someone@example.org'],
+    subject: 'Your sign-in code',
+    content: { plain: 'Your code is 123456.', html: '<p>Your code is <b>123456</b>.</p>' },
+  },
   headers: {
     'Idempotency-Key': {
       required: true,
@@ -21,7 +42,7 @@ export const sendEmailRoute = defineRoute({
   },
   body: sendEmailBodySchema,
   responses: {
-    202: { description: 'Accepted and queued (or the original answer replayed, with Idempotent-Replayed: true).', schema: acceptedEmailSchema },
+    202: { description: 'Accepted and queued (or the original answer replayed, with Idempotent-Replayed: true).', schema: acceptedEmailSchema, headers: [...RATE_LIMIT_HEADERS, 'Idempotent-Replayed'] },
   },
   async handle({ req, res, deps, key, body, json }) {
     const idempotencyKey = requireIdempotencyKey(req.get('idempotency-key'));

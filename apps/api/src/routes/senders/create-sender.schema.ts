@@ -16,6 +16,6 @@ export const createSenderBodySchema = z.strictObject({
     .meta({ description: 'An address whose domain part is the domain of the path (IDN accepted, compared as A-labels).' }),
   display_name: displayNameInput.nullable().optional(),
   transport_security_policy: transportSecurityPolicyInput.default('opportunistic'),
-});
+}).meta({ id: 'CreateSenderRequest' });
 
 export type CreateSenderBody = z.infer<typeof createSenderBodySchema>;

@@ -10,14 +10,17 @@ import { sendJson } from '../../http/respond';
 export const createSenderRoute = defineRoute({
   method: 'post',
   path: '/v1/domains/:id/senders',
+  operationId: 'createSender',
   tag: 'senders',
   summary: 'Create a sender identity under the domain.',
   description:
     'The domain need not be ready: the sender is created with effective_state `domain_not_ready` until it is. ' +
     'An active sender with the same address (compared case-insensitively) under the domain is a 409 sender_already_exists.',
   auth: { kind: 'management', scope: 'senders:write' },
+  errors: ['domain_not_found', 'sender_already_exists'],
+  example: { email: 'hello@example.com', display_name: 'Example', transport_security_policy: 'opportunistic' },
   body: createSenderBodySchema,
-  responses: { 201: { description: 'Created.', schema: senderSchema } },
+  responses: { 201: { description: 'Created.', schema: senderSchema, headers: ['Location'] } },
   async handle({ res, deps, key, params, body }) {
     const domain = await requireDomain(deps.db, key.accountId, params.id!);
     const input = body();

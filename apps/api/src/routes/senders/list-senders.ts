@@ -9,10 +9,12 @@ import { sendJson } from '../../http/respond';
 export const listSendersRoute = defineRoute({
   method: 'get',
   path: '/v1/domains/:id/senders',
+  operationId: 'listSenders',
   tag: 'senders',
   summary: "List the domain's senders, newest first.",
   description: 'Deleted senders are not listed. A cursor is valid only for the domain that issued it.',
   auth: { kind: 'management', scope: 'senders:read' },
+  errors: ['domain_not_found', 'invalid_cursor'],
   query: pageQuerySchema,
   responses: { 200: { description: 'One page.', schema: pageResponseSchema(senderSchema) } },
   async handle({ res, deps, key, params, query }) {

@@ -5,6 +5,7 @@ import {
   SENDER_EFFECTIVE_STATES,
   TRANSPORT_SECURITY_POLICIES,
 } from '@mailer/domain';
+import { timestampSchema } from '@mailer/operations';
 
 /** Input: trimmed, then held to the display-name rules; every broken rule becomes a detail. */
 export const displayNameInput = z
@@ -35,15 +36,15 @@ export const senderSchema = z.object({
   effective_state: z
     .enum(SENDER_EFFECTIVE_STATES)
     .meta({ description: '`active` when enabled and the domain is ready; otherwise `domain_not_ready` or `disabled`.' }),
-  last_used_at: z.string().nullable().meta({ description: 'When a message from this sender was last accepted.' }),
+  last_used_at: timestampSchema.nullable().meta({ description: 'When a message from this sender was last accepted.' }),
   delivery_counts: z.object({
     accepted: z.number().int(),
     bounced: z.number().int(),
     failed: z.number().int(),
     deferred: z.number().int().meta({ description: 'Deliveries currently deferred.' }),
   }),
-  created_at: z.string(),
-  updated_at: z.string().meta({ description: 'Unchanged by a PATCH that changes nothing.' }),
-});
+  created_at: timestampSchema,
+  updated_at: timestampSchema.meta({ description: 'Unchanged by a PATCH that changes nothing.' }),
+}).meta({ id: 'Sender' });
 
 export type SenderView = z.infer<typeof senderSchema>;

@@ -5,4 +5,4 @@ import { displayNameInput, transportSecurityPolicyInput } from './sender.schema'
 export const updateSenderBodySchema = z.strictObject({
   display_name: displayNameInput.nullable().optional(),
   transport_security_policy: transportSecurityPolicyInput.optional(),
-});
+}).meta({ id: 'UpdateSenderRequest' });

@@ -6,16 +6,18 @@ import { createSuppressionBodySchema, serializeSuppression, suppressionSchema } 
 export const createSuppressionRoute = defineRoute({
   method: 'post',
   path: '/v1/suppressions',
+  operationId: 'createSuppression',
   tag: 'suppressions',
   summary: 'Suppress an address: the account never sends to it again until it is removed.',
   description:
     'Sending to a suppressed address is still accepted (202); its delivery is created failed with cause ' +
     '`recipient_suppressed` and never attempted. An address already on the list is answered 200 with its entry as it is.',
   auth: { kind: 'management', scope: 'suppressions:write' },
+  example: { email: 'someone@example.org' },
   body: createSuppressionBodySchema,
   responses: {
-    201: { description: 'Added.', schema: suppressionSchema },
-    200: { description: 'Already on the list; the entry as it stands.', schema: suppressionSchema },
+    201: { description: 'Added.', schema: suppressionSchema, headers: ['Location'] },
+    200: { description: 'Already on the list; the entry as it stands.', schema: suppressionSchema, headers: ['Location'] },
   },
   async handle({ res, deps, key, body }) {
     const { email } = body();

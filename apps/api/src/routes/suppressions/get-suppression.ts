@@ -7,10 +7,12 @@ import { suppressionKeyOf, suppressionNotFound } from './suppression-lookup';
 export const getSuppressionRoute = defineRoute({
   method: 'get',
   path: '/v1/suppressions/:email',
+  operationId: 'getSuppression',
   tag: 'suppressions',
   summary: "One address's suppression entry.",
   description: 'The address is URL-encoded in the path and normalized as recipients are.',
   auth: { kind: 'management', scope: 'suppressions:read' },
+  errors: ['suppression_not_found'],
   responses: { 200: { description: 'The entry.', schema: suppressionSchema } },
   async handle({ res, deps, key, params }) {
     const suppression = await findSuppression(deps.db, key.accountId, suppressionKeyOf(params.email!));

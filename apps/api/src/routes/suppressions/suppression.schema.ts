@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseMailbox, SUPPRESSION_REASONS, type Mailbox } from '@mailer/domain';
 import type { Suppression } from '@mailer/db';
+import { timestampSchema } from '@mailer/operations';
 import { pageQuerySchema } from '../../http/pagination';
 
 const address = z
@@ -13,7 +14,7 @@ const address = z
   })
   .meta({ description: 'Normalized as recipients are: IDN domains as A-labels, compared case-insensitively.' });
 
-export const createSuppressionBodySchema = z.strictObject({ email: address });
+export const createSuppressionBodySchema = z.strictObject({ email: address }).meta({ id: 'CreateSuppressionRequest' });
 
 export const listSuppressionsQuerySchema = pageQuerySchema.extend({
   email: address.optional().meta({ description: 'Only this address (normalized as on creation).' }),
@@ -24,8 +25,8 @@ export const suppressionSchema = z.object({
   email: z.string().meta({ description: 'The address as normalized when it was suppressed.' }),
   reason: z.enum(SUPPRESSION_REASONS).meta({ description: '`hard_bounce` and `complaint` are added by the service; `manual` over the API.' }),
   email_id: z.string().nullable().meta({ description: 'The message whose bounce or complaint added it (em_…); null for manual entries.' }),
-  created_at: z.string(),
-});
+  created_at: timestampSchema,
+}).meta({ id: 'Suppression' });
 
 export const serializeSuppression = (s: Suppression): z.infer<typeof suppressionSchema> => ({
   email: s.email,

@@ -5,6 +5,7 @@ import { sendJson } from '../../http/respond';
 export const getHealthz = defineRoute({
   method: 'get',
   path: '/healthz',
+  operationId: 'getHealth',
   tag: 'operations',
   summary: 'Liveness: the process is up.',
   auth: { kind: 'none' },

@@ -3,6 +3,7 @@ import { defineRoute } from '../../http/route';
 export const getMetrics = defineRoute({
   method: 'get',
   path: '/metrics',
+  operationId: 'getMetrics',
   tag: 'operations',
   summary: 'Prometheus metrics of this API process.',
   description:
@@ -10,7 +11,7 @@ export const getMetrics = defineRoute({
     'OPERATOR_TOKEN it answers 503 operator_token_not_configured.',
   auth: { kind: 'operator' },
   responses: {
-    200: { description: 'Prometheus text exposition format.' },
+    200: { description: 'Prometheus text exposition format.', contentType: 'text/plain' },
     503: { description: 'OPERATOR_TOKEN is not configured on this server (operator_token_not_configured).' },
   },
   async handle({ res, deps }) {

@@ -16,6 +16,7 @@ async function probe(check: () => Promise<unknown>): Promise<'ok' | 'unavailable
 export const getReadyz = defineRoute({
   method: 'get',
   path: '/readyz',
+  operationId: 'getReadiness',
   tag: 'operations',
   summary: 'Readiness: PostgreSQL and Redis are reachable.',
   description: 'Answers 503 while either is unreachable. Intake keeps accepting while only Redis is down.',

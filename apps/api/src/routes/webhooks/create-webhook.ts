@@ -8,14 +8,16 @@ import { createdWebhookSchema, createWebhookBodySchema, serializeWebhook } from 
 export const createWebhookRoute = defineRoute({
   method: 'post',
   path: '/v1/webhooks',
+  operationId: 'createWebhook',
   tag: 'webhooks',
   summary: 'Register a webhook endpoint.',
   description:
     'Events are POSTed as JSON, signed per Standard Webhooks with the secret returned here (shown only now and on rotation). ' +
     'A 2xx within 15 s is success; anything else is retried on a schedule.',
   auth: { kind: 'management', scope: 'webhooks:write' },
+  example: { url: 'https://app.example.com/hooks/mailer', events: ['email.bounced', 'email.failed'], description: 'Bounces to the CRM' },
   body: createWebhookBodySchema,
-  responses: { 201: { description: 'Created.', schema: createdWebhookSchema } },
+  responses: { 201: { description: 'Created.', schema: createdWebhookSchema, headers: ['Location'] } },
   async handle({ res, deps, key, body }) {
     const input = body();
     const secret = newWebhookSecret();

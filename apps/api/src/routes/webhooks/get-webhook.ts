@@ -6,10 +6,12 @@ import { serializeWebhook, webhookSchema } from './webhook.schema';
 export const getWebhookRoute = defineRoute({
   method: 'get',
   path: '/v1/webhooks/:id',
+  operationId: 'getWebhook',
   tag: 'webhooks',
   summary: 'One webhook endpoint (without its secret).',
   description: 'Unknown, deleted, malformed or another account\'s ids are 404 webhook_not_found.',
   auth: { kind: 'management', scope: 'webhooks:read' },
+  errors: ['webhook_not_found'],
   responses: { 200: { description: 'The endpoint.', schema: webhookSchema } },
   async handle({ res, deps, key, params }) {
     sendJson(res, 200, serializeWebhook(await requireWebhook(deps.db, key.accountId, params.id!)));

@@ -8,10 +8,12 @@ import { serializeWebhookDelivery, webhookDeliverySchema } from './webhook.schem
 export const listWebhookDeliveriesRoute = defineRoute({
   method: 'get',
   path: '/v1/webhooks/:id/deliveries',
+  operationId: 'listWebhookDeliveries',
   tag: 'webhooks',
   summary: "An endpoint's deliveries, newest first, with their attempts.",
   description: '`next_attempt_at` is set while a delivery is pending.',
   auth: { kind: 'management', scope: 'webhooks:read' },
+  errors: ['webhook_not_found'],
   query: pageQuerySchema,
   responses: { 200: { description: 'One page.', schema: pageResponseSchema(webhookDeliverySchema) } },
   async handle({ res, deps, key, params, query }) {

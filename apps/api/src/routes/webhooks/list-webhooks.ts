@@ -7,6 +7,7 @@ import { listWebhooksQuerySchema, serializeWebhook, webhookSchema } from './webh
 export const listWebhooksRoute = defineRoute({
   method: 'get',
   path: '/v1/webhooks',
+  operationId: 'listWebhooks',
   tag: 'webhooks',
   summary: "List the account's webhook endpoints, newest first.",
   description: 'Deleted endpoints are not listed.',

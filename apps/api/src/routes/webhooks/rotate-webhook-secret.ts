@@ -11,11 +11,13 @@ const OVERLAP_MS = 24 * 3_600_000;
 export const rotateWebhookSecretRoute = defineRoute({
   method: 'post',
   path: '/v1/webhooks/:id/rotate-secret',
+  operationId: 'rotateWebhookSecret',
   tag: 'webhooks',
   summary: 'Issue a new signing secret.',
   description: 'For 24 hours each delivery carries two signatures, by the previous secret and by the new one.',
   auth: { kind: 'management', scope: 'webhooks:write' },
-  responses: { 200: { description: 'The new secret, shown only here.', schema: z.object({ secret: z.string() }) } },
+  errors: ['webhook_not_found'],
+  responses: { 200: { description: 'The new secret, shown only here.', schema: z.object({ secret: z.string() }).meta({ id: 'WebhookSecret' }) } },
   async handle({ res, deps, key, params }) {
     const endpoint = await requireWebhook(deps.db, key.accountId, params.id!);
     const secret = newWebhookSecret();

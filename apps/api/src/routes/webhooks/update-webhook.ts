@@ -7,10 +7,13 @@ import { serializeWebhook, updateWebhookBodySchema, webhookSchema } from './webh
 export const updateWebhookRoute = defineRoute({
   method: 'patch',
   path: '/v1/webhooks/:id',
+  operationId: 'updateWebhook',
   tag: 'webhooks',
   summary: 'Change a webhook endpoint: url, events, description, status.',
   description: 'A request that changes nothing changes nothing, `updated_at` included. Enabling it again restarts its failure count.',
   auth: { kind: 'management', scope: 'webhooks:write' },
+  errors: ['webhook_not_found'],
+  example: { status: 'disabled' },
   body: updateWebhookBodySchema,
   responses: { 200: { description: 'The endpoint as it now is.', schema: webhookSchema } },
   async handle({ res, deps, key, params, body }) {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from '@mailer/domain';
 import type { WebhookDeliveryRecord, WebhookEndpoint } from '@mailer/db';
+import { timestampSchema } from '@mailer/operations';
 import { pageQuerySchema } from '../../http/pagination';
 
 const events = z
@@ -16,13 +17,13 @@ const url = z.string({ error: (issue) => (issue.input === undefined ? 'is requir
   description: 'https:// and a public host; the addresses it resolves to are checked again at every connection. No redirects are followed.',
 });
 
-export const createWebhookBodySchema = z.strictObject({ url, events: events.optional(), description: description.optional() });
+export const createWebhookBodySchema = z.strictObject({ url, events: events.optional(), description: description.optional() }).meta({ id: 'CreateWebhookRequest' });
 export const updateWebhookBodySchema = z.strictObject({
   url: url.optional(),
   events: events.optional(),
   description: description.optional(),
   status: z.enum(['enabled', 'disabled'], { error: () => 'must be one of enabled, disabled' }).optional(),
-});
+}).meta({ id: 'UpdateWebhookRequest' });
 export const listWebhooksQuerySchema = pageQuerySchema;
 
 /** The endpoint representation (docs/api-decisions.md, "Webhooks"); the secret is shown only on creation and rotation. */
@@ -32,13 +33,13 @@ export const webhookSchema = z.object({
   events: z.array(z.enum(WEBHOOK_EVENT_TYPES)),
   description: z.string().nullable(),
   status: z.enum(['enabled', 'disabled']).meta({ description: '`disabled` by PATCH, or by the service after its deliveries failed for WEBHOOK_DISABLE_AFTER.' }),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
+  created_at: timestampSchema,
+  updated_at: timestampSchema,
+}).meta({ id: 'Webhook' });
 
 export const createdWebhookSchema = webhookSchema.extend({
   secret: z.string().meta({ description: '`whsec_…`: the Standard Webhooks signing secret, shown only here and on rotation.' }),
-});
+}).meta({ id: 'CreatedWebhook' });
 
 export const webhookDeliverySchema = z.object({
   id: z.string(),
@@ -46,10 +47,10 @@ export const webhookDeliverySchema = z.object({
   type: z.enum(WEBHOOK_EVENT_TYPES),
   status: z.enum(WEBHOOK_DELIVERY_STATUSES),
   attempt_count: z.number().int(),
-  last_attempt_at: z.string().nullable(),
+  last_attempt_at: timestampSchema.nullable(),
   last_response_status: z.number().int().nullable(),
-  next_attempt_at: z.string().nullable(),
-});
+  next_attempt_at: timestampSchema.nullable(),
+}).meta({ id: 'WebhookDelivery' });
 
 export const serializeWebhook = (w: WebhookEndpoint): z.infer<typeof webhookSchema> => ({
   id: w.id,

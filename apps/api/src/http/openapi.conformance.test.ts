@@ -1,0 +1,176 @@
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import type { Response } from 'supertest';
+import { createManagementKey } from '@mailer/db';
+import { startTestDnsServer, type TestDnsServer } from '@mailer/testing';
+import { apiRoutes } from '../routes';
+import { openApiDocument } from '../routes/system/get-openapi';
+import { startTestApi, type TestApi } from '../testing';
+import { sendingAccount, type SendingAccount } from '../routes/emails/sending-account.fixture';
+
+interface HeaderObject { required?: boolean; schema: object }
+interface ResponseObject { headers?: Record<string, { $ref: string }>; content?: Record<string, { schema: object }> }
+interface Operation { operationId: string; responses: Record<string, ResponseObject> }
+
+const OPERATOR_TOKEN = 'operator-token-for-conformance-0123';
+const document = openApiDocument(apiRoutes) as unknown as {
+  paths: Record<string, Record<string, Operation>>;
+  components: { headers: Record<string, HeaderObject>; schemas: object };
+};
+
+// Every `#/components/…` reference, resolved in a schema of its own holding the components.
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+const DOC_ID = 'openapi.json';
+ajv.addSchema({ $id: DOC_ID, components: document.components });
+const rebased = (schema: object) => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', `"${DOC_ID}#/components/`)) as object;
+
+const covered = new Map<string, Set<number>>();
+
+/** The answer as the document declares it for `method path`: its status, its body and its headers. */
+function conforms(res: Response, method: string, path: string): Response {
+  const operation = document.paths[path]?.[method];
+  if (!operation) throw new Error(`${method} ${path} is not documented`);
+  const declared = operation.responses[String(res.status)];
+  if (!declared) throw new Error(`${operation.operationId} answered ${res.status}, which it does not declare: ${res.text}`);
+  const json = declared.content?.['application/json'];
+  if (json) {
+    const validate = ajv.compile(rebased(json.schema));
+    if (!validate(res.body)) throw new Error(`${operation.operationId} ${res.status}: ${ajv.errorsText(validate.errors)} in ${res.text.slice(0, 500)}`);
+  } else if (!declared.content) {
+    if (res.text) throw new Error(`${operation.operationId} ${res.status} has a body it does not declare`);
+  }
+  for (const [name, ref] of Object.entries(declared.headers ?? {})) {
+    const header = document.components.headers[ref.$ref.split('/').pop()!]!;
+    const value = res.headers[name.toLowerCase()] as string | undefined;
+    if (value === undefined) {
+      if (header.required) throw new Error(`${operation.operationId} ${res.status} lacks the header ${name}`);
+      continue;
+    }
+    const validate = ajv.compile(header.schema);
+    const typed = (header.schema as { type?: string }).type === 'integer' && /^\d+$/.test(value) ? Number(value) : value;
+    if (!validate(typed)) throw new Error(`${operation.operationId} ${res.status} header ${name}: ${value}`);
+  }
+  covered.set(operation.operationId, (covered.get(operation.operationId) ?? new Set()).add(res.status));
+  return res;
+}
+
+let api: TestApi;
+let dns: TestDnsServer;
+let acme: SendingAccount;
+let mgmt: string;
+
+beforeAll(async () => {
+  dns = await startTestDnsServer();
+  api = await startTestApi({ OPERATOR_TOKEN, DNS_SERVERS: dns.address, DNS_TIMEOUT: '300ms' });
+  acme = await sendingAccount(api, { limits: { perMinute: 2 } });
+  mgmt = `Bearer ${acme.management_key}`;
+});
+afterAll(async () => {
+  await api.close();
+  await dns.close();
+});
+
+describe('every answer conforms to /openapi.json', () => {
+  it('operations', async () => {
+    conforms(await api.http.get('/healthz'), 'get', '/healthz');
+    conforms(await api.http.get('/readyz'), 'get', '/readyz');
+    conforms(await api.http.get('/metrics').set('Authorization', `Bearer ${OPERATOR_TOKEN}`), 'get', '/metrics');
+    conforms(await api.http.get('/metrics'), 'get', '/metrics');
+    conforms(await api.http.get('/openapi.json'), 'get', '/openapi.json');
+    conforms(await api.http.get('/docs'), 'get', '/docs');
+    conforms(await api.http.get('/docs/redoc.standalone.js'), 'get', '/docs/redoc.standalone.js');
+  });
+
+  it('emails', async () => {
+    const sent = conforms(await acme.send(acme.message(), 'conformance-1'), 'post', '/v1/emails');
+    expect(sent.status).toBe(202);
+    expect(conforms(await acme.send(acme.message(), 'conformance-1'), 'post', '/v1/emails').headers['idempotent-replayed']).toBe('true');
+    conforms(await acme.send(acme.message({ subject: 'other' }), 'conformance-1'), 'post', '/v1/emails');
+    conforms(await acme.send(acme.message({ to: ['not an address'], cc: 'x' })), 'post', '/v1/emails');
+    conforms(await acme.send(acme.message({ from: 'nobody@acme.test' })), 'post', '/v1/emails');
+    conforms(await api.http.post('/v1/emails').set('Authorization', acme.auth).send(acme.message()), 'post', '/v1/emails');
+    conforms(await api.http.post('/v1/emails').set('Authorization', mgmt).set('Idempotency-Key', 'k').send(acme.message()), 'post', '/v1/emails');
+    conforms(await api.http.post('/v1/emails').set('Authorization', 'Bearer nope').send(acme.message()), 'post', '/v1/emails');
+    const rawPost = () => api.http.post('/v1/emails').set('Authorization', acme.auth).set('Idempotency-Key', 'raw');
+    conforms(await rawPost().set('Content-Type', 'text/plain').send('hello'), 'post', '/v1/emails');
+    conforms(await rawPost().set('Content-Type', 'application/json').send('{"from":'), 'post', '/v1/emails');
+    conforms(await acme.send(acme.message()), 'post', '/v1/emails');
+    expect(conforms(await acme.send(acme.message()), 'post', '/v1/emails').status).toBe(429);
+
+    const page = conforms(await acme.get('/v1/emails?limit=1'), 'get', '/v1/emails');
+    conforms(await acme.get(`/v1/emails?limit=1&cursor=${page.body.next_cursor}`), 'get', '/v1/emails');
+    conforms(await acme.get('/v1/emails?limit=0'), 'get', '/v1/emails');
+    conforms(await acme.get('/v1/emails?cursor=forged'), 'get', '/v1/emails');
+    conforms(await acme.get(`/v1/emails/${sent.body.id}`), 'get', '/v1/emails/{id}');
+    conforms(await acme.get('/v1/emails/em_unknown'), 'get', '/v1/emails/{id}');
+  });
+
+  it('domains and senders', async () => {
+    const as = (key: string) => ({ Authorization: key });
+    const created = conforms(await api.http.post('/v1/domains').set(as(mgmt)).send({ name: 'example.test', external_id: 'x-1' }), 'post', '/v1/domains');
+    const id = created.body.id as string;
+    conforms(await api.http.post('/v1/domains').set(as(mgmt)).send({ name: 'example.test', external_id: 'x-1' }), 'post', '/v1/domains');
+    conforms(await api.http.post('/v1/domains').set(as(mgmt)).send({ name: 'example.test' }), 'post', '/v1/domains');
+    conforms(await api.http.post('/v1/domains').set(as(mgmt)).send({ name: 'other.test', external_id: 'x-1' }), 'post', '/v1/domains');
+    conforms(await api.http.post('/v1/domains').set(as(mgmt)).send({ name: '' }), 'post', '/v1/domains');
+    conforms(await api.http.post('/v1/domains').set(as(acme.auth)).send({ name: 'example.test' }), 'post', '/v1/domains');
+    const readOnly = await createManagementKey(api.deps.db, acme.accountId, ['domains:read']);
+    conforms(await api.http.post('/v1/domains').set(as(`Bearer ${readOnly.key}`)).send({ name: 'x.test' }), 'post', '/v1/domains');
+    conforms(await api.http.get('/v1/domains').set(as(mgmt)), 'get', '/v1/domains');
+    conforms(await api.http.get('/v1/domains?external_id=x-1&limit=x').set(as(mgmt)), 'get', '/v1/domains');
+    conforms(await api.http.get(`/v1/domains/${id}`).set(as(mgmt)), 'get', '/v1/domains/{id}');
+    conforms(await api.http.get('/v1/domains/dom_unknown').set(as(mgmt)), 'get', '/v1/domains/{id}');
+    conforms(await api.http.get(`/v1/domains/${id}/dns`).set(as(mgmt)), 'get', '/v1/domains/{id}/dns');
+    conforms(await api.http.post(`/v1/domains/${id}/check-dns`).set(as(mgmt)), 'post', '/v1/domains/{id}/check-dns');
+    conforms(await api.http.post(`/v1/domains/${id}/check-dns`).set(as(mgmt)).send({ extra: true }), 'post', '/v1/domains/{id}/check-dns');
+
+    const sender = conforms(await api.http.post(`/v1/domains/${id}/senders`).set(as(mgmt)).send({ email: 'hi@example.test' }), 'post', '/v1/domains/{id}/senders');
+    conforms(await api.http.post(`/v1/domains/${id}/senders`).set(as(mgmt)).send({ email: 'HI@example.test' }), 'post', '/v1/domains/{id}/senders');
+    conforms(await api.http.post('/v1/domains/dom_unknown/senders').set(as(mgmt)).send({ email: 'hi@example.test' }), 'post', '/v1/domains/{id}/senders');
+    conforms(await api.http.get(`/v1/domains/${id}/senders`).set(as(mgmt)), 'get', '/v1/domains/{id}/senders');
+    const path = `/v1/senders/${sender.body.id}`;
+    conforms(await api.http.get(path).set(as(mgmt)), 'get', '/v1/senders/{id}');
+    conforms(await api.http.patch(path).set(as(mgmt)).send({ display_name: 'Hi', transport_security_policy: 'require_tls' }), 'patch', '/v1/senders/{id}');
+    conforms(await api.http.patch(path).set(as(mgmt)).send({ display_name: 7 }), 'patch', '/v1/senders/{id}');
+    conforms(await api.http.delete(`/v1/domains/${id}`).set(as(mgmt)), 'delete', '/v1/domains/{id}');
+    conforms(await api.http.delete(path).set(as(mgmt)), 'delete', '/v1/senders/{id}');
+    conforms(await api.http.get(path).set(as(mgmt)), 'get', '/v1/senders/{id}');
+    conforms(await api.http.delete(path).set(as(mgmt)), 'delete', '/v1/senders/{id}');
+    conforms(await api.http.delete(`/v1/domains/${id}`).set(as(mgmt)), 'delete', '/v1/domains/{id}');
+  });
+
+  it('suppressions', async () => {
+    const manage = (req: ReturnType<TestApi['http']['get']>) => req.set('Authorization', mgmt);
+    conforms(await manage(api.http.post('/v1/suppressions')).send({ email: 'gone@example.test' }), 'post', '/v1/suppressions');
+    conforms(await manage(api.http.post('/v1/suppressions')).send({ email: 'gone@example.test' }), 'post', '/v1/suppressions');
+    conforms(await manage(api.http.post('/v1/suppressions')).send({ email: 'nope' }), 'post', '/v1/suppressions');
+    conforms(await manage(api.http.get('/v1/suppressions?email=gone%40example.test')), 'get', '/v1/suppressions');
+    conforms(await manage(api.http.get('/v1/suppressions?email=nope')), 'get', '/v1/suppressions');
+    conforms(await manage(api.http.get('/v1/suppressions/gone%40example.test')), 'get', '/v1/suppressions/{email}');
+    conforms(await manage(api.http.delete('/v1/suppressions/gone%40example.test')), 'delete', '/v1/suppressions/{email}');
+    conforms(await manage(api.http.get('/v1/suppressions/gone%40example.test')), 'get', '/v1/suppressions/{email}');
+    conforms(await manage(api.http.delete('/v1/suppressions/gone%40example.test')), 'delete', '/v1/suppressions/{email}');
+  });
+
+  it('webhooks', async () => {
+    const manage = (req: ReturnType<TestApi['http']['get']>) => req.set('Authorization', mgmt);
+    const created = await manage(api.http.post('/v1/webhooks')).send({ url: 'https://hooks.example.com/mailer', events: ['email.bounced'] });
+    conforms(created, 'post', '/v1/webhooks');
+    conforms(await manage(api.http.post('/v1/webhooks')).send({ url: 'http://hooks.example.com' }), 'post', '/v1/webhooks');
+    conforms(await manage(api.http.get('/v1/webhooks')), 'get', '/v1/webhooks');
+    conforms(await manage(api.http.get(`/v1/webhooks/${created.body.id}`)), 'get', '/v1/webhooks/{id}');
+    conforms(await manage(api.http.patch(`/v1/webhooks/${created.body.id}`)).send({ status: 'disabled' }), 'patch', '/v1/webhooks/{id}');
+    conforms(await manage(api.http.post(`/v1/webhooks/${created.body.id}/rotate-secret`)), 'post', '/v1/webhooks/{id}/rotate-secret');
+    conforms(await manage(api.http.get(`/v1/webhooks/${created.body.id}/deliveries`)), 'get', '/v1/webhooks/{id}/deliveries');
+    conforms(await manage(api.http.delete(`/v1/webhooks/${created.body.id}`)), 'delete', '/v1/webhooks/{id}');
+    conforms(await manage(api.http.get(`/v1/webhooks/${created.body.id}`)), 'get', '/v1/webhooks/{id}');
+  });
+
+  it('drove every operation to a success', () => {
+    for (const route of apiRoutes) {
+      const statuses = [...(covered.get(route.operationId) ?? [])];
+      expect({ operation: route.operationId, success: statuses.some((s) => s < 300) }).toEqual({ operation: route.operationId, success: true });
+    }
+  });
+});

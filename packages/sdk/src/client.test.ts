@@ -1,0 +1,159 @@
+import { setAccountPlan } from '@mailer/db';
+import { listenRaw, startTestApi, type TestApi } from '@mailer/api/testing';
+import { insertReadyDomain, insertSender, startTestDnsServer, type TestDnsServer } from '@mailer/testing';
+import { MailerApiError, MailerClient } from './client';
+import { OPERATIONS } from './operations';
+
+let api: TestApi;
+let dns: TestDnsServer;
+let server: Awaited<ReturnType<typeof listenRaw>>;
+let sending: MailerClient;
+let management: MailerClient;
+let accountId: string;
+let sendingKey: string;
+const called = new Set<string>();
+
+/** The real fetch, noting which operations were called, and answering `fake` first when one is queued. */
+const fakes: Response[] = [];
+const seen: { method: string; url: string; headers: Record<string, string> }[] = [];
+const recordingFetch: typeof fetch = async (input, init) => {
+  seen.push({ method: init!.method!, url: String(input), headers: init!.headers as Record<string, string> });
+  return fakes.shift() ?? fetch(input, init);
+};
+
+beforeAll(async () => {
+  dns = await startTestDnsServer();
+  api = await startTestApi({ DNS_SERVERS: dns.address, DNS_TIMEOUT: '300ms' });
+  server = await listenRaw(api);
+  const account = await api.createAccount();
+  accountId = account.account.id;
+  sendingKey = account.sending_key;
+  sending = new MailerClient({ baseUrl: server.url, apiKey: account.sending_key, fetch: recordingFetch });
+  management = new MailerClient({ baseUrl: `${server.url}/`, apiKey: account.management_key, fetch: recordingFetch });
+});
+afterAll(async () => {
+  await server.close();
+  await api.close();
+  await dns.close();
+});
+afterEach(() => {
+  for (const { method, url } of seen) {
+    const path = new URL(url).pathname;
+    const match = Object.entries(OPERATIONS).find(
+      ([, op]) => op.method === method && new RegExp(`^${op.path.replace(/\{\w+\}/g, '[^/]+')}$`).test(path),
+    );
+    if (match) called.add(match[0]);
+  }
+  seen.length = 0;
+});
+
+describe('MailerClient against the API', () => {
+  it('manages domains, senders, suppressions and webhooks', async () => {
+    const domain = await management.domains.create({ name: 'sdk.test', external_id: 'sdk-1' });
+    expect(domain).toMatchObject({ name: 'sdk.test', status: 'not_ready' });
+    expect((await management.domains.list({ limit: 10 })).data.map((d) => d.id)).toEqual([domain.id]);
+    expect(await management.domains.get(domain.id)).toEqual(domain);
+    expect((await management.domains.dnsRecords(domain.id)).records.map((r) => r.purpose)).toEqual(['ownership', 'dkim', 'dmarc']);
+    expect((await management.domains.checkDns(domain.id)).ownership.status).toBe('missing');
+    const sender = await management.senders.create(domain.id, { email: 'hi@sdk.test' });
+    expect(sender.effective_state).toBe('domain_not_ready');
+    expect((await management.senders.list(domain.id)).data).toEqual([sender]);
+    expect((await management.senders.update(sender.id, { display_name: 'Hi' })).display_name).toBe('Hi');
+    expect((await management.senders.get(sender.id)).display_name).toBe('Hi');
+    expect(await management.senders.delete(sender.id)).toBeUndefined();
+    expect(await management.domains.delete(domain.id)).toBeUndefined();
+
+    const entry = await management.suppressions.create('Gone@Example.test');
+    expect(entry).toMatchObject({ email: 'Gone@example.test', reason: 'manual' });
+    expect(await management.suppressions.get('gone@example.test')).toEqual(entry);
+    expect((await management.suppressions.list({ email: 'gone@example.test' })).data).toEqual([entry]);
+    await management.suppressions.delete('gone@example.test');
+    await expect(management.suppressions.get('gone@example.test')).rejects.toMatchObject({ status: 404, code: 'suppression_not_found' });
+
+    const hook = await management.webhooks.create({ url: 'https://hooks.example.com/sdk', events: ['email.failed'] });
+    expect(hook).toMatchObject({ status: 'enabled', events: ['email.failed'], secret: expect.stringMatching(/^whsec_/) });
+    expect((await management.webhooks.list()).data.map((w) => w.id)).toEqual([hook.id]);
+    expect((await management.webhooks.update(hook.id, { description: 'SDK' })).description).toBe('SDK');
+    expect((await management.webhooks.get(hook.id)).description).toBe('SDK');
+    expect((await management.webhooks.rotateSecret(hook.id)).secret).not.toBe(hook.secret);
+    expect(await management.webhooks.deliveries(hook.id)).toEqual({ data: [], next_cursor: null });
+    expect(await management.webhooks.delete(hook.id)).toBeUndefined();
+    await expect(management.webhooks.get(hook.id)).rejects.toMatchObject({ status: 404, code: 'webhook_not_found' });
+  });
+
+  it('sends with a generated Idempotency-Key, or the one given, and reads emails back', async () => {
+    const domain = await insertReadyDomain(api.deps.db, api.config.encryptionKey, accountId, 'ready.test');
+    await insertSender(api.deps.db, accountId, domain.id, 'hello@ready.test');
+    const message = { from: 'hello@ready.test', to: ['ann@example.test'], subject: 'Hi', content: { plain: 'Hello.' } };
+    const first = await sending.emails.send(message);
+    const second = await sending.emails.send(message);
+    expect(second.id).not.toBe(first.id);
+    const [a, b] = seen.map((request) => request.headers['Idempotency-Key']);
+    expect(a).toMatch(/^[0-9a-f-]{36}$/);
+    expect(b).not.toBe(a);
+    const replayed = await sending.emails.send(message, { idempotencyKey: 'order-1' });
+    expect(await sending.emails.send(message, { idempotencyKey: 'order-1' })).toEqual(replayed);
+    expect((await sending.emails.list({ limit: 2 })).data).toHaveLength(2);
+    expect((await sending.emails.get(first.id)).to).toEqual(['ann@example.test']);
+    await expect(sending.emails.get('em_missing')).rejects.toMatchObject({ status: 404, code: 'email_not_found' });
+  });
+
+  it('throws MailerApiError with the error body the API sent', async () => {
+    const error = (await management.domains.create({ name: 'not a domain' }).catch((e: unknown) => e)) as MailerApiError;
+    expect(error).toBeInstanceOf(MailerApiError);
+    expect(error.status).toBe(422);
+    expect(error.body.error.code).toBe('validation_error');
+    expect(error.details?.[0]?.path).toBe('name');
+    expect(error.requestId).toEqual(expect.any(String));
+    await expect(sending.domains.list()).rejects.toMatchObject({ status: 403, code: 'wrong_key_type' });
+  });
+
+  it('retries 429 and 503 after Retry-After with the same Idempotency-Key, then gives up', async () => {
+    const busy = (status: number, retryAfter: string) =>
+      new Response(JSON.stringify({ error: { code: status === 429 ? 'rate_limit_exceeded' : 'service_unavailable', message: 'later' } }), {
+        status,
+        headers: { 'Content-Type': 'application/json', 'Retry-After': retryAfter },
+      });
+    const message = { from: 'hello@ready.test', to: ['bob@example.test'], subject: 'Hi', content: { plain: 'Hello.' } };
+    fakes.push(busy(503, '1'), busy(429, '0'));
+    const started = Date.now();
+    const sent = await sending.emails.send(message);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+    expect(sent.status).toBe('queued');
+    expect(new Set(seen.map((request) => request.headers['Idempotency-Key'])).size).toBe(1);
+    expect(seen).toHaveLength(3);
+
+    seen.length = 0;
+    fakes.push(busy(503, '0'), busy(503, '0'), busy(503, '0'));
+    await expect(sending.emails.send(message)).rejects.toMatchObject({ status: 503, retryAfter: 0 });
+    expect(seen).toHaveLength(3);
+
+    seen.length = 0;
+    fakes.push(busy(429, '3600'));
+    await expect(sending.emails.send(message)).rejects.toMatchObject({ status: 429, code: 'rate_limit_exceeded', retryAfter: 3600 });
+    expect(seen).toHaveLength(1);
+  });
+
+  it('answers a real plan refusal with its code and Retry-After', async () => {
+    await setAccountPlan(api.deps.db, accountId, { perMinute: 0 });
+    const once = new MailerClient({ baseUrl: server.url, apiKey: sendingKey, maxRetries: 0 });
+    const error = (await once.emails
+      .send({ from: 'hello@ready.test', to: ['cy@example.test'], subject: 'Hi', content: { plain: 'Hello.' } })
+      .catch((e: unknown) => e)) as MailerApiError;
+    expect(error).toMatchObject({ status: 429, code: 'rate_limit_exceeded' });
+    expect(error.retryAfter).toBeGreaterThan(0);
+  });
+
+  it('reaches the operations endpoints', async () => {
+    expect(await sending.call('getHealth')).toEqual({ status: 'ok' });
+    expect(await sending.call('getReadiness')).toMatchObject({ status: 'ready' });
+    expect((await sending.call('getOpenApiDocument')).openapi).toBe('3.1.0');
+    expect(await sending.call('getDocs')).toContain('<redoc');
+    expect(await sending.call('getDocsScript')).toContain('Redoc');
+    await expect(sending.call('getMetrics')).rejects.toMatchObject({ status: 503, code: 'operator_token_not_configured' });
+  });
+
+  it('called every operation of the document', () => {
+    expect(Object.keys(OPERATIONS).filter((id) => !called.has(id))).toEqual([]);
+  });
+});
