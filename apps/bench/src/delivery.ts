@@ -5,14 +5,14 @@ import path from 'node:path';
 import { loadConfig, type Config } from '@mailer/config';
 import { createAccount, createWebhookEndpoint, openDatabase, setAccountPlan } from '@mailer/db';
 import { newWebhookSecret, seal, WEBHOOK_SECRET_SEAL_PURPOSE } from '@mailer/domain';
-import { insertReadyDomain, insertSender, startTestDnsServer, type TestDnsServer } from '@mailer/testing';
+import { insertReadyDomain, insertSender, startTestDnsServer, startWebhookReceiver, type TestDnsServer } from '@mailer/testing';
 import { clearRedisPrefix, freshDatabase, productionEnv, startApi } from './bench-environment';
 import { writeBenchmarkSection } from './benchmarks-file';
 import { median } from './median';
 import { postMessages } from './post-messages';
 import { runPostfixRound, type PostfixRound } from './postfix-relay';
 import { findSmtpSink, SMTP_SINK_MISSING, startSmtpSink, type SmtpSink } from './smtp-sink';
-import { percentile, startBenchReceiver, type BenchReceiver } from './webhook-receiver';
+import { percentile } from './percentile';
 
 /**
  * Delivery throughput end to end: messages accepted through POST /v1/emails by the built
@@ -265,7 +265,9 @@ interface WebhookRound {
 
 /** Mail at full speed with an endpoint taking every `email.accepted` event; waits until the receiver has them all. */
 async function webhookRound(db: ReturnType<typeof openDatabase>['db'], encryptionKey: Buffer, accountId: string, mail: () => Promise<Run>): Promise<WebhookRound> {
-  const receiver: BenchReceiver = await startBenchReceiver();
+  // Answers at once; each event's delay runs from the delivery's record (its `timestamp`) to its arrival.
+  const receiver = await startWebhookReceiver();
+  receiver.status = 204;
   try {
     await createWebhookEndpoint(db, {
       accountId,
@@ -278,17 +280,18 @@ async function webhookRound(db: ReturnType<typeof openDatabase>['db'], encryptio
     const run = await mail();
     let seen = -1;
     let progressAt = Date.now();
-    while (receiver.delaysMs.length < run.accepted) {
-      if (receiver.delaysMs.length > seen) [seen, progressAt] = [receiver.delaysMs.length, Date.now()];
+    while (receiver.received.length < run.accepted) {
+      if (receiver.received.length > seen) [seen, progressAt] = [receiver.received.length, Date.now()];
       if (Date.now() - progressAt > STALL_MS) throw new Error(`the webhook receiver stalled at ${seen} of ${run.accepted}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    const seconds = (receiver.lastAt! - receiver.firstAt!) / 1000;
+    const delays = receiver.received.map((r) => r.at - Date.parse((JSON.parse(r.body) as { timestamp: string }).timestamp));
+    const seconds = (receiver.received.at(-1)!.at - receiver.received[0]!.at) / 1000;
     return {
-      events: receiver.delaysMs.length,
-      eventsPerSecond: receiver.delaysMs.length / seconds,
-      p50: percentile(receiver.delaysMs, 50),
-      p99: percentile(receiver.delaysMs, 99),
+      events: delays.length,
+      eventsPerSecond: delays.length / seconds,
+      p50: percentile(delays, 50),
+      p99: percentile(delays, 99),
       mailPerSecond: run.accepted / run.seconds,
     };
   } finally {

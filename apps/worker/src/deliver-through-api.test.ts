@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { startTestApi, type TestApi } from '@mailer/api/testing';
-import { insertReadyDomain, insertSender, startTestSmtpServer, type TestSmtpServer } from '@mailer/testing';
+import { insertReadyDomain, insertSender, startTestSmtpServer, startWebhookReceiver, type TestSmtpServer } from '@mailer/testing';
 import { startWorkerHarness, type WorkerHarness } from './testing/worker-harness';
 import { verifyDkim } from './testing/verify-dkim';
-import { startReceiver } from './testing/webhook-receiver';
 import { Webhook } from 'standardwebhooks';
 
 /** POST /v1/emails on the API, delivery by the daemon, GET /v1/emails/{id} to read the outcome. */
@@ -59,7 +58,7 @@ afterAll(async () => {
 describe('POST /v1/emails to the recipient MX', () => {
   it('tells a webhook endpoint registered over the API, signed with the secret the API gave', async () => {
     await mx('hooked.test', '127.0.0.4');
-    const receiver = await startReceiver();
+    const receiver = await startWebhookReceiver();
     try {
       const hook = await api.http.post('/v1/webhooks').set('Authorization', management).send({ url: receiver.url, events: ['email.accepted'] });
       expect(hook.status).toBe(201);

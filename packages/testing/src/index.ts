@@ -4,3 +4,4 @@ export { insertReadyDomain, insertSender, type ReadyDomain, type SenderOptions }
 export { startTestSmtpServer, TEST_CA_FILE, type TestSmtpServer, type TestSmtpServerOptions, type PeerBehavior, type DataBehavior, type ReceivedMessage } from './smtp-server';
 export { insertQueuedEmail, type QueuedEmailInput, type QueuedEmail } from './email-factory';
 export { freePort } from './free-port';
+export { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver';

@@ -1,8 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { createWebhookEndpoint, rotateWebhookSecret, type WebhookEndpoint } from '@mailer/db';
 import { newWebhookSecret, seal, WEBHOOK_SECRET_SEAL_PURPOSE, type WebhookEventType } from '@mailer/domain';
-import { startTestSmtpServer, type TestSmtpServer } from '@mailer/testing';
-import { startReceiver, type Receiver } from '../testing/webhook-receiver';
+import { startTestSmtpServer, startWebhookReceiver, type TestSmtpServer, type WebhookReceiver } from '@mailer/testing';
 import { startWorkerHarness, type SendingSetup, type WorkerHarness } from '../testing/worker-harness';
 import { startWebhookSender, type WebhookSender } from './webhook-sender';
 
@@ -10,7 +9,7 @@ let h: WorkerHarness;
 let sender: WebhookSender;
 let setup: SendingSetup;
 const peers: TestSmtpServer[] = [];
-const receivers: Receiver[] = [];
+const receivers: WebhookReceiver[] = [];
 
 async function mx(domain: string, address: string, options: Omit<Parameters<typeof startTestSmtpServer>[0], 'host' | 'port'> = {}) {
   h.dns.set(domain, [{ type: 'MX', exchange: `mx.${domain}`, priority: 10 }]);
@@ -18,7 +17,7 @@ async function mx(domain: string, address: string, options: Omit<Parameters<type
   peers.push(await startTestSmtpServer({ host: address, port: h.smtpPort, ...options }));
 }
 
-async function endpoint(accountId: string, receiver: Receiver, events?: WebhookEventType[]): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+async function endpoint(accountId: string, receiver: WebhookReceiver, events?: WebhookEventType[]): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
   const secret = newWebhookSecret();
   const created = await createWebhookEndpoint(h.deps.db, {
     accountId,
@@ -32,7 +31,7 @@ async function endpoint(accountId: string, receiver: Receiver, events?: WebhookE
 }
 
 const receiver = async () => {
-  const r = await startReceiver();
+  const r = await startWebhookReceiver();
   receivers.push(r);
   return r;
 };

@@ -1,8 +1,8 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** A real HTTP receiver: it answers `status` after `delayMs` and keeps what it got. */
-export interface Receiver {
+/** A real HTTP receiver for webhooks: it answers `status` after `delayMs` and keeps what it got, and when. */
+export interface WebhookReceiver {
   url: string;
   status: number;
   delayMs: number;
@@ -10,8 +10,8 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(): Promise<Receiver> {
-  const receiver = { status: 200, delayMs: 0, received: [] as Receiver['received'] } as Receiver;
+export async function startWebhookReceiver(): Promise<WebhookReceiver> {
+  const receiver = { status: 200, delayMs: 0, received: [] as WebhookReceiver['received'] } as WebhookReceiver;
   const server: Server = createServer((req, res) => {
     let body = '';
     req.setEncoding('utf8');
