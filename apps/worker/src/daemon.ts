@@ -46,13 +46,16 @@ export function startDaemon(deps: WorkerDependencies): Daemon {
     deps.metrics.reconcilerEnqueued.inc(added);
     return added;
   };
-  let reconciling = false;
-  const pass = (expiredLeasesOnly: boolean) => () => {
-    if (reconciling) return;
-    reconciling = true;
-    reconcile(expiredLeasesOnly)
-      .catch((error: Error) => deps.logger.warn('reconciliation failed', { error: error.message }))
-      .finally(() => (reconciling = false));
+  // One pass of each kind at a time; a long full pass does not hold the expired-lease look back.
+  const pass = (expiredLeasesOnly: boolean) => {
+    let running = false;
+    return () => {
+      if (running) return;
+      running = true;
+      reconcile(expiredLeasesOnly)
+        .catch((error: Error) => deps.logger.warn('reconciliation failed', { error: error.message }))
+        .finally(() => (running = false));
+    };
   };
   const reconcileTimer = setInterval(pass(false), deps.config.worker.reconcileIntervalMs);
   const expiredLeaseTimer = setInterval(pass(true), leaseTiming(deps.config.worker.leaseMs).renewEveryMs);
