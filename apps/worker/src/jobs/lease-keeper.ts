@@ -59,9 +59,10 @@ export class LeaseKeeper {
 
   /** One renewal of every lease held (skipped while the previous one is still running). */
   async renew(): Promise<void> {
-    if (this.renewing || this.entries.size === 0) return;
+    // A lease whose attempt was stopped is not extended: it is released or recorded, or runs out.
+    const entries = [...this.entries.values()].filter((e) => !e.controller.signal.aborted);
+    if (this.renewing || entries.length === 0) return;
     this.renewing = true;
-    const entries = [...this.entries.values()];
     const expiresAt = new Date(this.options.now().getTime() + this.options.leaseMs);
     try {
       await renewLeases(this.options.db, entries.map((e) => e.held), expiresAt, this.timing.lockWaitMs);
