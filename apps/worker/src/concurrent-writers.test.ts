@@ -10,18 +10,20 @@ import {
   purgeExpired,
   recordAttempt,
   releaseLease,
+  renewLeases,
   setAccountPlan,
   writeAttempts,
   type AttemptWrite,
   type DatabaseHandle,
   type DeliveryDecision,
+  type HeldLease,
   type Lease,
 } from '@mailer/db';
 
 /**
  * Every writer of deliveries, account usage and senders at once, for a while, on few
  * messages so that they collide: intake, claims (two "workers" asking for the same
- * messages), attempt records (batched and alone), releases and retention. Each goes
+ * messages), lease renewals, attempt records (batched and alone), releases and retention. Each goes
  * through the lock order; a deadlock would surface as an error (40P01), a lost update as
  * a counter that disagrees with the rows.
  */
@@ -58,6 +60,8 @@ it('runs intake, claims, attempt records, releases and retention together withou
   let recorded = 0;
   let released = 0;
   let purged = 0;
+  let renewed = 0;
+  const held: HeldLease[] = [];
   const failures: unknown[] = [];
   const stopAt = Date.now() + RUN_MS;
   const loop = (work: () => Promise<unknown>) =>
@@ -78,6 +82,7 @@ it('runs intake, claims, attempt records, releases and retention together withou
       const now = new Date();
       const claims = await claimMessages(database.db, recent(), now, 60_000);
       const leases = [...claims.values()].map((c) => c.lease).filter((l) => l.deliveries.length > 0);
+      held.push(...leases.map((l) => ({ token: l.token, deliveryIds: l.deliveries.map((d) => d.id) })));
       const writes: AttemptWrite[] = [];
       for (const lease of leases) {
         const roll = Math.random();
@@ -95,18 +100,30 @@ it('runs intake, claims, attempt records, releases and retention together withou
       if (writes.length > 0) recorded += (await writeAttempts(database.db, writes)).size;
     });
 
+  // As a daemon renews every lease it holds at once: recorded, released and purged ones among them.
+  const renewer = loop(async () => {
+    renewed += await renewLeases(database.db, held.slice(-20), new Date(Date.now() + 60_000), 2_000);
+    // Paced, and not a loop of resolved promises while nothing is held yet.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  });
+
   const retention = loop(async () => {
     const result = await purgeExpired(database.db, { now: new Date(Date.now() + 86_400_000), retentionDays: 0, usageWindowMs: 100 * 86_400_000, batchSize: 5 });
     purged += result.emails;
   });
 
-  await Promise.all([intake, worker(), worker(), retention]);
+  await Promise.all([intake, worker(), worker(), renewer, retention]);
   expect(failures).toEqual([]);
   // Enough of each writer ran for their locks to meet.
   expect(emailIds.length).toBeGreaterThan(20);
   expect(recorded).toBeGreaterThan(20);
   expect(released).toBeGreaterThan(0);
   expect(purged).toBeGreaterThan(0);
+  expect(renewed).toBeGreaterThan(0);
+  // A renewal never revived a lease that was recorded or released: only `sending` deliveries hold one.
+  const [stray] = await database.db`
+    select count(*)::int as n from deliveries where account_id = ${accountId} and status <> 'sending' and (lease_token is not null or lease_expires_at is not null)`;
+  expect(stray!.n).toBe(0);
 
   const [usage] = await database.db`select active_deliveries, recipients_total from account_usage where account_id = ${accountId}`;
   const deliveries = await database.db`

@@ -11,6 +11,7 @@ import { createMessageComposer, type MessageComposer } from './delivery/message-
 import { createRouteLookups } from './delivery/route-cache';
 import { SlotLimiter } from './delivery/slot-limiter';
 import type { TransportContext } from './delivery/smtp-transport';
+import { LeaseKeeper } from './jobs/lease-keeper';
 import { createWorkerMetrics, type WorkerMetrics } from './metrics';
 
 /** Everything a delivery job may touch, built once at boot (and by tests, against real services). */
@@ -33,6 +34,8 @@ export interface WorkerDependencies {
   claims: Batcher<string, Claim | undefined>;
   /** Attempts of concurrent jobs, one statement per batch; false when a lease was lost. */
   attempts: Batcher<AttemptWrite, boolean>;
+  /** Renews the leases of the attempts in flight; aborts an attempt whose lease could not be renewed in time. */
+  leases: LeaseKeeper;
   /** WORKER_CONCURRENCY messages in flight at most, however many each job carries (one key counts them all). */
   messageSlots: SlotLimiter;
   metrics: WorkerMetrics;
@@ -54,6 +57,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   workerRedis.on('error', () => undefined);
   producerRedis.on('error', () => undefined);
   const now = overrides.now ?? (() => new Date());
+  const metrics = createWorkerMetrics();
   const shutdown = new AbortController();
   // Every in-flight attempt listens to it.
   setMaxListeners(0, shutdown.signal);
@@ -73,8 +77,9 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
       const written = await writeAttempts(database.db, writes);
       return writes.map((_, i) => written.has(i));
     }),
+    leases: new LeaseKeeper({ db: database.db, leaseMs: config.worker.leaseMs, now, logger, renewals: metrics.leaseRenewals }),
     messageSlots: new SlotLimiter(config.worker.concurrency),
-    metrics: createWorkerMetrics(),
+    metrics,
     shutdown,
     now,
   };

@@ -1,5 +1,6 @@
 import { Worker, type Job } from 'bullmq';
 import { owedDeliveryJobs } from '@mailer/db';
+import { leaseTiming } from '@mailer/domain';
 import { DELIVERY_QUEUE, RECONCILE_GRACE_MS, reconcileOwedDeliveries, type DeliverMessagePayload } from '@mailer/queue';
 import type { WorkerDependencies } from './container';
 import { deliverMessage } from './jobs/deliver-message';
@@ -30,8 +31,10 @@ export interface Daemon {
 /**
  * The BullMQ consumer of the delivery queue, `WORKER_CONCURRENCY` jobs at a time; the
  * reconciler: every `RECONCILE_INTERVAL` it enqueues the jobs of owed deliveries that
- * Redis lost (FLUSHALL, Redis down at acceptance, a dead worker's lease); the webhook sender;
- * and, at start and then periodically, retention passes and domain re-check passes.
+ * Redis lost (FLUSHALL, Redis down at acceptance, a dead worker's lease), and every third
+ * of `DELIVERY_LEASE` those of expired leases alone, so that a dead daemon's deliveries are
+ * taken over soon after its leases run out (docs/api-decisions.md, "Delivery"); the webhook
+ * sender; and, at start and then periodically, retention passes and domain re-check passes.
  */
 export function startDaemon(deps: WorkerDependencies): Daemon {
   const worker = new Worker<DeliverMessagePayload>(DELIVERY_QUEUE, (job) => runJob(deps, job), {
@@ -41,22 +44,27 @@ export function startDaemon(deps: WorkerDependencies): Daemon {
   });
   worker.on('error', (error) => deps.logger.error('queue error', { error: error.message }));
 
-  const reconcile = async () => {
+  const reconcile = async (expiredLeasesOnly = false) => {
     const now = deps.now();
-    const owed = owedDeliveryJobs(deps.db, { now, graceMs: RECONCILE_GRACE_MS, pageSize: RECONCILE_PAGE_SIZE });
+    const owed = owedDeliveryJobs(deps.db, { now, graceMs: RECONCILE_GRACE_MS, pageSize: RECONCILE_PAGE_SIZE, expiredLeasesOnly });
     const added = await reconcileOwedDeliveries(deps.deliveryQueue, owed, now);
-    if (added > 0) deps.logger.info('reconciler enqueued owed deliveries', { added });
+    if (added > 0) deps.logger.info('reconciler enqueued owed deliveries', { added, expired_leases_only: expiredLeasesOnly });
     deps.metrics.reconcilerEnqueued.inc(added);
     return added;
   };
-  let reconciling = false;
-  const reconcileTimer = setInterval(() => {
-    if (reconciling) return;
-    reconciling = true;
-    reconcile()
-      .catch((error: Error) => deps.logger.warn('reconciliation failed', { error: error.message }))
-      .finally(() => (reconciling = false));
-  }, deps.config.worker.reconcileIntervalMs);
+  // One pass of each kind at a time; a long full pass does not hold the expired-lease look back.
+  const pass = (expiredLeasesOnly: boolean) => {
+    let running = false;
+    return () => {
+      if (running) return;
+      running = true;
+      reconcile(expiredLeasesOnly)
+        .catch((error: Error) => deps.logger.warn('reconciliation failed', { error: error.message }))
+        .finally(() => (running = false));
+    };
+  };
+  const reconcileTimer = setInterval(pass(false), deps.config.worker.reconcileIntervalMs);
+  const expiredLeaseTimer = setInterval(pass(true), leaseTiming(deps.config.worker.leaseMs).renewEveryMs);
   const purge = () => void purgeExpiredData(deps).catch((error: Error) => deps.logger.warn('retention pass failed', { error: error.message }));
   const retentionTimer = setInterval(purge, RETENTION_INTERVAL_MS);
   retentionTimer.unref();
@@ -76,9 +84,10 @@ export function startDaemon(deps: WorkerDependencies): Daemon {
 
   return {
     worker,
-    reconcile,
+    reconcile: () => reconcile(),
     async stop() {
       clearInterval(reconcileTimer);
+      clearInterval(expiredLeaseTimer);
       clearInterval(retentionTimer);
       clearInterval(recheckTimer);
       const grace = setTimeout(() => deps.shutdown.abort(new Error('shutdown')), deps.config.worker.shutdownGraceMs);

@@ -7,7 +7,8 @@ import { verifyDkim } from './testing/verify-dkim';
 /**
  * The daemon as operators run it: `node apps/worker/dist/main.js` (built by `tsc -b`,
  * which `npm test` runs first), configured only through its environment, stopped with
- * signals. These tests kill it, run two at once and wipe its Redis keys.
+ * signals. These tests kill it, run two at once and wipe its Redis keys; the lease tests
+ * run it with its default lease and reconciler settings.
  */
 const MAIN = path.resolve(__dirname, '..', 'dist', 'main.js');
 
@@ -142,6 +143,65 @@ describe('crash safety', () => {
     await allAccepted(ids);
     expectEachOnce(peer.messages, 20);
   });
+});
+
+/**
+ * The lease, the reconciler and the SMTP reply timeouts back at their defaults (a blank
+ * value is an unset one): DELIVERY_LEASE 30s, RECONCILE_INTERVAL 30s, SMTP_COMMAND_TIMEOUT
+ * 5m, SMTP_DATA_TIMEOUT 10m. What stays shortened (connect and DNS timeouts, the pool's idle
+ * time, the shutdown grace) plays no part in taking a lease over.
+ */
+const DEFAULT_LEASE_ENV = { DELIVERY_LEASE: '', RECONCILE_INTERVAL: '', SMTP_COMMAND_TIMEOUT: '', SMTP_DATA_TIMEOUT: '' };
+
+describe('leases that follow the daemon\'s life', () => {
+  it('a daemon killed with SIGKILL mid-transaction: another daemon attempts its deliveries again within 60 s, with default settings', async () => {
+    const env = DEFAULT_LEASE_ENV;
+    // The MX holds every transaction at the final dot, as a slow server does.
+    peer.behavior.data = { kind: 'never_answer' };
+    const ids = await queueMessages(5);
+    for (const id of ids) await h.deps.deliveryQueue.enqueue(id, new Date());
+    const doomed = spawnWorker(env);
+    await waitFor(() => peer.dataReceived() >= ids.length, 20_000, 'every transaction held at the final dot');
+    expect(await deliveryStatuses(ids)).toEqual(ids.map(() => 'sending'));
+    // The other daemon runs beside it, with its own jobs, expired-lease look and reconciler.
+    const survivor = spawnWorker(env);
+    await waitFor(() => survivor.output().includes('worker started'), 10_000, 'the second daemon');
+
+    peer.behavior.data = { kind: 'accept' };
+    doomed.child.kill('SIGKILL');
+    const killedAt = Date.now();
+    await doomed.exited;
+    await allAccepted(ids, 60_000);
+    expect(Date.now() - killedAt).toBeLessThan(60_000);
+    expectEachOnce(peer.messages, ids.length);
+    expect(survivor.output()).toContain('attempt recorded');
+  }, 120_000);
+
+  it('two live daemons never attempt one delivery at once, through an attempt that outlasts several leases', async () => {
+    // A 3 s lease (renewed every second), so that an 8 s transaction spans several renewals
+    // and would have lost its lease twice over without them; a final-dot wait long enough.
+    const env = { ...DEFAULT_LEASE_ENV, DELIVERY_LEASE: '3s', RECONCILE_INTERVAL: '500ms', SMTP_DATA_TIMEOUT: '1m' };
+    peer.behavior.data = { kind: 'delay', ms: 8_000 };
+    const ids = await queueMessages(3);
+    spawnWorker(env);
+    spawnWorker(env);
+    // Besides each message's own job, one every 250 ms for the length of the attempt, which
+    // either daemon may run: each claims the message and must find its lease alive.
+    const start = Date.now();
+    for (const id of ids) await h.deps.deliveryQueue.enqueue(id, new Date(start));
+    for (let at = 250; at <= 9_000; at += 250) for (const id of ids) await h.deps.deliveryQueue.enqueue(id, new Date(start + at), new Date());
+    await allAccepted(ids);
+    // The jobs still to come would find nothing owed: none is left for the tests after this one.
+    await h.deps.deliveryQueue.queue.drain(true);
+    await sleep(500);
+    expect(peer.dataReceived()).toBe(ids.length);
+    expectEachOnce(peer.messages, ids.length);
+    for (const id of ids) {
+      const stored = await h.readEmail(id);
+      expect(stored.attempts).toHaveLength(1);
+      expect(stored.events.filter((e) => e.type === 'sending')).toHaveLength(1);
+    }
+  }, 60_000);
 });
 
 describe('operations', () => {

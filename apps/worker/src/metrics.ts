@@ -18,6 +18,8 @@ export interface WorkerMetrics {
   messages: Counter<'result'>;
   /** Jobs the reconciler added because Redis did not hold them. */
   reconcilerEnqueued: Counter;
+  /** Lease renewal statements by result (`renewed`, `failed`). */
+  leaseRenewals: Counter<'result'>;
 }
 
 export function createWorkerMetrics(): WorkerMetrics {
@@ -41,6 +43,7 @@ export function createWorkerMetrics(): WorkerMetrics {
     }),
     messages: new Counter({ name: 'mailer_delivery_messages_total', help: 'Messages worked on by delivery jobs (a job carries one or several), by result.', labelNames: ['result'], registers: [registry] }),
     reconcilerEnqueued: new Counter({ name: 'mailer_reconciler_enqueued_total', help: 'Owed deliveries re-enqueued by the reconciler.', registers: [registry] }),
+    leaseRenewals: new Counter({ name: 'mailer_lease_renewals_total', help: 'Lease renewal statements by result.', labelNames: ['result'], registers: [registry] }),
   };
 }
 

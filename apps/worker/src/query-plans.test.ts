@@ -11,6 +11,7 @@ import {
   openDatabase,
   otherRequestsRecords,
   owedDeliveryJobs,
+  renewLeases,
   purgeExpired,
   recordAttempt,
   releaseLease,
@@ -121,9 +122,10 @@ it('plans every hot statement with indexes over large tables', async () => {
     );
     throw new Error('rolled back');
   }).catch((error: Error) => expect(error.message).toBe('rolled back'));
-  // Delivery: claim, record (batched and alone), release, the next obligation.
+  // Delivery: claim, renew, record (batched and alone), release, the next obligation.
   const lease = (await claimMessages(db, [email.id, 'em_old20'], now, 60_000)).get(email.id)!.lease;
   expect(lease.deliveries).toHaveLength(2);
+  expect(await renewLeases(db, [{ token: lease.token, deliveryIds: lease.deliveries.map((d) => d.id) }], new Date(now.getTime() + 60_000), 1_000)).toBe(2);
   const [first, second] = lease.deliveries;
   const attempt = { startedAt: now, endedAt: now, outcome: 'accepted' as const, cause: null, tls: true, mxHost: null };
   await writeAttempts(db, [{ lease, attempt, decisions: [{ deliveryId: first!.id, status: 'accepted', cause: null }], state: messageState([]) }]);
@@ -131,6 +133,7 @@ it('plans every hot statement with indexes over large tables', async () => {
   await releaseLease(db, lease, [second!.id], now);
   // Reconciler, retention and the reads integrators make most.
   for await (const page of owedDeliveryJobs(db, { now, graceMs: 0, pageSize: 1000 })) expect(page.length).toBeGreaterThan(0);
+  for await (const page of owedDeliveryJobs(db, { now, graceMs: 0, pageSize: 1000, expiredLeasesOnly: true })) expect(page).toBeDefined();
   await purgeExpired(db, { now, retentionDays: 29, usageWindowMs: 29 * 86_400_000, batchSize: 100 });
   await listEmails(db, accountId, undefined, 50);
   await findEmailDetail(db, accountId, email.id);

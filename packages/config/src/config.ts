@@ -80,7 +80,7 @@ const envSchema = z
     WORKER_CONCURRENCY: int(50, 1, 1000),
     DESTINATION_CONCURRENCY: int(10, 1, 1000),
     COMPOSITION_THREADS: int(availableParallelism(), 0, 64),
-    DELIVERY_LEASE: duration('30m'),
+    DELIVERY_LEASE: duration('30s'),
     SMTP_POOL_IDLE: duration('5s'),
     WORKER_SHUTDOWN_GRACE: duration('20s'),
     RECONCILE_INTERVAL: duration('30s'),
@@ -141,7 +141,10 @@ function toConfig(env: z.infer<typeof envSchema>) {
       domainRecheckIntervalMs: env.DOMAIN_RECHECK_INTERVAL,
       retryScheduleMs: env.RETRY_SCHEDULE,
       maxDeliveryAgeMs: env.MAX_DELIVERY_AGE,
-      /** How long a worker owns the deliveries it leased; an attempt is cut off before it ends. */
+      /**
+       * How long a lease lasts from its claim or latest renewal; renewed every third of it
+       * while the attempt runs. A dead daemon's deliveries are taken over once it ran out.
+       */
       leaseMs: env.DELIVERY_LEASE,
       /** On SIGTERM, how long in-flight attempts may finish before their leases are released. */
       shutdownGraceMs: env.WORKER_SHUTDOWN_GRACE,

@@ -44,6 +44,7 @@ export interface LockedDelivery {
   updatedAt: Date;
   nextAttemptAt: Date;
   leaseExpiresAt: Date | null;
+  leaseToken: string | null;
 }
 
 export const toLockedDelivery = (r: Row): LockedDelivery => ({
@@ -60,10 +61,11 @@ export const toLockedDelivery = (r: Row): LockedDelivery => ({
   updatedAt: r.updated_at,
   nextAttemptAt: r.next_attempt_at,
   leaseExpiresAt: r.lease_expires_at,
+  leaseToken: r.lease_token,
 });
 
 const DELIVERY_COLUMNS = (sql: Database) =>
-  sql`id, email_id, recipient, recipient_domain, kind, position, status, cause, attempt_count, created_at, updated_at, next_attempt_at, lease_expires_at`;
+  sql`id, email_id, recipient, recipient_domain, kind, position, status, cause, attempt_count, created_at, updated_at, next_attempt_at, lease_expires_at, lease_token`;
 
 /** Level 1, waiting for holders: these deliveries. Read the rows with toLockedDelivery. */
 export function lockDeliveries(tx: Transaction, ids: readonly string[]) {
@@ -84,6 +86,21 @@ export function lockMessagesDeliveries(tx: Transaction, emailIds: readonly strin
 export function lockFreeDeliveriesOf(tx: Transaction, emailIds: readonly string[]) {
   enter(tx, 'deliveries');
   return tx.sql`select ${DELIVERY_COLUMNS(tx.sql)} from deliveries where email_id = any(${emailIds as string[]}::text[]) order by id for update skip locked`;
+}
+
+/**
+ * Level 1, waiting for holders: the deliveries still `sending` under the given leases
+ * (`ids[i]` under the lease whose token is `tokens[i]`); a delivery recorded, released or
+ * taken over meanwhile is left out, as its latest version reads.
+ */
+export function lockLeasedDeliveries(tx: Transaction, ids: readonly string[], tokens: readonly string[]) {
+  enter(tx, 'deliveries');
+  return tx.sql`
+    select d.id from deliveries d
+      join unnest(${ids as string[]}::text[], ${tokens as string[]}::text[]) as x(id, token) on d.id = x.id and d.lease_token = x.token
+     where d.status = 'sending'
+     order by d.id
+       for update of d`;
 }
 
 /** Level 2: the accounts' usage rows, with the figures read after it (see usage-store). */

@@ -47,12 +47,15 @@ export class AttemptRecorder {
     return next;
   }
 
-  /** Gives deliveries back unattempted (shutdown); the job's view of the message no longer holds. */
-  release(group: LeasedDelivery[]): Promise<void> {
+  /**
+   * Gives deliveries back unattempted (shutdown, or a lease not renewed in time); the job's
+   * view of the message no longer holds.
+   */
+  release(group: LeasedDelivery[], reason: string): Promise<void> {
     const next = this.last.then(async () => {
       this.view = undefined;
       await releaseLease(this.deps.db, this.lease, group.map((d) => d.id), this.deps.now());
-      this.log.info('lease released on shutdown', { recipients: group.length });
+      this.log.info('lease released', { recipients: group.length, reason });
     });
     this.last = next.catch(() => undefined);
     return next;

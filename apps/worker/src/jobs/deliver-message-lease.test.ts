@@ -17,9 +17,9 @@ beforeEach(async () => {
 afterEach(() => peer.close());
 afterAll(() => h.close());
 
-/** Leases the message's deliveries until `expiresAt`, as a worker sending them holds them. */
+/** Leases the message's deliveries until `expiresAt`, as another worker sending them holds them. */
 const leaseDeliveries = (emailId: string, expiresAt: Date) =>
-  h.deps.db`update deliveries set status = ${'sending'}, lease_expires_at = ${expiresAt} where email_id = ${emailId}`;
+  h.deps.db`update deliveries set status = ${'sending'}, lease_expires_at = ${expiresAt}, lease_token = ${'another-worker'} where email_id = ${emailId}`;
 
 describe('leases', () => {
   it('sends a message once when two jobs for it run at the same time', async () => {

@@ -20,8 +20,9 @@ import { AttemptRecorder } from './attempt-recorder';
  * message, so Postgres decides what is owed: the job leases the owed deliveries first and
  * sends only those. Recipients are grouped by domain, one SMTP transaction per group, all
  * groups at once; each group's outcome is recorded in its own transaction as it ends.
- * Afterwards the job makes sure a job exists for the message's next obligation (a
- * retry, or the expiry of a lease another worker holds).
+ * The lease is renewed while the job works on it (see LeaseKeeper). Afterwards the job
+ * makes sure a job exists for the message's next obligation (a retry, or the expiry of a
+ * lease another worker holds).
  */
 export async function deliverMessage(deps: WorkerDependencies, emailId: string, log: Logger): Promise<void> {
   const claim = await deps.claims.submit(emailId);
@@ -30,12 +31,23 @@ export async function deliverMessage(deps: WorkerDependencies, emailId: string, 
     return;
   }
   const { context, lease } = claim;
-  const terminal = lease.deliveries.length > 0 && (await attemptLeased(deps, context, lease, log));
+  let terminal = false;
+  if (lease.deliveries.length > 0) {
+    const kept = deps.leases.keep(lease);
+    try {
+      terminal = await attemptLeased(deps, context, lease, kept.signal, log);
+    } finally {
+      kept.release();
+    }
+  }
   if (!terminal) await scheduleNextObligation(deps, emailId, log);
 }
 
-/** Resolves with whether the message ended up terminal. */
-async function attemptLeased(deps: WorkerDependencies, context: DeliveryContext, lease: Lease, log: Logger): Promise<boolean> {
+/**
+ * Resolves with whether the message ended up terminal. `leaseLapse` aborts when the lease
+ * could not be renewed in time.
+ */
+async function attemptLeased(deps: WorkerDependencies, context: DeliveryContext, lease: Lease, leaseLapse: AbortSignal, log: Logger): Promise<boolean> {
   const startedAt = deps.now();
   const recorder = new AttemptRecorder(deps, lease, log);
   const decideAll = async (outcome: DeliveryOutcome) => {
@@ -58,17 +70,19 @@ async function attemptLeased(deps: WorkerDependencies, context: DeliveryContext,
 
   const groups = new Map<string, LeasedDelivery[]>();
   for (const d of lease.deliveries) groups.set(d.recipientDomain, [...(groups.get(d.recipientDomain) ?? []), d]);
-  // Aborted at the end of the attempt budget or on shutdown. Built by hand and torn down at
-  // the end: AbortSignal.timeout would keep a timer (and the signal) alive for the whole
-  // lease, and AbortSignal.any ties each job's signal to the long-lived shutdown signal.
+  // Aborted on shutdown or when the lease lapses; otherwise an attempt is bounded by its own
+  // timeouts (DNS, connect, commands, the final dot). Built by hand and torn down at the
+  // end: AbortSignal.any ties each job's signal to the long-lived shutdown signal.
   const cutoff = new AbortController();
   const signal = cutoff.signal;
   // Each domain's transaction listens to it (up to 50 recipient domains).
   setMaxListeners(0, signal);
   const onShutdown = () => cutoff.abort(deps.shutdown.signal.reason);
-  if (deps.shutdown.signal.aborted) onShutdown();
-  deps.shutdown.signal.addEventListener('abort', onShutdown, { once: true });
-  const budget = setTimeout(() => cutoff.abort(new Error('attempt budget exceeded')), attemptBudgetMs(deps, lease));
+  const onLapse = () => cutoff.abort(leaseLapse.reason);
+  for (const [source, listener] of [[deps.shutdown.signal, onShutdown], [leaseLapse, onLapse]] as const) {
+    if (source.aborted) listener();
+    source.addEventListener('abort', listener, { once: true });
+  }
   const results = await Promise.allSettled(
     [...groups].map(async ([domain, group]) => {
       const groupStartedAt = deps.now();
@@ -82,27 +96,21 @@ async function attemptLeased(deps: WorkerDependencies, context: DeliveryContext,
         signal,
       });
       endTransactionTimer();
-      if (report.aborted && deps.shutdown.signal.aborted && !report.aborted.finalDotSent) {
-        return recorder.release(group);
+      // Cut short before the message went out in full: nothing was delivered, so the
+      // deliveries go back for the next daemon (after the final dot, the duplicate case:
+      // recorded as deferred, if the lease is still ours).
+      if (report.aborted && !report.aborted.finalDotSent) {
+        return recorder.release(group, (signal.reason as Error).message);
       }
       const outcomeOf = (d: LeasedDelivery) => report.outcomes.get(d.recipient) ?? deferred('internal_error');
       await recorder.record(group, outcomeOf, { startedAt: groupStartedAt, tls: report.tls, mxHost: report.mxHost, tlsFailure: report.tlsFailure });
     }),
   );
-  clearTimeout(budget);
   deps.shutdown.signal.removeEventListener('abort', onShutdown);
+  leaseLapse.removeEventListener('abort', onLapse);
   const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failure) throw failure.reason;
   return recorder.terminal;
-}
-
-/**
- * An attempt must end before its lease does, or another worker could take the deliveries
- * over while this one still talks to the MX. It is cut off a margin before the expiry.
- */
-function attemptBudgetMs(deps: WorkerDependencies, lease: Lease): number {
-  const margin = Math.min(60_000, deps.config.worker.leaseMs / 10);
-  return Math.max(1, lease.expiresAt.getTime() - deps.now().getTime() - margin);
 }
 
 async function scheduleNextObligation(deps: WorkerDependencies, emailId: string, log: Logger): Promise<void> {

@@ -85,8 +85,10 @@ export const deliveries = pgTable(
     cause: jsonb('cause').$type<StoredCause>(),
     /** When the delivery is next owed an attempt; the reconciler re-enqueues what is due. */
     nextAttemptAt: instant('next_attempt_at').notNull().defaultNow(),
-    /** While `sending`: until when the worker that leased it owns it. */
+    /** While `sending`: until when the worker that leased it owns it (pushed back while it works). */
     leaseExpiresAt: instant('lease_expires_at'),
+    /** While `sending`: the lease's identity, unchanged when it is renewed (a claim draws a new one). */
+    leaseToken: text('lease_token'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -82,7 +82,7 @@ function commitAttempts(tx: Transaction, writes: readonly AttemptWrite[], locked
     tx.sql`
       update deliveries d
          set status = x.status, cause = x.cause::jsonb, attempt_count = d.attempt_count + 1,
-             next_attempt_at = coalesce(x.next_attempt_at, d.next_attempt_at), lease_expires_at = null, updated_at = x.at
+             next_attempt_at = coalesce(x.next_attempt_at, d.next_attempt_at), lease_expires_at = null, lease_token = null, updated_at = x.at
         from unnest(${decided.map(({ d }) => d.deliveryId)}::text[], ${decided.map(({ d }) => d.status)}::text[],
                     ${decided.map(({ d }) => json(d.cause))}::text[], ${timestampsParam(decided.map(({ d }) => d.nextAttemptAt ?? null))}::text[]::timestamptz[],
                     ${timestampsParam(decided.map(({ w }) => w.attempt.endedAt))}::text[]::timestamptz[])
@@ -134,7 +134,7 @@ export async function writeAttempts(db: Database, writes: readonly AttemptWrite[
     const locked = new Map(rows.map((r) => [r.id as string, toLockedDelivery(r)]));
     const written = new Set<number>();
     writes.forEach((w, i) => {
-      if (w.decisions.every((d) => locked.has(d.deliveryId) && heldBy(locked.get(d.deliveryId)!, w.lease.expiresAt))) written.add(i);
+      if (w.decisions.every((d) => locked.has(d.deliveryId) && heldBy(locked.get(d.deliveryId)!, w.lease.token))) written.add(i);
     });
     if (written.size > 0) await commitAttempts(tx, writes.filter((_, i) => written.has(i)), locked);
     return written;
@@ -173,7 +173,7 @@ export async function recordAttempt(
   return inTransaction(db, async (tx) => {
     const [rows] = await tx.send(lockMessagesDeliveries(tx, [lease.emailId]));
     const locked = rows.map(toLockedDelivery);
-    const states = locked.map((d) => rowState(d, lease.expiresAt));
+    const states = locked.map((d) => rowState(d, lease.token));
     const ours = new Set(states.filter((r) => r.ours).map((r) => r.id));
     const applied = decisions.filter((d) => ours.has(d.deliveryId));
     if (applied.length === 0) return { ...messageState(states), applied: 0 };

@@ -42,11 +42,16 @@ export interface LeasedDelivery {
   createdAt: Date;
 }
 
-/** Deliveries this worker owns until `expiresAt`; the expiry doubles as the lease's token. */
+/**
+ * Deliveries this worker owns while the lease lasts. `token` names the lease for as long as
+ * it is held (renewals push the expiry back, the token stays); `expiresAt` is the expiry the
+ * claim wrote.
+ */
 export interface Lease {
   emailId: string;
   accountId: string;
   senderId: string;
+  token: string;
   expiresAt: Date;
   deliveries: LeasedDelivery[];
   /** The message's other deliveries, as they were when the lease was taken. */
@@ -63,18 +68,18 @@ export interface DeliveryRowState {
   ours: boolean;
 }
 
-/** Whether the delivery, as locked, is still `sending` under the lease that expires at `expiresAt`. */
-export const heldBy = (delivery: Pick<LockedDelivery, 'status' | 'leaseExpiresAt'>, expiresAt: Date): boolean =>
-  delivery.status === 'sending' && delivery.leaseExpiresAt?.getTime() === expiresAt.getTime();
+/** Whether the delivery, as locked, is still `sending` under the lease named `token`. */
+export const heldBy = (delivery: Pick<LockedDelivery, 'status' | 'leaseToken'>, token: string): boolean =>
+  delivery.status === 'sending' && delivery.leaseToken === token;
 
-/** A locked delivery as a lease that expires at `expiresAt` sees it. */
-export const rowState = (d: LockedDelivery, expiresAt: Date | null): DeliveryRowState => ({
+/** A locked delivery as the lease named `token` sees it. */
+export const rowState = (d: LockedDelivery, token: string | null): DeliveryRowState => ({
   id: d.id,
   status: d.status,
   cause: d.cause,
   updatedAt: d.updatedAt,
   attemptCount: d.attemptCount,
-  ours: expiresAt !== null && heldBy(d, expiresAt),
+  ours: token !== null && heldBy(d, token),
 });
 
 /**

@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { counterDeltasByKey, isDomainReady, isOwedAttempt } from '@mailer/domain';
 import type { Database, Row } from '../database';
-import { lockFreeDeliveriesOf, lockMessagesDeliveries, lockSenders, toLockedDelivery, type LockedDelivery } from '../lock-order';
+import { lockFreeDeliveriesOf, lockLeasedDeliveries, lockMessagesDeliveries, lockSenders, toLockedDelivery, type LockedDelivery } from '../lock-order';
 import { inTransaction, type Transaction } from '../transaction';
 import { moveSenderCounts } from './counters-store';
 import {
@@ -65,7 +66,7 @@ function toContext(r: Row): DeliveryContext {
 
 /**
  * For each message: its context (sender, domain, content) and a lease on its deliveries
- * that are owed an attempt (isOwedAttempt). Deliveries another transaction holds are
+ * that are owed an attempt (isOwedAttempt), under a token of its own, until `now + leaseMs`. Deliveries another transaction holds are
  * skipped. The leased deliveries become `sending` with a `sending` event each, their
  * messages' derived states are written, and deliveries leaving `deferred` come off their
  * sender's counter. Two round trips for all the messages; a message that does not exist
@@ -98,6 +99,7 @@ export async function claimMessages(db: Database, emailIds: string[], now: Date,
           emailId,
           accountId: context.email.accountId,
           senderId: context.sender.id,
+          token: randomUUID(),
           expiresAt,
           deliveries: mine.map((d) => ({ id: d.id, recipient: d.recipient, recipientDomain: d.recipientDomain, kind: d.kind, attemptCount: d.attemptCount, createdAt: d.createdAt })),
           others: others.filter((d) => emailOf.get(d.id) === emailId),
@@ -115,7 +117,10 @@ function leaseStatements(tx: Transaction, picked: LockedDelivery[], claims: Map<
   const leasedEmails = [...new Set(picked.map((d) => d.emailId))];
   return [
     ...(picked.some((d) => d.status === 'deferred') ? [lockSenders(tx, [...senderDeltas.keys()])] : []),
-    tx.sql`update deliveries set status = 'sending', lease_expires_at = ${expiresAt}, updated_at = ${now} where id = any(${picked.map((d) => d.id)}::text[])`,
+    tx.sql`
+      update deliveries d set status = 'sending', lease_expires_at = ${expiresAt}, lease_token = x.token, updated_at = ${now}
+        from unnest(${picked.map((d) => d.id)}::text[], ${picked.map((d) => claims.get(d.emailId)!.lease.token)}::text[]) as x(id, token)
+       where d.id = x.id`,
     deliveryEventsStatement(
       tx,
       picked.map((d) => ({ emailId: d.emailId, type: 'sending', at: now, kind: d.kind, recipient: d.recipient, cause: null })),
@@ -143,23 +148,54 @@ export async function releaseLease(db: Database, lease: Lease, deliveryIds: stri
     const releasing = new Set(deliveryIds);
     const rows = locked.map(toLockedDelivery);
     const released = rows
-      .filter((d) => releasing.has(d.id) && rowState(d, lease.expiresAt).ours)
+      .filter((d) => releasing.has(d.id) && rowState(d, lease.token).ours)
       .map((d) => ({ d, to: d.attemptCount > 0 ? ('deferred' as const) : ('queued' as const) }));
     if (released.length === 0) return;
     const statusAfter = new Map(released.map((r) => [r.d.id, r.to]));
     const after = rows.map((d) => {
-      const state = rowState(d, lease.expiresAt);
+      const state = rowState(d, lease.token);
       return { ...state, status: statusAfter.get(d.id) ?? state.status };
     });
     const senderDeltas = counterDeltasByKey(released.map(({ d, to }) => ({ key: lease.senderId, from: d.status, to })));
     await tx.commit(
       ...(released.some((r) => r.to === 'deferred') ? [lockSenders(tx, [lease.senderId])] : []),
       tx.sql`
-        update deliveries d set status = x.status, lease_expires_at = null, next_attempt_at = ${now}, updated_at = ${now}
+        update deliveries d set status = x.status, lease_expires_at = null, lease_token = null, next_attempt_at = ${now}, updated_at = ${now}
           from unnest(${released.map((r) => r.d.id)}::text[], ${released.map((r) => r.to)}::text[]) as x(id, status)
          where d.id = x.id`,
       ...messageStateStatements(tx, [{ emailId: lease.emailId, at: now, ...messageState(after) }]),
       ...moveSenderCounts(tx, senderDeltas),
     );
+  });
+}
+
+/** Leases a daemon holds: each with its token and the deliveries it covers. */
+export interface HeldLease {
+  token: string;
+  deliveryIds: readonly string[];
+}
+
+/**
+ * Pushes the expiry of the held leases' deliveries back to `expiresAt`, in one transaction
+ * for all of them (docs/api-decisions.md, "Delivery"). Only a delivery still `sending`
+ * under the same token is renewed: a lease recorded, released or taken over is never
+ * extended. The locks are waited for at most `lockWaitMs` (claims and records hold them
+ * briefly); past that the renewal throws and nothing is renewed. Resolves with how many
+ * deliveries were renewed.
+ */
+export async function renewLeases(db: Database, leases: readonly HeldLease[], expiresAt: Date, lockWaitMs: number): Promise<number> {
+  const ids = leases.flatMap((l) => l.deliveryIds);
+  const tokens = leases.flatMap((l) => l.deliveryIds.map(() => l.token));
+  if (ids.length === 0) return 0;
+  return inTransaction(db, async (tx) => {
+    const [, locked] = await tx.commit(
+      tx.sql`select set_config('lock_timeout', ${`${Math.max(1, Math.round(lockWaitMs))}ms`}, true)`,
+      lockLeasedDeliveries(tx, ids, tokens),
+      tx.sql`
+        update deliveries d set lease_expires_at = ${expiresAt}
+          from unnest(${ids}::text[], ${tokens}::text[]) as x(id, token)
+         where d.id = x.id and d.lease_token = x.token and d.status = 'sending'`,
+    );
+    return locked.length;
   });
 }

@@ -16,6 +16,11 @@ export interface OwedDeliveryQuery {
   graceMs: number;
   /** Rows per page. */
   pageSize: number;
+  /**
+   * Only `sending` deliveries whose lease expired: the daemon's frequent look for the work
+   * of a daemon that died (a range of at most the deliveries in flight).
+   */
+  expiredLeasesOnly?: boolean;
 }
 
 /**
@@ -31,12 +36,15 @@ export async function* owedDeliveryJobs(db: Database, query: OwedDeliveryQuery):
   for (;;) {
     // isOwedAttempt's rule, with the grace on waiting deliveries; each half is a range of
     // deliveries_status_due_idx, so the scan reads owed deliveries only.
+    const waiting = query.expiredLeasesOnly
+      ? db``
+      : db`select email_id, next_attempt_at as due_at from deliveries
+            where status = any(${WAITING_STATUSES}::text[]) and next_attempt_at <= ${dueBy} and email_id > ${afterId}
+           union all`;
     const rows = await db`
       select email_id, min(due_at) as due_at
-        from (select email_id, next_attempt_at as due_at from deliveries
-               where status = any(${WAITING_STATUSES}::text[]) and next_attempt_at <= ${dueBy} and email_id > ${afterId}
-              union all
-              select email_id, lease_expires_at from deliveries
+        from (${waiting}
+              select email_id, lease_expires_at as due_at from deliveries
                where status = 'sending' and lease_expires_at <= ${query.now} and email_id > ${afterId}) owed
        group by email_id
        order by email_id
