@@ -39,6 +39,12 @@ export function openDatabase(url: string, poolSize = 20, onNotice: (notice: post
     onnotice: onNotice,
     // An optional value left undefined is stored as NULL, as a column it does not set.
     transform: { undefined: null },
+    // Each execution is planned with its parameters and the table's current size. A generic
+    // plan, kept by a prepared statement after its fifth run, is only replanned after the next
+    // ANALYZE: made while a table was young (or where autovacuum is off), it kept probing the
+    // account's every idempotency key for each batch, and intake slowed as the table grew.
+    // The statements are short; planning each costs little beside that.
+    connection: { plan_cache_mode: 'force_custom_plan' },
   });
   return { db, close: () => db.end({ timeout: 5 }) };
 }
