@@ -66,8 +66,8 @@ a log level that is off stops before winston's format chain; the benchmark posts
 (post-messages.ts); with autocannon the benchmark process took 0.25 to 0.33 ms a message of the same 2 cores (Postfix's
 injector, smtp-source, is C); messages written straight from nodemailer's composer tree instead of streamed through its
 \`build()\`; DKIM signed on the built buffer with nodemailer's own parts; messages accepted together share a BullMQ job;
-no foreign keys from deliveries, attempts and events to their message; lz4 message bodies; prepared statements and
-one-round-trip intake; batched claims (about 5 messages a statement in this benchmark) and attempt records (about 6);
+no foreign keys from deliveries, attempts and events to their message; lz4 message bodies; prepared statements,
+pipelined round trips (postgres.js); batched claims (about 5 messages a transaction in this benchmark) and attempt records (about 6);
 pooled SMTP connections without RSET between transactions, the envelope pipelined by nodemailer where PIPELINING is
 offered; composition on worker threads.
 Measured and not a lever (no difference beyond the drift):

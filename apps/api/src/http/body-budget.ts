@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import { AppError } from '@mailer/domain';
 
-/** The largest request body (CONTRACT.md section 1), decoded; body-parser answers 413 beyond it. */
+/** The largest request body (docs/api-decisions.md, "Conventions"), decoded; body-parser answers 413 beyond it. */
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 /**

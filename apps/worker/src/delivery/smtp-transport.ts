@@ -49,7 +49,7 @@ export interface TransactionReport {
 const forAll = (recipients: string[], outcome: DeliveryOutcome) => new Map(recipients.map((r) => [r, outcome]));
 
 /**
- * Routes one domain's recipients (CONTRACT.md section 5): MX lookup through the
+ * Routes one domain's recipients (docs/api-decisions.md, "Delivery", Routing): MX lookup through the
  * configured resolver, then MX hosts by preference and their addresses in turn until one
  * takes a session; connection-level failures move on to the next address or host within
  * this same attempt. Non-public addresses are skipped unless ALLOW_PRIVATE_MX.
