@@ -1,7 +1,7 @@
 export { openDatabase, type Database, type DatabaseHandle, type Queryable, type Row, type Statement } from './database';
 export { inTransaction, type Transaction } from './transaction';
 export { isDatabaseUnavailable } from './database-errors';
-export { LOCK_LEVELS, lockAccountUsage, lockDeliveries, lockMessagesDeliveries, lockSenders, toLockedDelivery, type LockedDelivery } from './lock-order';
+export { lockAccountUsage, lockDeliveries, lockMessagesDeliveries, lockSenders, toLockedDelivery, type LockedDelivery } from './lock-order';
 export { migrateDatabase, ensureDatabase, MIGRATIONS_FOLDER } from './migrate';
 export * from './stores/accounts-store';
 export * from './stores/domains-store';

@@ -78,7 +78,7 @@ export async function insertQueuedEmail(db: Database, input: QueuedEmailInput): 
       lockAccountUsage(tx, [input.accountId]),
       usageFigures(tx, input.accountId, createdAt, []),
     );
-    const figures = usageFiguresFrom(sent.at(-1)!, [])!;
+    const figures = usageFiguresFrom(sent.at(-1)!, []);
     const usageAt = figures.lastAcceptedAt && figures.lastAcceptedAt > createdAt ? figures.lastAcceptedAt : createdAt;
     await tx.commit(
       lockSenders(tx, [input.senderId]),

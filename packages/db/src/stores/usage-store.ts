@@ -38,10 +38,10 @@ export function usageFigures(tx: Transaction, accountId: string, now: Date, wind
      where u.account_id = ${accountId}`;
 }
 
-/** The figures usageFigures read, or undefined when the account had no usage row. */
-export function usageFiguresFrom(rows: readonly Row[], windowSeconds: readonly number[]): UsageFigures | undefined {
+/** The figures usageFigures read (sent after ensureUsageRow, it always finds the row). */
+export function usageFiguresFrom(rows: readonly Row[], windowSeconds: readonly number[]): UsageFigures {
   const row = rows[0];
-  if (!row) return undefined;
+  if (!row) throw new Error('the account has no usage row: ensureUsageRow goes first');
   const total = Number(row.recipients_total);
   const firsts = row.windows as ({ before: number | string; at: string } | null)[];
   return {

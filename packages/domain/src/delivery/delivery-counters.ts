@@ -46,5 +46,3 @@ export function counterDeltasByKey(transitions: Iterable<StatusTransition & { ke
   }
   return new Map([...groups].map(([key, group]) => [key, counterDeltas(group)]));
 }
-
-export const movesAnyCounter = (d: CounterDeltas): boolean => d.active !== 0 || d.accepted !== 0 || d.bounced !== 0 || d.failed !== 0 || d.deferred !== 0;

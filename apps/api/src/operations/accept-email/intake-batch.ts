@@ -178,7 +178,7 @@ async function lockUsage(tx: Transaction, accountId: string, now: Date, messageR
     lockAccountUsage(tx, [accountId]),
     usageFigures(tx, accountId, now, WINDOW_SECONDS),
   );
-  return usageFiguresFrom(sent.at(-1)!, WINDOW_SECONDS)!;
+  return usageFiguresFrom(sent.at(-1)!, WINDOW_SECONDS);
 }
 
 type ExceededWindow = { r: Refusal; e: Extract<Refusal['admission'], { code: 'rate_limit_exceeded' }>['exceeded'][number] };
