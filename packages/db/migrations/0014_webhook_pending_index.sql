@@ -1,2 +1,1 @@
-DROP INDEX "webhook_deliveries_due_idx";--> statement-breakpoint
 CREATE INDEX "webhook_deliveries_pending_idx" ON "webhook_deliveries" USING btree ("endpoint_id","next_attempt_at") WHERE status = 'pending';
