@@ -34,6 +34,34 @@ describe('buildMime', () => {
     expect(mime).toContain('Content-ID: <logo>');
   });
 
+  it('writes Reply-To and the extra headers, every line within 998 octets and 7-bit', () => {
+    const unsubscribe = `<https://acme.test/u/${'a'.repeat(900)}>, <mailto:unsub@acme.test?subject=${'b'.repeat(100)}>`;
+    const mime = buildMime({
+      ...base,
+      attachments: [],
+      replyTo: ['support@acme.test', 'help@acme.test'],
+      headers: [
+        { name: 'List-Unsubscribe', value: unsubscribe },
+        { name: 'List-Unsubscribe-Post', value: 'List-Unsubscribe=One-Click' },
+        { name: 'References', value: '<a@acme.test> <b@acme.test>' },
+        { name: 'In-Reply-To', value: '<b@acme.test>' },
+        { name: 'X-Long', value: 'z'.repeat(998) },
+        { name: 'X-Greeting', value: 'héllo wörld' },
+      ],
+    });
+    const [headers] = mime.toString('latin1').split('\r\n\r\n');
+    const unfolded = headers!.replace(/\r\n[ \t]/g, ' ');
+    expect(headers).toContain('Reply-To: support@acme.test, help@acme.test');
+    expect(unfolded).toContain(`List-Unsubscribe: ${unsubscribe}`);
+    expect(headers).toContain('List-Unsubscribe-Post: List-Unsubscribe=One-Click');
+    expect(headers).toContain('References: <a@acme.test> <b@acme.test>');
+    expect(headers).toContain('In-Reply-To: <b@acme.test>');
+    expect(unfolded).toMatch(/^X-Long: =\?UTF-8\?Q\?z+/m);
+    expect(unfolded).toMatch(/^X-Greeting: =\?UTF-8\?/m);
+    for (const line of mime.toString('latin1').split('\r\n')) expect(line.length).toBeLessThanOrEqual(998);
+    expect([...mime].every((byte) => byte < 0x80)).toBe(true);
+  });
+
   it('uses the bare address when there is no display name', () => {
     const mime = buildMime({ ...base, from: { address: 'hello@acme.test' }, attachments: [] }).toString();
     expect(mime).toMatch(/^From: hello@acme.test\r$/m);

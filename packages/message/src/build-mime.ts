@@ -3,7 +3,7 @@ import * as base64 from 'nodemailer/lib/base64';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import type MimeNode from 'nodemailer/lib/mime-node';
 import * as qp from 'nodemailer/lib/qp';
-import { composerAttachment, crlf, foldFilenames, foldSubject, plainAlternative } from './wire-safe';
+import { addExtraHeaders, composerAttachment, crlf, foldFilenames, foldSubject, plainAlternative } from './wire-safe';
 
 export interface OutgoingAttachment {
   filename: string;
@@ -25,6 +25,10 @@ export interface OutgoingMessage {
   text?: string | null;
   html?: string | null;
   attachments: OutgoingAttachment[];
+  /** Addresses of the Reply-To header; none or empty: no header. */
+  replyTo?: string[];
+  /** Extra header fields as intake checked them (checkExtraHeaders in @mailer/domain). */
+  headers?: { name: string; value: string }[];
   /** RFC 5322 Message-ID including angle brackets, fixed at acceptance. */
   messageId: string;
   date: Date;
@@ -54,6 +58,7 @@ export function mimeTree(message: OutgoingMessage): MimeNode {
     from: message.from.name ? { name: message.from.name, address: message.from.address } : message.from.address,
     to: message.to,
     cc: message.cc.length > 0 ? message.cc : undefined,
+    replyTo: message.replyTo?.length ? message.replyTo : undefined,
     subject: message.subject,
     text: message.text ? crlf(message.text) : message.html ? plainAlternative(message.html) : undefined,
     html: message.html ? crlf(message.html) : undefined,
@@ -66,6 +71,7 @@ export function mimeTree(message: OutgoingMessage): MimeNode {
     })),
   }).compile();
   foldSubject(root, message.subject);
+  addExtraHeaders(root, message.headers ?? []);
   foldFilenames(root);
   return root;
 }

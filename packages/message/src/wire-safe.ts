@@ -80,6 +80,27 @@ export function foldSubject(root: MimeNode, subject: string): void {
   if (needsEncodedWords(subject)) root.setHeader('Subject', { prepared: true, foldLines: true, value: encodedWords(subject) });
 }
 
+/** The list fields among the extra headers: structured, so never encoded (checkExtraHeaders keeps them foldable ASCII). */
+const LIST_FIELDS = new Set(['list-unsubscribe', 'list-unsubscribe-post', 'list-id']);
+/** nodemailer writes these as message-id lists (each in angle brackets, space-separated) and folds them. */
+const MESSAGE_ID_FIELDS = new Set(['references', 'in-reply-to']);
+
+/**
+ * The caller's extra header fields (docs/api-decisions.md, "Send API additions"). List fields
+ * are written as given and folded at white space; References and In-Reply-To go through
+ * nodemailer's message-id list formatting. `X-…` values are unstructured text: non-ASCII goes out as encoded words (nodemailer's
+ * rule), and so does an ASCII run too long to fold, as for the subject.
+ */
+export function addExtraHeaders(root: MimeNode, headers: readonly { name: string; value: string }[]): void {
+  for (const { name, value } of headers) {
+    const key = name.toLowerCase();
+    if (LIST_FIELDS.has(key)) root.setHeader(name, { prepared: true, foldLines: true, value });
+    else if (MESSAGE_ID_FIELDS.has(key)) root.setHeader(name, value);
+    else if (needsEncodedWords(value)) root.setHeader(name, { prepared: true, foldLines: true, value: encodedWords(value) });
+    else root.setHeader(name, value);
+  }
+}
+
 /**
  * The `name` parameter nodemailer adds to an attachment's Content-Type (beside the RFC 2231
  * `filename` of Content-Disposition, which it splits into continuations) is written as encoded

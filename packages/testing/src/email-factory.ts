@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { collectRecipients, newId, parseMailbox, type Mailbox } from '@mailer/domain';
+import { collectRecipients, firstDueAt, newId, parseMailbox, type Mailbox } from '@mailer/domain';
 import {
   admissionStatements,
   ensureUsageRow,
@@ -34,6 +34,11 @@ export interface QueuedEmailInput {
   html?: string | null;
   attachments?: { filename: string; contentType: string; content: Buffer; contentId?: string }[];
   createdAt?: Date;
+  replyTo?: string[];
+  headers?: { name: string; value: string }[];
+  tags?: Record<string, string>;
+  /** Deliveries are due then (or at createdAt when earlier). */
+  scheduledAt?: Date;
 }
 
 export interface QueuedEmail {
@@ -68,6 +73,11 @@ export async function insertQueuedEmail(db: Database, input: QueuedEmailInput): 
     text: input.text === undefined ? 'Hello from the delivery tests.' : input.text,
     html: input.html ?? null,
     messageIdHeader: `<${randomBytes(12).toString('hex')}@${input.from.split('@')[1]}>`,
+    replyTo: input.replyTo ?? [],
+    headers: input.headers ?? [],
+    tags: input.tags ?? {},
+    scheduledAt: input.scheduledAt ?? null,
+    dueAt: firstDueAt(input.scheduledAt ?? null, createdAt),
     recipients: recipients.recipients.map((r) => ({ id: newId('delivery'), ...r, suppressed: false })),
     attachments: (input.attachments ?? []).map((a) => ({ ...a, contentId: a.contentId ?? null })),
   };

@@ -19,6 +19,8 @@ export function compositionRequest(context: DeliveryContext, content: MessageCon
       from: { address: context.email.fromEmail, name: context.email.fromName },
       to: content.to,
       cc: content.cc,
+      replyTo: content.replyTo,
+      headers: content.headers,
       subject: content.subject,
       text: content.text,
       html: content.html,

@@ -7,14 +7,15 @@ import { DKIM_SEAL_PURPOSE, unseal } from '@mailer/domain';
 
 /**
  * The header fields signed (RFC 6376 section 5.4.1's recommended set, as nodemailer's
- * default list, which also covers the MIME headers and Message-ID). A field absent from
- * the message is left out of `h=`.
+ * default list, which also covers the MIME headers and Message-ID), plus
+ * List-Unsubscribe-Post: one-click unsubscription counts only when the signature covers it
+ * and List-Unsubscribe (RFC 8058 section 4). A field absent from the message is left out of `h=`.
  */
 export const DKIM_SIGNED_HEADERS = [
   'From', 'Sender', 'Reply-To', 'Subject', 'Date', 'Message-ID', 'To', 'Cc', 'MIME-Version', 'Content-Type',
   'Content-Transfer-Encoding', 'Content-ID', 'Content-Description', 'Resent-Date', 'Resent-From', 'Resent-Sender',
   'Resent-To', 'Resent-Cc', 'Resent-Message-ID', 'In-Reply-To', 'References', 'List-Id', 'List-Help',
-  'List-Unsubscribe', 'List-Subscribe', 'List-Post', 'List-Owner', 'List-Archive',
+  'List-Unsubscribe', 'List-Unsubscribe-Post', 'List-Subscribe', 'List-Post', 'List-Owner', 'List-Archive',
 ].join(':');
 
 export interface SigningDomain {

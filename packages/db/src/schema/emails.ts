@@ -38,6 +38,13 @@ export const emails = pgTable(
     htmlBody: text('html_body'),
     /** RFC 5322 Message-ID, fixed at acceptance so every attempt sends the same one. */
     messageIdHeader: text('message_id_header').notNull(),
+    /** Normalized Reply-To addresses; empty: no header. */
+    replyTo: jsonb('reply_to').$type<string[]>().notNull().default([]),
+    /** Extra header fields as they are written, in request order (checkExtraHeaders). */
+    headers: jsonb('headers').$type<{ name: string; value: string }[]>().notNull().default([]),
+    tags: jsonb('tags').$type<Record<string, string>>().notNull().default({}),
+    /** As the request gave it; its deliveries were created due then (or at acceptance, if past). */
+    scheduledAt: instant('scheduled_at'),
     status: text('status', { enum: DELIVERY_STATUSES }).notNull().default('queued'),
     cause: jsonb('cause').$type<StoredCause>(),
     createdAt: createdAt(),

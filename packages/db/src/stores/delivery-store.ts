@@ -18,6 +18,9 @@ export interface MessageContent {
   text: string | null;
   html: string | null;
   messageId: string;
+  replyTo: string[];
+  /** Extra header fields, as intake checked them. */
+  headers: { name: string; value: string }[];
   hasAttachments: boolean;
 }
 

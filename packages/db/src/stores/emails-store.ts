@@ -58,6 +58,12 @@ export interface AcceptedEmail {
   text: string | null;
   html: string | null;
   messageIdHeader: string;
+  replyTo: string[];
+  headers: { name: string; value: string }[];
+  tags: Record<string, string>;
+  scheduledAt: Date | null;
+  /** When its deliveries are first owed an attempt: the scheduled instant, or acceptance. */
+  dueAt: Date;
   /** `suppressed`: on the account's suppression list, so its delivery is created failed and never attempted. */
   recipients: { id: string; address: string; domain: string; kind: 'to' | 'cc' | 'bcc'; suppressed: boolean }[];
   attachments: { filename: string; contentType: string; contentId: string | null; content: Buffer }[];

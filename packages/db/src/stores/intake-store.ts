@@ -1,6 +1,6 @@
 import { counterDeltas, counterDeltasByKey, SUPPRESSED } from '@mailer/domain';
 import type { AcceptedEmail } from './emails-store';
-import type { Statement } from '../database';
+import { timestampsParam, type Statement } from '../database';
 import { moveSenderCounts } from './counters-store';
 import { deliveryEventsStatement, messageState, messageStateStatements } from './delivery-store';
 import { webhookEventsOutbox } from './webhook-outbox-store';
@@ -20,15 +20,19 @@ export function messageRowsStatements(tx: Transaction, accountId: string, now: D
     tx.sql`
       with new_emails as (
         insert into emails (id, account_id, sender_id, domain_id, from_email, from_name, type, subject, "to", cc, bcc_count,
-                            text_body, html_body, message_id_header, status, created_at, updated_at)
+                            text_body, html_body, message_id_header, reply_to, headers, tags, scheduled_at, status, created_at, updated_at)
         select x.id, ${accountId}, x.sender_id, x.domain_id, x.from_email, x.from_name, x.type, x.subject, x."to"::jsonb, x.cc::jsonb,
-               x.bcc_count, x.text_body, x.html_body, x.message_id_header, 'queued', ${now}, ${now}
+               x.bcc_count, x.text_body, x.html_body, x.message_id_header, x.reply_to::jsonb, x.headers::jsonb, x.tags::jsonb, x.scheduled_at,
+               'queued', ${now}, ${now}
           from unnest(${column((e) => e.id)}::text[], ${column((e) => e.senderId)}::text[], ${column((e) => e.domainId)}::text[],
                       ${column((e) => e.fromEmail)}::text[], ${column((e) => e.fromName)}::text[], ${column((e) => e.type)}::text[],
                       ${column((e) => e.subject)}::text[], ${column((e) => JSON.stringify(e.to))}::text[], ${column((e) => JSON.stringify(e.cc))}::text[],
                       ${column((e) => e.bccCount)}::int[], ${column((e) => e.text)}::text[], ${column((e) => e.html)}::text[],
-                      ${column((e) => e.messageIdHeader)}::text[])
-               as x(id, sender_id, domain_id, from_email, from_name, type, subject, "to", cc, bcc_count, text_body, html_body, message_id_header)
+                      ${column((e) => e.messageIdHeader)}::text[], ${column((e) => JSON.stringify(e.replyTo))}::text[],
+                      ${column((e) => JSON.stringify(e.headers))}::text[], ${column((e) => JSON.stringify(e.tags))}::text[],
+                      ${timestampsParam(column((e) => e.scheduledAt))}::text[]::timestamptz[])
+               as x(id, sender_id, domain_id, from_email, from_name, type, subject, "to", cc, bcc_count, text_body, html_body, message_id_header,
+                    reply_to, headers, tags, scheduled_at)
         returning id
       )
       insert into events (email_id, type, at) select id, 'queued', ${now} from new_emails`,
@@ -49,7 +53,7 @@ export function messageRowsStatements(tx: Transaction, accountId: string, now: D
 
 export interface AdmissionWrites {
   accountId: string;
-  /** The acceptance instant: due time of the deliveries, senders' last use. */
+  /** The acceptance instant: senders' last use (deliveries are due at their message's dueAt). */
   now: Date;
   /** The usage instant: never before the account's previous one. */
   usageAt: Date;
@@ -64,7 +68,7 @@ export interface AdmissionWrites {
 /**
  * What an intake transaction writes under the account's usage lock, and after the sender
  * locks (lock-order): one delivery per unique recipient of the admitted messages, queued
- * and due at once, or failed `recipient_suppressed` (with its event) for a suppressed
+ * and due at their message's dueAt, or failed `recipient_suppressed` (with its event) for a suppressed
  * recipient; usage rows for the recipients that will be attempted; the senders'
  * `last_used_at`; the counters the new deliveries move (counterDeltas); the state of a
  * message with no recipient left to attempt; the refused messages deleted again; the
@@ -72,7 +76,7 @@ export interface AdmissionWrites {
  */
 export function admissionStatements(tx: Transaction, w: AdmissionWrites): Statement[] {
   const deliveries = w.admitted.flatMap((e) =>
-    e.recipients.map((r, position) => ({ ...r, emailId: e.id, senderId: e.senderId, position, status: r.suppressed ? ('failed' as const) : ('queued' as const) })),
+    e.recipients.map((r, position) => ({ ...r, emailId: e.id, senderId: e.senderId, dueAt: e.dueAt, position, status: r.suppressed ? ('failed' as const) : ('queued' as const) })),
   );
   const attempted = w.admitted.map((e) => e.recipients.filter((r) => !r.suppressed).length);
   let total = w.totalBefore;
@@ -84,11 +88,12 @@ export function admissionStatements(tx: Transaction, w: AdmissionWrites): Statem
     statements.push(
       tx.sql`
         insert into deliveries (id, email_id, account_id, recipient, recipient_domain, kind, position, status, cause, next_attempt_at, created_at, updated_at)
-        select x.id, x.email_id, ${w.accountId}, x.recipient, x.recipient_domain, x.kind, x.position, x.status, x.cause::jsonb, ${w.now}, ${w.now}, ${w.now}
+        select x.id, x.email_id, ${w.accountId}, x.recipient, x.recipient_domain, x.kind, x.position, x.status, x.cause::jsonb, x.due_at, ${w.now}, ${w.now}
           from unnest(${deliveries.map((d) => d.id)}::text[], ${deliveries.map((d) => d.emailId)}::text[], ${deliveries.map((d) => d.address)}::text[],
                       ${deliveries.map((d) => d.domain)}::text[], ${deliveries.map((d) => d.kind)}::text[], ${deliveries.map((d) => d.position)}::int[],
-                      ${deliveries.map((d) => d.status)}::text[], ${deliveries.map((d) => (d.suppressed ? JSON.stringify(SUPPRESSED) : null))}::text[])
-               as x(id, email_id, recipient, recipient_domain, kind, position, status, cause)`,
+                      ${deliveries.map((d) => d.status)}::text[], ${deliveries.map((d) => (d.suppressed ? JSON.stringify(SUPPRESSED) : null))}::text[],
+                      ${timestampsParam(deliveries.map((d) => d.dueAt))}::text[]::timestamptz[])
+               as x(id, email_id, recipient, recipient_domain, kind, position, status, cause, due_at)`,
       tx.sql`
         update senders set last_used_at = ${w.now}
          where id = any(${[...new Set(w.admitted.map((e) => e.senderId))]}::text[]) and (last_used_at is null or last_used_at < ${w.now})`,

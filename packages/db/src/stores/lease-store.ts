@@ -23,7 +23,7 @@ export interface Claim {
 function contextsStatement(tx: Transaction, emailIds: string[]) {
   return tx.sql`
     select e.id, e.account_id, e.from_email, e.from_name, e.created_at, e."to", e.cc, e.subject, e.text_body, e.html_body,
-           e.message_id_header, e.content_purged_at, exists (select 1 from attachments a where a.email_id = e.id) as has_attachments,
+           e.message_id_header, e.reply_to, e.headers, e.content_purged_at, exists (select 1 from attachments a where a.email_id = e.id) as has_attachments,
            s.id as sender_id, s.email as sender_email, s.transport_security_policy, s.configured_state, s.deleted_at as sender_deleted_at,
            d.name as domain_name, d.dkim_selector, d.dkim_private_key_sealed, d.deleted_at as domain_deleted_at,
            d.ownership_status, d.dkim_status, d.dmarc_status
@@ -58,6 +58,8 @@ function toContext(r: Row): DeliveryContext {
             text: r.text_body,
             html: r.html_body,
             messageId: r.message_id_header,
+            replyTo: r.reply_to,
+            headers: r.headers,
             hasAttachments: r.has_attachments,
           },
         }),

@@ -26,6 +26,8 @@ export const CAUSE_CODES = [
   'internal_error',
   /** The recipient is on the account's suppression list: the delivery was never attempted. */
   'recipient_suppressed',
+  /** The message was canceled before any delivery started (POST /v1/emails/{id}/cancel). */
+  'canceled',
 ] as const;
 
 export type CauseCode = (typeof CAUSE_CODES)[number];

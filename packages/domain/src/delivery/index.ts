@@ -6,3 +6,4 @@ export * from './owed-attempt';
 export * from './lease-timing';
 export * from './retry-policy';
 export * from './mx-order';
+export * from './cancel';

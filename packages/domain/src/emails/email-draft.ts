@@ -1,5 +1,6 @@
 import { effectiveSenderState, type SenderConfiguredState } from '../senders/sender-state';
 import type { EmailType } from './email-limits';
+import type { ExtraHeader } from './extra-headers';
 import type { FromField } from './from-address';
 import type { RecipientSet } from './recipients';
 
@@ -20,6 +21,12 @@ export interface EmailDraft {
   html: string | null;
   recipients: RecipientSet;
   attachments: DraftAttachment[];
+  /** Normalized addresses for the Reply-To header (none: no header). */
+  replyTo: string[];
+  headers: ExtraHeader[];
+  tags: Record<string, string>;
+  /** As the request gave it; deliveries are due then (scheduledDue), or at once when null. */
+  scheduledAt: Date | null;
 }
 
 /**

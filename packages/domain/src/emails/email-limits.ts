@@ -3,6 +3,7 @@ export const KIB = 1024;
 export const MIB = 1024 * KIB;
 
 export const MAX_UNIQUE_RECIPIENTS = 50;
+export const MAX_REPLY_TO = 50;
 export const SUBJECT_MAX_CHARS = 998;
 export const PLAIN_MAX_BYTES = 256 * KIB;
 export const HTML_MAX_BYTES = 1 * MIB;

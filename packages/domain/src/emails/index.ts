@@ -7,3 +7,6 @@ export * from './mime-size';
 export * from './plan-limits';
 export * from './idempotency';
 export * from './email-draft';
+export * from './extra-headers';
+export * from './tags';
+export * from './schedule';

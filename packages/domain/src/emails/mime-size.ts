@@ -7,6 +7,9 @@ export interface MimeSizeInput {
   subject: string;
   to: readonly string[];
   cc: readonly string[];
+  /** Reply-To addresses and extra header fields, counted like the other headers. */
+  replyTo?: readonly string[];
+  extraHeaders?: readonly { name: string; value: string }[];
   text: string | null;
   html: string | null;
   attachments: readonly { filename: string; contentType: string; contentId: string | null; size: number }[];
@@ -29,8 +32,9 @@ const utf8 = (text: string) => Buffer.byteLength(text, 'utf8');
  * alternative of at most the HTML's bytes.
  */
 export function mimeSizeUpperBound(message: MimeSizeInput): number {
-  const addresses = [message.fromAddress, ...message.to, ...message.cc].reduce((sum, a) => sum + a.length + 4, 0);
-  const headers = FIXED_OVERHEAD + 2 * addresses + 4 * (utf8(message.subject) + message.displayNameBytes);
+  const addresses = [message.fromAddress, ...message.to, ...message.cc, ...(message.replyTo ?? [])].reduce((sum, a) => sum + a.length + 4, 0);
+  const extra = (message.extraHeaders ?? []).reduce((sum, h) => sum + h.name.length + 4 * utf8(h.value), 0);
+  const headers = FIXED_OVERHEAD + 2 * addresses + 4 * (utf8(message.subject) + message.displayNameBytes) + extra;
   const quotedPrintable = (bytes: number) => Math.ceil(bytes * 3 * (78 / 75));
   const textPart = (text: string | null) => (text === null ? 0 : quotedPrintable(utf8(text)) + PART_OVERHEAD);
   const attachments = message.attachments.reduce(

@@ -1,13 +1,13 @@
-import { AppError, isValidIdempotencyKey, requestFingerprint, type EmailDraft, type RateLimitHeaders } from '@mailer/domain';
+import { AppError, isValidIdempotencyKey, requestFingerprint, scheduleProblem, validationError, type EmailDraft, type RateLimitHeaders } from '@mailer/domain';
 import type { Database } from '@mailer/db';
 import type { IntakeBatcher } from './intake-batcher';
-import type { AcceptedResponse } from './intake-outcomes';
+import { itemPath, type AcceptedResponse } from './intake-outcomes';
 import { assertMessageSize } from './message-size';
 
 /** 400 idempotency_key_required unless the header holds 1..255 characters. */
 export function requireIdempotencyKey(header: string | undefined): string {
   if (!isValidIdempotencyKey(header)) {
-    throw new AppError('idempotency_key_required', 'POST /v1/emails needs an Idempotency-Key header of 1 to 255 characters.');
+    throw new AppError('idempotency_key_required', 'POST /v1/emails and /v1/emails/batch need an Idempotency-Key header of 1 to 255 characters.');
   }
   return header;
 }
@@ -24,7 +24,9 @@ export interface AcceptEmailInput {
   idempotencyKey: string;
   /** The request body as parsed JSON: what "the same request" is judged on. */
   body: unknown;
-  draft: EmailDraft;
+  /** One message, or the messages of a batch in order. */
+  drafts: EmailDraft[];
+  batch: boolean;
 }
 
 export interface AcceptEmailResult {
@@ -34,17 +36,25 @@ export interface AcceptEmailResult {
 }
 
 /**
- * Accepts a validated message for delivery (docs/api-decisions.md, "Emails"): the size check, then
- * idempotency, sender policy and plan limits in one transaction that stores the message
- * durably before the 202 (see IntakeBatcher and runIntakeBatch). Refusals are thrown as
- * AppErrors carrying their headers.
+ * Accepts validated messages for delivery (docs/api-decisions.md, "Emails"): the schedule
+ * and size checks of each, then idempotency, sender policy and plan limits in one
+ * transaction that stores them durably before the 202 (see IntakeBatcher and
+ * runIntakeBatch). A batch is one request: one key, all of its messages or none.
+ * Refusals are thrown as AppErrors carrying their headers.
  */
 export async function acceptEmail(deps: AcceptEmailDependencies, input: AcceptEmailInput): Promise<AcceptEmailResult> {
-  await assertMessageSize(deps, input.accountId, input.draft);
+  const now = deps.now();
+  const scheduling = input.drafts.flatMap((draft, index) => {
+    const problem = scheduleProblem(draft.scheduledAt, now);
+    return problem ? [{ path: itemPath(input, index, 'scheduled_at'), message: problem }] : [];
+  });
+  if (scheduling.length > 0) throw validationError(scheduling);
+  for (const [index, draft] of input.drafts.entries()) await assertMessageSize(deps, input.accountId, draft, input.batch ? `[${index}]` : '(message)');
   const outcome = await deps.intake.submit(input.accountId, {
     idempotencyKey: input.idempotencyKey,
     fingerprint: requestFingerprint(input.body),
-    draft: input.draft,
+    drafts: input.drafts,
+    batch: input.batch,
   });
   switch (outcome.kind) {
     case 'accepted':

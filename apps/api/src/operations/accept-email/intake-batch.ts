@@ -89,16 +89,21 @@ interface Refusal {
  */
 export async function runIntakeBatch(deps: IntakeDependencies, accountId: string, requests: IntakeRequest[]): Promise<IntakeOutcome[]> {
   const now = deps.now();
-  const ids = requests.map(() => newId('email'));
-  const responses = ids.map((id): AcceptedResponse => ({ id, status: 'queued', created_at: now.toISOString() }));
-  const claims = requests.map((r, i) => ({ key: r.idempotencyKey, requestHash: r.fingerprint, emailId: ids[i]!, response: { ...responses[i]! } }));
+  const ids = requests.map((r) => r.drafts.map(() => newId('email')));
+  const responses = requests.map((r, i): AcceptedResponse => {
+    const items = ids[i]!.map((id) => ({ id, status: 'queued' as const, created_at: now.toISOString() }));
+    return r.batch ? { data: items } : items[0]!;
+  });
+  // A request's record is known by its first message's id (otherRequestsRecords).
+  const claims = requests.map((r, i) => ({ key: r.idempotencyKey, requestHash: r.fingerprint, emailId: ids[i]![0]!, response: { ...responses[i]! } }));
   const keys = requests.map((r) => r.idempotencyKey);
+  const drafts = requests.flatMap((r) => r.drafts);
   return inTransaction(deps.db, async (tx) => {
-    const recipientKeys = [...new Set(requests.flatMap((r) => r.draft.recipients.recipients.map((recipient) => addressKey(recipient.address))))];
+    const recipientKeys = [...new Set(drafts.flatMap((d) => d.recipients.recipients.map((recipient) => addressKey(recipient.address))))];
     const [claimed, identities, records, suppressions] = await tx.send(
       claimIdempotencyKeys(tx, accountId, claims, now, IDEMPOTENCY_TTL_MS),
-      sendingIdentitiesStatement(tx.sql, accountId, [...new Set(requests.map((r) => r.draft.from.mailbox.key))]),
-      otherRequestsRecords(tx, accountId, keys, ids),
+      sendingIdentitiesStatement(tx.sql, accountId, [...new Set(drafts.map((d) => d.from.mailbox.key))]),
+      otherRequestsRecords(tx, accountId, keys, claims.map((c) => c.emailId)),
       suppressedAmong(tx, accountId, recipientKeys),
     );
     const suppressed = suppressedKeysFrom(suppressions);
@@ -106,14 +111,16 @@ export async function runIntakeBatch(deps: IntakeDependencies, accountId: string
     const identityByKey = new Map(sendingIdentitiesFrom(identities).map((s) => [s.emailKey, s]));
     const recordByKey = idempotencyRecordsFrom(records);
     const verdicts: Verdict[] = requests.map((r) =>
-      judgeRequest(r, claimedKeys.has(r.idempotencyKey), recordByKey.get(r.idempotencyKey), identityByKey.get(r.draft.from.mailbox.key)),
+      judgeRequest(r, claimedKeys.has(r.idempotencyKey), recordByKey.get(r.idempotencyKey), (d) => identityByKey.get(d.from.mailbox.key)),
     );
     const released = requests.filter((_, i) => verdicts[i]!.kind === 'sender_not_allowed').map((r) => r.idempotencyKey);
     const candidates = verdicts.map((verdict, i) =>
-      verdict.kind === 'candidate' ? toAcceptedEmail(accountId, ids[i]!, requests[i]!.draft, verdict.identity, suppressed) : undefined,
+      verdict.kind === 'candidate'
+        ? requests[i]!.drafts.map((draft, j) => toAcceptedEmail(accountId, ids[i]![j]!, draft, verdict.identities[j]!, suppressed, now))
+        : undefined,
     );
 
-    const written = candidates.filter((c) => c !== undefined);
+    const written = candidates.filter((c) => c !== undefined).flat();
     const figures = await lockUsage(tx, accountId, now, messageRowsStatements(tx, accountId, now, written));
     // Usage instants never go back, so that recipient_usage.cumulative grows with accepted_at.
     const usageAt = figures.lastAcceptedAt && figures.lastAcceptedAt > now ? figures.lastAcceptedAt : now;
@@ -129,24 +136,26 @@ export async function runIntakeBatch(deps: IntakeDependencies, accountId: string
         outcomes[index] = settledOutcome(verdict, rateLimitHeaders(initial, now));
         return;
       }
-      const candidate = candidates[index]!;
+      const messages = candidates[index]!;
       // Suppressed recipients are never attempted: they count no usage and no active delivery.
-      const recipients = candidate.recipients.filter((r) => !r.suppressed).length;
+      const attempted = messages.map((e) => e.recipients.filter((r) => !r.suppressed).length);
+      // A batch is admitted or refused whole: its messages' recipients are judged together.
+      const recipients = attempted.reduce((sum, n) => sum + n, 0);
       const admission = decideAdmission(state, recipients);
       if (!admission.admitted) {
         released.push(requests[index]!.idempotencyKey);
-        refusedEmailIds.push(candidate.id);
+        refusedEmailIds.push(...messages.map((e) => e.id));
         refusals.push({ index, admission, totalWith: total + recipients, rateLimit: rateLimitHeaders(state, now) });
         return;
       }
       state = recordAdmission(state, recipients, usageAt);
       total += recipients;
-      admitted.push(candidate);
+      admitted.push(...messages);
       outcomes[index] = {
         kind: 'accepted',
         response: responses[index]!,
         rateLimit: rateLimitHeaders(state, now),
-        ...(recipients > 0 ? { job: { emailId: candidate.id, dueAt: now } } : {}),
+        jobs: messages.filter((_, j) => attempted[j]! > 0).map((e) => ({ emailId: e.id, dueAt: e.dueAt })),
       };
     });
 

@@ -21,7 +21,7 @@ interface Pending {
 
 /** Roughly the bytes a request adds to a batch's statements (text in UTF-16 units, attachments decoded). */
 const payloadBytes = (r: IntakeRequest) =>
-  (r.draft.text?.length ?? 0) + (r.draft.html?.length ?? 0) + r.draft.attachments.reduce((sum, a) => sum + a.content.length, 0);
+  r.drafts.reduce((sum, d) => sum + (d.text?.length ?? 0) + (d.html?.length ?? 0) + d.attachments.reduce((bytes, a) => bytes + a.content.length, 0), 0);
 
 /**
  * Batches of one account that may be in flight at once. The second overlaps its claims
@@ -106,7 +106,7 @@ export class IntakeBatcher {
    * A failure here never turns a 202 into an error, nor does slowness hold it back long.
    */
   private async afterCommit(accepted: Extract<IntakeOutcome, { kind: 'accepted' }>[]): Promise<void> {
-    const jobs = accepted.flatMap((o) => (o.job ? [o.job] : []));
+    const jobs = accepted.flatMap((o) => o.jobs);
     if (jobs.length === 0) return;
     const { deps } = this;
     const emailIds = jobs.map((job) => job.emailId);
@@ -133,7 +133,7 @@ function takeBatch(queue: Pending[], keysInFlight: ReadonlySet<string>): Pending
   let bytes = 0;
   for (let i = 0; i < queue.length && batch.length < MAX_REQUESTS; ) {
     const pending = queue[i]!;
-    const size = pending.request.draft.recipients.recipients.length;
+    const size = pending.request.drafts.reduce((sum, d) => sum + d.recipients.recipients.length, 0);
     const fits = batch.length === 0 || (recipients + size <= MAX_RECIPIENTS && bytes + pending.bytes <= MAX_BYTES);
     if (!fits) break;
     if (keys.has(pending.request.idempotencyKey)) {

@@ -1,23 +1,31 @@
 import type { AcceptedEmail, IdempotencyRecord, SendingIdentity } from '@mailer/db';
-import { addressKey, AppError, isDomainReady, newId, sendingIdentityProblem, type Admission, type EmailDraft, type RateLimitHeaders } from '@mailer/domain';
+import { addressKey, AppError, firstDueAt, isDomainReady, newId, sendingIdentityProblem, type Admission, type EmailDraft, type RateLimitHeaders } from '@mailer/domain';
 import type { DueMessage } from '@mailer/queue';
 
+/**
+ * One request under one Idempotency-Key: a message (POST /v1/emails) or a batch of them
+ * (POST /v1/emails/batch), admitted or refused as a whole.
+ */
 export interface IntakeRequest {
   idempotencyKey: string;
   /** requestFingerprint of the parsed body. */
   fingerprint: string;
-  draft: EmailDraft;
+  drafts: EmailDraft[];
+  /** A batch answers `{data: [...]}` and names its items by index in error details. */
+  batch: boolean;
 }
 
-export interface AcceptedResponse {
+export interface AcceptedEmailResponse {
   id: string;
   status: 'queued';
   created_at: string;
 }
 
+export type AcceptedResponse = AcceptedEmailResponse | { data: AcceptedEmailResponse[] };
+
 export type IntakeOutcome =
-  /** `job` is absent when no delivery is owed an attempt (every recipient suppressed). */
-  | { kind: 'accepted'; response: AcceptedResponse; rateLimit: RateLimitHeaders; job?: DueMessage }
+  /** `jobs`: one per message with a delivery owed an attempt (none for a message whose every recipient is suppressed). */
+  | { kind: 'accepted'; response: AcceptedResponse; rateLimit: RateLimitHeaders; jobs: DueMessage[] }
   | { kind: 'replayed'; response: Record<string, unknown>; rateLimit: RateLimitHeaders }
   /** Carries the account's pacing figures (and, for the plan's refusals, when to retry). */
   | { kind: 'refused'; error: AppError }
@@ -26,29 +34,40 @@ export type IntakeOutcome =
 
 /** What a request is before the plan is consulted. */
 export type Verdict =
-  | { kind: 'candidate'; identity: SendingIdentity }
+  /** `identities[i]` sends `drafts[i]`. */
+  | { kind: 'candidate'; identities: SendingIdentity[] }
   | { kind: 'replay'; response: Record<string, unknown> }
   | { kind: 'conflict' }
-  | { kind: 'sender_not_allowed'; problem: string }
+  | { kind: 'sender_not_allowed'; problems: { path: string; message: string }[] }
   | { kind: 'retry' };
 
+/** Where a detail about one message of a request points: `from`, or `[3].from` in a batch. */
+export const itemPath = (request: Pick<IntakeRequest, 'batch'>, index: number, path: string) => (request.batch ? `[${index}].${path}` : path);
+
 /**
- * A request whose key this transaction claimed goes on to the sender check; one whose key
- * is live replays (same request) or conflicts (another request).
+ * A request whose key this transaction claimed goes on to the sender check (every message
+ * of a batch must pass it); one whose key is live replays (same request) or conflicts
+ * (another request).
  */
 export function judgeRequest(
   request: IntakeRequest,
   claimed: boolean,
   record: IdempotencyRecord | undefined,
-  identity: SendingIdentity | undefined,
+  identityOf: (draft: EmailDraft) => SendingIdentity | undefined,
 ): Verdict {
   if (!claimed) {
     if (!record) return { kind: 'retry' };
     return record.requestHash === request.fingerprint ? { kind: 'replay', response: record.response } : { kind: 'conflict' };
   }
-  const problem = sendingIdentityProblem(identity && { configuredState: identity.configuredState, domainReady: isDomainReady(identity) });
-  if (problem || !identity) return { kind: 'sender_not_allowed', problem: problem ?? 'no active sender' };
-  return { kind: 'candidate', identity };
+  const identities: SendingIdentity[] = [];
+  const problems: { path: string; message: string }[] = [];
+  request.drafts.forEach((draft, index) => {
+    const identity = identityOf(draft);
+    const problem = sendingIdentityProblem(identity && { configuredState: identity.configuredState, domainReady: isDomainReady(identity) });
+    if (problem || !identity) problems.push({ path: itemPath(request, index, 'from'), message: problem ?? 'no active sender' });
+    else identities.push(identity);
+  });
+  return problems.length > 0 ? { kind: 'sender_not_allowed', problems } : { kind: 'candidate', identities };
 }
 
 /** The outcome of a request that never reached the plan, with the account's current RateLimit-* figures. */
@@ -65,7 +84,7 @@ export function settledOutcome(verdict: Exclude<Verdict, { kind: 'candidate' }>,
       return {
         kind: 'refused',
         error: new AppError('sender_not_allowed', '`from` is not an active sender of a ready domain of this account.', {
-          details: [{ path: 'from', message: verdict.problem }],
+          details: verdict.problems,
           rateLimit,
         }),
       };
@@ -95,7 +114,14 @@ export function limitError(admission: Exclude<Admission, { admitted: true }>, ra
  * The rows of an admitted message: From as the sender is configured, display name the
  * request's else the sender's; recipients the account suppresses are marked.
  */
-export function toAcceptedEmail(accountId: string, id: string, draft: EmailDraft, identity: SendingIdentity, suppressed: ReadonlySet<string>): AcceptedEmail {
+export function toAcceptedEmail(
+  accountId: string,
+  id: string,
+  draft: EmailDraft,
+  identity: SendingIdentity,
+  suppressed: ReadonlySet<string>,
+  now: Date,
+): AcceptedEmail {
   return {
     id,
     accountId,
@@ -111,6 +137,11 @@ export function toAcceptedEmail(accountId: string, id: string, draft: EmailDraft
     text: draft.text,
     html: draft.html,
     messageIdHeader: `<${id}@${identity.domainName}>`,
+    replyTo: draft.replyTo,
+    headers: draft.headers,
+    tags: draft.tags,
+    scheduledAt: draft.scheduledAt,
+    dueAt: firstDueAt(draft.scheduledAt, now),
     recipients: draft.recipients.recipients.map((r) => ({ id: newId('delivery'), ...r, suppressed: suppressed.has(addressKey(r.address)) })),
     attachments: draft.attachments,
   };

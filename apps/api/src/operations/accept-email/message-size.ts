@@ -7,7 +7,7 @@ import { buildMime } from '@mailer/message';
  * The exact size needs the same build the daemon does (buildMime); it runs only when a
  * safe upper bound of the size passes the limit, i.e. for messages with large attachments.
  */
-export async function assertMessageSize(deps: { db: Database; now: () => Date }, accountId: string, draft: EmailDraft): Promise<void> {
+export async function assertMessageSize(deps: { db: Database; now: () => Date }, accountId: string, draft: EmailDraft, path = '(message)'): Promise<void> {
   const message = {
     fromAddress: draft.from.mailbox.address,
     // Without a display name of its own the message gets the sender's: assume the longest.
@@ -15,6 +15,8 @@ export async function assertMessageSize(deps: { db: Database; now: () => Date },
     subject: draft.subject,
     to: draft.recipients.to,
     cc: draft.recipients.cc,
+    replyTo: draft.replyTo,
+    extraHeaders: draft.headers,
     text: draft.text,
     html: draft.html,
     attachments: draft.attachments.map((a) => ({ ...a, size: a.content.length })),
@@ -30,12 +32,14 @@ export async function assertMessageSize(deps: { db: Database; now: () => Date },
     text: draft.text,
     html: draft.html,
     attachments: draft.attachments,
+    replyTo: draft.replyTo,
+    headers: draft.headers,
     messageId: `<${newId('email')}@${draft.from.mailbox.domain}>`,
     date: deps.now(),
   });
   if (mime.length > MIME_MAX_BYTES) {
     throw new AppError('message_too_large', `The message would be ${mime.length} bytes as MIME; at most ${MIME_MAX_BYTES} (15 MiB) are allowed.`, {
-      details: [{ path: '(message)', message: `${mime.length} bytes as built for delivery; the limit is ${MIME_MAX_BYTES}` }],
+      details: [{ path, message: `${mime.length} bytes as built for delivery; the limit is ${MIME_MAX_BYTES}` }],
     });
   }
 }

@@ -7,6 +7,7 @@ import {
   MAX_UNIQUE_RECIPIENTS,
   base64DecodedLength,
   bodyParts,
+  checkExtraHeaders,
   checkSubject,
   collectRecipients,
   contentIdProblems,
@@ -14,9 +15,13 @@ import {
   contentTypeForFilename,
   decodeStrictBase64,
   filenameProblems,
+  MAX_REPLY_TO,
+  MAX_TAGS,
   normalizeContentType,
   parseFromField,
   parseMailbox,
+  parseRfc3339,
+  tagProblems,
   type DraftAttachment,
   type EmailDraft,
 } from '@mailer/domain';
@@ -33,7 +38,12 @@ const mailbox = z
     return parsed ?? z.NEVER;
   });
 
-const recipientList = z.array(mailbox, { error: required('an array of email addresses') });
+/** An array of addresses, or one address as a string (docs/api-decisions.md, "Send API additions"). */
+const addressList = (array: z.ZodArray<typeof mailbox>) =>
+  z.preprocess((value) => (typeof value === 'string' ? [value] : value), array).meta({ anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] });
+
+const addresses = () => z.array(mailbox, { error: required('an email address or an array of them') });
+const recipientList = addressList(addresses());
 
 const from = z
   .string({ error: required('a string') })
@@ -129,19 +139,54 @@ const attachments = z
   // Only over attachments that each passed (a refused item is not decoded).
   .check(z.superRefine(attachmentSetProblems, { when: ({ issues }) => issues.length === 0 }));
 
+const replyTo = addressList(addresses().max(MAX_REPLY_TO, `at most ${MAX_REPLY_TO} addresses`))
+  .transform((list) => [...new Map(list.map((m) => [m.key, m.address])).values()])
+  .meta({ description: 'Addresses for the Reply-To header: one as a string or an array; duplicates collapse.' });
+
+const headers = z
+  .record(z.string(), z.string({ error: 'must be a string' }), { error: 'must be an object of header names to string values' })
+  .meta({ description: 'Extra header fields: `X-…`, List-Unsubscribe, List-Unsubscribe-Post, List-Id, References, In-Reply-To; at most 50.' })
+  .transform((value, ctx) => {
+    const checked = checkExtraHeaders(value);
+    if (!checked.ok) for (const p of checked.problems) ctx.addIssue({ code: 'custom', path: p.name === undefined ? [] : [p.name], message: p.message });
+    return checked.ok ? checked.value : z.NEVER;
+  });
+
+const tags = z
+  .record(z.string(), z.string({ error: 'must be a string' }), { error: 'must be an object of tag names to string values' })
+  .meta({ description: 'At most 10 tags: names of 1..64 of A-Z a-z 0-9 _ -, values of at most 256 characters.' })
+  .superRefine((value, ctx) => {
+    const keys = Object.keys(value);
+    if (keys.length > MAX_TAGS) ctx.addIssue({ code: 'custom', message: `at most ${MAX_TAGS} tags` });
+    for (const key of keys) for (const p of tagProblems(key, value[key]!)) ctx.addIssue({ code: 'custom', path: [key], message: p.message });
+  });
+
+const scheduledAt = z
+  .string({ error: 'must be a string (an RFC 3339 date-time)' })
+  .meta({ format: 'date-time', description: 'Deliver at this instant (RFC 3339), at most 7 days ahead; a past instant means now.' })
+  .transform((value, ctx) => {
+    const parsed = parseRfc3339(value);
+    if (!parsed) ctx.addIssue({ code: 'custom', message: 'must be an RFC 3339 date-time with a time zone, e.g. 2026-11-24T10:00:00Z' });
+    return parsed ?? z.NEVER;
+  });
+
 const RECIPIENT_FIELDS = new Set<PropertyKey>(['to', 'cc', 'bcc']);
 
 /** The POST /v1/emails body (docs/api-decisions.md, "Emails"); unknown members are refused at every depth. */
 export const sendEmailBodySchema = z
   .strictObject({
     from,
-    to: recipientList.min(1, 'must have at least one recipient'),
+    to: addressList(addresses().min(1, 'must have at least one recipient')),
     cc: recipientList.optional().default([]),
     bcc: recipientList.meta({ description: 'Input only: never shown back; only bcc_count is.' }).optional().default([]),
     type: z.enum(EMAIL_TYPES, { error: `must be one of: ${EMAIL_TYPES.join(', ')}` }).optional().default('transactional'),
     subject,
     content,
     attachments: attachments.optional().default([]),
+    reply_to: replyTo.optional().default([]),
+    headers: headers.optional(),
+    tags: tags.optional().default({}),
+    scheduled_at: scheduledAt.optional(),
   })
   .check(
     z.superRefine(
@@ -170,6 +215,10 @@ export const sendEmailBodySchema = z
       html: body.content.html,
       recipients: collectRecipients(body),
       attachments: body.attachments,
+      replyTo: body.reply_to,
+      headers: body.headers ?? [],
+      tags: body.tags,
+      scheduledAt: body.scheduled_at ?? null,
     }),
   )
   .meta({ id: 'SendEmailRequest' });

@@ -52,7 +52,8 @@ export const sendEmailRoute = defineRoute({
       idempotencyKey,
       // The idempotency fingerprint is taken of the request as sent, not as validated.
       body: json(),
-      draft,
+      drafts: [draft],
+      batch: false,
     });
     res.set(rateLimitHeaderValues(result.rateLimit));
     if (result.replayed) res.set('Idempotent-Replayed', 'true');
