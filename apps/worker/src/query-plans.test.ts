@@ -149,7 +149,7 @@ async function runHotStatements(): Promise<void> {
   // Reconciler, retention and the reads integrators make most.
   for await (const page of owedDeliveryJobs(db, { now, graceMs: 0, pageSize: 1000 })) expect(page.length).toBeGreaterThan(0);
   for await (const page of owedDeliveryJobs(db, { now, graceMs: 0, pageSize: 1000, expiredLeasesOnly: true })) expect(page).toBeDefined();
-  await listEmails(db, accountId, undefined, 50);
+  await listEmails(db, accountId, {}, undefined, 50);
   await findEmailDetail(db, accountId, email.id);
 }
 

@@ -17,6 +17,8 @@ import { deleteDomainRoute } from './domains/delete-domain';
 import { getDomainDnsRoute } from './domains/get-domain-dns';
 import { checkDomainDnsRoute } from './domains/check-domain-dns';
 import { sendEmailRoute } from './emails/send-email';
+import { sendEmailBatchRoute } from './emails/send-email-batch';
+import { cancelEmailRoute } from './emails/cancel-email';
 import { listEmailsRoute } from './emails/list-emails';
 import { getEmailRoute } from './emails/get-email';
 import { listSuppressionsRoute } from './suppressions/list-suppressions';
@@ -48,8 +50,10 @@ export const apiRoutes: RouteDefinition[] = [
   getDomainDnsRoute,
   checkDomainDnsRoute,
   sendEmailRoute,
+  sendEmailBatchRoute,
   listEmailsRoute,
   getEmailRoute,
+  cancelEmailRoute,
   listSuppressionsRoute,
   createSuppressionRoute,
   getSuppressionRoute,

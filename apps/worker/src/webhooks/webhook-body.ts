@@ -19,7 +19,7 @@ export function webhookBody(event: LeasedWebhook['event']): string {
           attempt_count: event.attemptCount,
           from: event.fromEmail === null ? null : formatMailbox(event.fromEmail, event.fromName),
           subject: event.subject,
-          tags: {},
+          tags: event.tags ?? {},
         };
   return JSON.stringify({ type: event.type, timestamp: event.occurredAt.toISOString(), data });
 }

@@ -22,6 +22,9 @@ export interface EmailSummary {
   cc: string[];
   bccCount: number;
   subject: string;
+  tags: Record<string, string>;
+  replyTo: string[];
+  scheduledAt: Date | null;
   cause: StoredCause | null;
   createdAt: Date;
   updatedAt: Date;
@@ -29,7 +32,7 @@ export interface EmailSummary {
 }
 
 const summaryColumns = (db: Queryable) => db`
-  id, status, type, from_email, from_name, "to", cc, bcc_count, subject, cause, created_at, updated_at, completed_at`;
+  id, status, type, from_email, from_name, "to", cc, bcc_count, subject, tags, reply_to, scheduled_at, cause, created_at, updated_at, completed_at`;
 
 export function toEmailSummary(r: Row): EmailSummary {
   return {
@@ -42,6 +45,9 @@ export function toEmailSummary(r: Row): EmailSummary {
     cc: r.cc,
     bccCount: r.bcc_count,
     subject: r.subject,
+    tags: r.tags,
+    replyTo: r.reply_to,
+    scheduledAt: r.scheduled_at,
     cause: r.cause,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
@@ -49,12 +55,31 @@ export function toEmailSummary(r: Row): EmailSummary {
   };
 }
 
-/** One page of the account's messages, newest first; the caller asks for `limit + 1` rows. */
-export async function listEmails(db: Queryable, accountId: string, position: PagePosition | undefined, limit: number): Promise<EmailSummary[]> {
+/** The filters of GET /v1/emails; each one given narrows the list (docs/api-decisions.md, "Send API additions"). */
+export interface EmailListFilters {
+  status?: DeliveryStatus;
+  tag?: { key: string; value: string };
+  /** Exclusive bounds on created_at. */
+  createdAfter?: Date;
+  createdBefore?: Date;
+}
+
+/** One page of the account's messages that match the filters, newest first; the caller asks for `limit + 1` rows. */
+export async function listEmails(
+  db: Queryable,
+  accountId: string,
+  filters: EmailListFilters,
+  position: PagePosition | undefined,
+  limit: number,
+): Promise<EmailSummary[]> {
   const page = newestFirst(db, position, limit);
   const rows = await db`
     select ${summaryColumns(db)} from emails
     where account_id = ${accountId} ${page.after}
+      ${filters.status ? db`and status = ${filters.status}` : db``}
+      ${filters.tag ? db`and tags @> ${JSON.stringify({ [filters.tag.key]: filters.tag.value })}::jsonb` : db``}
+      ${filters.createdAfter ? db`and created_at > ${filters.createdAfter}` : db``}
+      ${filters.createdBefore ? db`and created_at < ${filters.createdBefore}` : db``}
     ${page.page}`;
   return rows.map(toEmailSummary);
 }

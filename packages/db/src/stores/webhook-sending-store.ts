@@ -21,10 +21,11 @@ export interface LeasedWebhook {
     cause: DeliveryCause | null;
     attemptCount: number | null;
     data: unknown;
-    /** The message's From (address and display name) and subject, for email events. */
+    /** The message's From (address and display name), subject and tags, for email events. */
     fromEmail: string | null;
     fromName: string | null;
     subject: string | null;
+    tags: Record<string, string> | null;
   };
 }
 
@@ -49,6 +50,7 @@ const toLeased = (r: Row): LeasedWebhook => ({
     fromEmail: r.from_email,
     fromName: r.from_name,
     subject: r.subject,
+    tags: r.tags,
   },
 });
 
@@ -87,7 +89,7 @@ export async function claimWebhookDeliveries(
     select d.id, d.endpoint_id, d.attempt_count, w.url, w.secret_sealed, w.failing_since,
            case when w.previous_secret_expires_at > ${options.now} then w.previous_secret_sealed end as previous_secret_sealed,
            e.id as event_id, e.type, e.occurred_at, e.email_id, e.recipient, e.recipient_kind, e.status, e.cause,
-           e.attempt_count as event_attempt_count, e.data, m.from_email, m.from_name, m.subject
+           e.attempt_count as event_attempt_count, e.data, m.from_email, m.from_name, m.subject, m.tags
       from leased d
       join webhook_endpoints w on w.id = d.endpoint_id
       join webhook_events e on e.id = d.event_id

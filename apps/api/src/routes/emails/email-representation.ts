@@ -20,11 +20,14 @@ export const emailSummarySchema = z.object({
   cc: z.array(z.string()),
   bcc_count: z.number().int(),
   subject: z.string(),
+  tags: z.record(z.string(), z.string()).meta({ description: 'The tags the message was sent with.' }),
   created_at: timestamp,
   updated_at: timestamp,
 }).meta({ id: 'Email' });
 
 export const emailDetailSchema = emailSummarySchema.extend({
+  reply_to: z.array(z.string()),
+  scheduled_at: timestamp.nullable().meta({ description: 'When delivery was asked for (scheduled_at of the request), or null.' }),
   cause: causeSchema.nullable(),
   deliveries: z.array(
     z.object({ recipient: z.string(), kind: z.enum(['to', 'cc']), status, attempt_count: z.number().int(), cause: causeSchema.nullable(), updated_at: timestamp }),
@@ -65,6 +68,7 @@ export function toEmailSummary(email: EmailSummary): z.infer<typeof emailSummary
     cc: email.cc,
     bcc_count: email.bccCount,
     subject: email.subject,
+    tags: email.tags,
     created_at: iso(email.createdAt),
     updated_at: iso(email.updatedAt),
   };
@@ -84,6 +88,8 @@ export function toEmailDetail(detail: EmailDetail): z.infer<typeof emailDetailSc
   for (const d of detail.deliveries) if (d.kind === 'bcc') bccDeliveries[d.status]++;
   return {
     ...toEmailSummary(email),
+    reply_to: email.replyTo,
+    scheduled_at: iso(email.scheduledAt),
     cause: cause(email.cause),
     deliveries: detail.deliveries
       .filter((d): d is typeof d & { kind: 'to' | 'cc' } => d.kind !== 'bcc' && isShown(d.recipient))

@@ -1,7 +1,8 @@
 import { listEmails } from '@mailer/db';
-import { decodeCursor, pageQuerySchema, pageResponseSchema, toPage } from '../../http/pagination';
+import { decodeCursor, pageResponseSchema, toPage } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
 import { emailSummarySchema, toEmailSummary } from './email-representation';
+import { listEmailsQuerySchema, listFilters, listScope } from './list-emails.schema';
 import { sendJson } from '../../http/respond';
 
 export const listEmailsRoute = defineRoute({
@@ -10,15 +11,18 @@ export const listEmailsRoute = defineRoute({
   operationId: 'listEmails',
   tag: 'emails',
   summary: "The account's retained messages, newest first.",
-  description: 'Keyset-paginated by (created_at, id): pass next_cursor back as `cursor`; a cursor is valid only for this list and account.',
+  description:
+    'Keyset-paginated by (created_at, id): pass next_cursor back as `cursor`, with the same filters; a cursor is valid only for this list, ' +
+    'account and filters (otherwise 400 invalid_cursor).',
   auth: { kind: 'sending' },
   errors: ['invalid_cursor'],
-  query: pageQuerySchema,
+  query: listEmailsQuerySchema,
   responses: { 200: { description: 'One page.', schema: pageResponseSchema(emailSummarySchema) } },
   async handle({ res, deps, key, query }) {
-    const scope = `emails:${key.accountId}`;
+    const filters = listFilters(query);
+    const scope = listScope(key.accountId, filters);
     const position = decodeCursor(deps.cursors, scope, query.cursor);
-    const rows = await listEmails(deps.db, key.accountId, position, query.limit + 1);
+    const rows = await listEmails(deps.db, key.accountId, filters, position, query.limit + 1);
     const page = toPage(deps.cursors, scope, rows, query.limit);
     sendJson(res, 200, { data: page.rows.map(toEmailSummary), next_cursor: page.nextCursor });
   },

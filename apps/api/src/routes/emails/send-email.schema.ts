@@ -226,3 +226,16 @@ export const sendEmailBodySchema = z
 export const acceptedEmailSchema = z
   .object({ id: z.string().meta({ description: 'Opaque, begins with em_.' }), status: z.literal('queued'), created_at: timestampSchema })
   .meta({ id: 'AcceptedEmail' });
+
+export const MAX_BATCH_MESSAGES = 100;
+
+/** The POST /v1/emails/batch body: 1 to 100 messages, each as POST /v1/emails takes it; details name the item (`[3].to[0]`). */
+export const sendEmailBatchBodySchema = z
+  .array(sendEmailBodySchema, { error: 'must be an array of messages' })
+  .min(1, 'must hold at least one message')
+  .max(MAX_BATCH_MESSAGES, `at most ${MAX_BATCH_MESSAGES} messages`)
+  .meta({ id: 'SendEmailBatchRequest' });
+
+export const acceptedEmailBatchSchema = z
+  .object({ data: z.array(acceptedEmailSchema).meta({ description: 'One entry per message, in the order of the request.' }) })
+  .meta({ id: 'AcceptedEmailBatch' });

@@ -1,8 +1,8 @@
 import { defineRoute } from '../../http/route';
 import { acceptEmail, requireIdempotencyKey } from '../../operations/accept-email/accept-email';
-import { RATE_LIMIT_HEADERS, rateLimitHeaderValues } from '../../http/rate-limit-headers';
+import { RATE_LIMIT_HEADERS } from '../../http/rate-limit-headers';
 import { acceptedEmailSchema, sendEmailBodySchema } from './send-email.schema';
-import { sendJson } from '../../http/respond';
+import { sendAccepted } from './accepted-answer';
 
 export const sendEmailRoute = defineRoute({
   method: 'post',
@@ -33,6 +33,13 @@ export const sendEmailRoute = defineRoute({
     to: ['someone@example.org'],
     subject: 'Your sign-in code',
     content: { plain: 'Your code is 123456.', html: '<p>Your code is <b>123456</b>.</p>' },
+    reply_to: 'support@example.com',
+    headers: {
+      'List-Unsubscribe': '<https://example.com/unsubscribe/abc123>, <mailto:unsubscribe@example.com?subject=abc123>',
+      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+    },
+    tags: { category: 'sign_in' },
+    scheduled_at: '2026-11-24T09:00:00Z',
   },
   headers: {
     'Idempotency-Key': {
@@ -55,12 +62,6 @@ export const sendEmailRoute = defineRoute({
       drafts: [draft],
       batch: false,
     });
-    res.set(rateLimitHeaderValues(result.rateLimit));
-    if (result.replayed) res.set('Idempotent-Replayed', 'true');
-    else {
-      deps.metrics.emailsAccepted.inc();
-      deps.metrics.recipientsAccepted.inc(draft.recipients.recipients.length);
-    }
-    sendJson(res, 202, result.response);
+    sendAccepted(res, deps, result, [draft]);
   },
 });

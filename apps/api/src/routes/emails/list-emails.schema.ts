@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { parseRfc3339, parseTagFilter } from '@mailer/domain';
+import type { EmailListFilters } from '@mailer/db';
+import { pageQuerySchema } from '../../http/pagination';
+
+const STATUSES = ['queued', 'sending', 'deferred', 'accepted', 'bounced', 'failed'] as const;
+
+const instant = (description: string) =>
+  z
+    .string()
+    .meta({ format: 'date-time', description })
+    .transform((value, ctx) => {
+      const parsed = parseRfc3339(value);
+      if (!parsed) ctx.addIssue({ code: 'custom', message: 'must be an RFC 3339 date-time with a time zone, e.g. 2026-11-24T10:00:00Z' });
+      return parsed ?? z.NEVER;
+    });
+
+/** GET /v1/emails: the page and the filters (docs/api-decisions.md, "Send API additions"). */
+export const listEmailsQuerySchema = pageQuerySchema.extend({
+  status: z.enum(STATUSES, { error: `must be one of: ${STATUSES.join(', ')}` }).optional().meta({ description: "Only messages whose (derived) status is this." }),
+  tag: z
+    .string()
+    .meta({ description: 'Only messages with this tag, as `name:value` (split at the first colon).', example: 'campaign:spring' })
+    .transform((value, ctx) => {
+      const parsed = parseTagFilter(value);
+      if (!parsed) ctx.addIssue({ code: 'custom', message: 'must be name:value, a tag name (1 to 64 of A-Z a-z 0-9 _ -) and its value' });
+      return parsed ?? z.NEVER;
+    })
+    .optional(),
+  created_after: instant('Only messages created after this instant (exclusive).').optional(),
+  created_before: instant('Only messages created before this instant (exclusive).').optional(),
+});
+
+export function listFilters(query: z.infer<typeof listEmailsQuerySchema>): EmailListFilters {
+  return {
+    ...(query.status ? { status: query.status } : {}),
+    ...(query.tag ? { tag: query.tag } : {}),
+    ...(query.created_after ? { createdAfter: query.created_after } : {}),
+    ...(query.created_before ? { createdBefore: query.created_before } : {}),
+  };
+}
+
+/**
+ * The cursor scope of a filtered list: the account and the filters, so that a cursor is
+ * refused (400 invalid_cursor) with any other filters than those of the page that issued it.
+ */
+export function listScope(accountId: string, filters: EmailListFilters): string {
+  const canonical = [filters.status ?? null, filters.tag ? [filters.tag.key, filters.tag.value] : null, filters.createdAfter?.getTime() ?? null, filters.createdBefore?.getTime() ?? null];
+  return `emails:${accountId}:${JSON.stringify(canonical)}`;
+}

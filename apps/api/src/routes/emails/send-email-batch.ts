@@ -1,0 +1,57 @@
+import { defineRoute } from '../../http/route';
+import { acceptEmail, requireIdempotencyKey } from '../../operations/accept-email/accept-email';
+import { RATE_LIMIT_HEADERS } from '../../http/rate-limit-headers';
+import { acceptedEmailBatchSchema, sendEmailBatchBodySchema } from './send-email.schema';
+import { sendAccepted } from './accepted-answer';
+
+export const sendEmailBatchRoute = defineRoute({
+  method: 'post',
+  path: '/v1/emails/batch',
+  operationId: 'sendEmailBatch',
+  tag: 'emails',
+  summary: 'Accept up to 100 messages at once, all or none.',
+  description:
+    'Each item is a POST /v1/emails body. One Idempotency-Key covers the whole batch. Any invalid item refuses the batch (422, each ' +
+    'detail path starting with the item index, e.g. `[3].to[0]`); the plan is checked against the recipients of all the items together, ' +
+    'so a batch that does not fit is refused whole (429) and stores nothing. The 202 lists the messages in request order.',
+  auth: { kind: 'sending' },
+  errors: [
+    'idempotency_key_required',
+    'idempotency_conflict',
+    'message_too_large',
+    'sender_not_allowed',
+    'rate_limit_exceeded',
+    'active_delivery_limit_exceeded',
+  ],
+  errorHeaders: {
+    idempotency_conflict: RATE_LIMIT_HEADERS,
+    sender_not_allowed: RATE_LIMIT_HEADERS,
+    rate_limit_exceeded: RATE_LIMIT_HEADERS,
+    active_delivery_limit_exceeded: RATE_LIMIT_HEADERS,
+  },
+  example: [
+    { from: 'Example <hello@example.com>', to: 'ann@example.org', subject: 'Your receipt', content: { plain: 'Thanks, Ann.' }, tags: { kind: 'receipt' } },
+    { from: 'Example <hello@example.com>', to: 'bob@example.org', subject: 'Your receipt', content: { plain: 'Thanks, Bob.' }, tags: { kind: 'receipt' } },
+  ],
+  headers: {
+    'Idempotency-Key': {
+      required: true,
+      description: 'One key for the whole batch: 1 to 255 characters, scoped to the account and live for 24 hours from the first accepted request.',
+    },
+  },
+  body: sendEmailBatchBodySchema,
+  responses: {
+    202: {
+      description: 'Every message accepted and queued, in order (or the original answer replayed, with Idempotent-Replayed: true).',
+      schema: acceptedEmailBatchSchema,
+      headers: [...RATE_LIMIT_HEADERS, 'Idempotent-Replayed'],
+    },
+  },
+  async handle({ req, res, deps, key, body, json }) {
+    const idempotencyKey = requireIdempotencyKey(req.get('idempotency-key'));
+    const drafts = body();
+    // The idempotency fingerprint is taken of the request as sent, not as validated.
+    const result = await acceptEmail(deps, { accountId: key.accountId, idempotencyKey, body: json(), drafts, batch: true });
+    sendAccepted(res, deps, result, drafts);
+  },
+});
