@@ -32,7 +32,7 @@ export async function cancelEmail(db: Database, accountId: string, emailId: stri
       lockAccountUsage(tx, [accountId]),
       lockSenders(tx, [senderId]),
       tx.sql`
-        update deliveries set status = 'failed', cause = ${JSON.stringify(CANCELED)}::jsonb, updated_at = ${now}
+        update deliveries set status = 'failed', cause = ${JSON.stringify(CANCELED)}::text::jsonb, updated_at = ${now}
          where id = any(${canceled.map((d) => d.id)}::text[])`,
       deliveryEventsStatement(
         tx,

@@ -140,7 +140,7 @@ const attachments = z
   .check(z.superRefine(attachmentSetProblems, { when: ({ issues }) => issues.length === 0 }));
 
 const replyTo = addressList(addresses().max(MAX_REPLY_TO, `at most ${MAX_REPLY_TO} addresses`))
-  .transform((list) => [...new Map(list.map((m) => [m.key, m.address])).values()])
+  .transform((list) => list.filter((m, i) => list.findIndex((other) => other.key === m.key) === i).map((m) => m.address))
   .meta({ description: 'Addresses for the Reply-To header: one as a string or an array; duplicates collapse.' });
 
 const headers = z
