@@ -77,7 +77,7 @@ export async function listEmails(
     select ${summaryColumns(db)} from emails
     where account_id = ${accountId} ${page.after}
       ${filters.status ? db`and status = ${filters.status}` : db``}
-      ${filters.tag ? db`and tags @> ${JSON.stringify({ [filters.tag.key]: filters.tag.value })}::jsonb` : db``}
+      ${filters.tag ? db`and tags @> ${JSON.stringify({ [filters.tag.key]: filters.tag.value })}::text::jsonb` : db``}
       ${filters.createdAfter ? db`and created_at > ${filters.createdAfter}` : db``}
       ${filters.createdBefore ? db`and created_at < ${filters.createdBefore}` : db``}
     ${page.page}`;
