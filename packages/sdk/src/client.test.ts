@@ -96,6 +96,17 @@ describe('MailerClient against the API', () => {
     expect((await sending.emails.list({ limit: 2 })).data).toHaveLength(2);
     expect((await sending.emails.get(first.id)).to).toEqual(['ann@example.test']);
     await expect(sending.emails.get('em_missing')).rejects.toMatchObject({ status: 404, code: 'email_not_found' });
+
+    const batch = await sending.emails.sendBatch([
+      { ...message, to: 'bob@example.test', tags: { kind: 'receipt' }, scheduled_at: new Date(Date.now() + 3600_000).toISOString() },
+      message,
+    ]);
+    expect(batch.data).toHaveLength(2);
+    expect(seen.at(-1)!.headers['Idempotency-Key']).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await sending.emails.list({ tag: 'kind:receipt' })).data.map((e) => e.id)).toEqual([batch.data[0]!.id]);
+    const canceled = await sending.emails.cancel(batch.data[0]!.id);
+    expect(canceled).toMatchObject({ status: 'failed', cause: { code: 'canceled' }, tags: { kind: 'receipt' } });
+    await expect(sending.emails.cancel(batch.data[0]!.id)).rejects.toMatchObject({ status: 409, code: 'email_not_cancelable' });
   });
 
   it('throws MailerApiError with the error body the API sent', async () => {

@@ -120,8 +120,11 @@ export class MailerClient {
 
   readonly emails = {
     send: (body: Input<'sendEmail'>['body'], options: { idempotencyKey?: string } = {}) => this.call('sendEmail', { body, ...options }),
+    /** Up to 100 messages under one Idempotency-Key, all accepted or none. */
+    sendBatch: (body: Input<'sendEmailBatch'>['body'], options: { idempotencyKey?: string } = {}) => this.call('sendEmailBatch', { body, ...options }),
     list: (query?: Input<'listEmails'>['query']) => this.call('listEmails', { query }),
     get: (id: string) => this.call('getEmail', { path: { id } }),
+    cancel: (id: string) => this.call('cancelEmail', { path: { id } }),
   };
 
   readonly domains = {

@@ -68,9 +68,18 @@ export const OPERATIONS = {
     "method": "GET",
     "path": "/v1/emails"
   },
+  "sendEmailBatch": {
+    "method": "POST",
+    "path": "/v1/emails/batch",
+    "idempotencyKey": true
+  },
   "getEmail": {
     "method": "GET",
     "path": "/v1/emails/{id}"
+  },
+  "cancelEmail": {
+    "method": "POST",
+    "path": "/v1/emails/{id}/cancel"
   },
   "listSuppressions": {
     "method": "GET",

@@ -200,7 +200,7 @@ export interface paths {
         };
         /**
          * The account's retained messages, newest first.
-         * @description Keyset-paginated by (created_at, id): pass next_cursor back as `cursor`; a cursor is valid only for this list and account.
+         * @description Keyset-paginated by (created_at, id): pass next_cursor back as `cursor`, with the same filters; a cursor is valid only for this list, account and filters (otherwise 400 invalid_cursor).
          */
         get: operations["listEmails"];
         put?: never;
@@ -209,6 +209,26 @@ export interface paths {
          * @description Stores the message durably, then answers 202. Every answer that reaches the acceptance decision (202, replays, 409, 422 sender_not_allowed, 429) carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset.
          */
         post: operations["sendEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/emails/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept up to 100 messages at once, all or none.
+         * @description Each item is a POST /v1/emails body. One Idempotency-Key covers the whole batch. Any invalid item refuses the batch (422, each detail path starting with the item index, e.g. `[3].to[0]`); the plan is checked against the recipients of all the items together, so a batch that does not fit is refused whole (429) and stores nothing. The 202 lists the messages in request order.
+         */
+        post: operations["sendEmailBatch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -229,6 +249,26 @@ export interface paths {
         get: operations["getEmail"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/emails/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a message none of whose deliveries has started.
+         * @description While no delivery has started (none leased by a delivery daemon, none with an attempt), every queued delivery ends failed with cause canceled, with an email.failed webhook each; the answer is the updated message. A scheduled message can be canceled until its time comes. Once a delivery has started, or nothing is left to cancel: 409 email_not_cancelable.
+         */
+        post: operations["cancelEmail"];
         delete?: never;
         options?: never;
         head?: never;
@@ -441,6 +481,10 @@ export interface components {
              */
             created_at: string;
         };
+        AcceptedEmailBatch: {
+            /** @description One entry per message, in the order of the request. */
+            data: components["schemas"]["AcceptedEmail"][];
+        };
         /** @description A normalized delivery cause; never the remote reply text. */
         Cause: {
             code: string;
@@ -583,6 +627,10 @@ export interface components {
             cc: string[];
             bcc_count: number;
             subject: string;
+            /** @description The tags the message was sent with. */
+            tags: {
+                [key: string]: string;
+            };
             /**
              * Format: date-time
              * @description RFC 3339, UTC, milliseconds.
@@ -605,6 +653,10 @@ export interface components {
             cc: string[];
             bcc_count: number;
             subject: string;
+            /** @description The tags the message was sent with. */
+            tags: {
+                [key: string]: string;
+            };
             /**
              * Format: date-time
              * @description RFC 3339, UTC, milliseconds.
@@ -615,6 +667,9 @@ export interface components {
              * @description RFC 3339, UTC, milliseconds.
              */
             updated_at: string;
+            reply_to: string[];
+            /** @description When delivery was asked for (scheduled_at of the request), or null. */
+            scheduled_at: string | null;
             cause: components["schemas"]["Cause"] | null;
             deliveries: {
                 recipient: string;
@@ -700,13 +755,14 @@ export interface components {
                 }[];
             };
         };
+        SendEmailBatchRequest: components["schemas"]["SendEmailRequest"][];
         SendEmailRequest: {
             /** @description `addr@domain`, `Display Name <addr@domain>` or `"Quoted, Name" <addr@domain>`. */
             from: string;
-            to: string[];
-            cc?: string[];
+            to: string | string[];
+            cc?: string | string[];
             /** @description Input only: never shown back; only bcc_count is. */
-            bcc?: string[];
+            bcc?: string | string[];
             /**
              * @default transactional
              * @enum {string}
@@ -726,6 +782,24 @@ export interface components {
                 /** @description Makes the attachment inline, referenced from the HTML as `cid:<content_id>`. */
                 content_id?: string;
             }[];
+            /** @description Addresses for the Reply-To header: one as a string or an array; duplicates collapse. */
+            reply_to?: string | string[];
+            /** @description Extra header fields: `X-…`, List-Unsubscribe, List-Unsubscribe-Post, List-Id, References, In-Reply-To; at most 50. */
+            headers?: {
+                [key: string]: string;
+            };
+            /**
+             * @description At most 10 tags: names of 1..64 of A-Z a-z 0-9 _ -, values of at most 256 characters.
+             * @default {}
+             */
+            tags?: {
+                [key: string]: string;
+            };
+            /**
+             * Format: date-time
+             * @description Deliver at this instant (RFC 3339), at most 7 days ahead; a past instant means now.
+             */
+            scheduled_at?: string;
         };
         Sender: {
             /** @description snd_… */
@@ -2609,6 +2683,10 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
+                status?: "queued" | "sending" | "deferred" | "accepted" | "bounced" | "failed";
+                tag?: string;
+                created_after?: string;
+                created_before?: string;
             };
             header?: never;
             path?: never;
@@ -2745,7 +2823,16 @@ export interface operations {
                  *       "content": {
                  *         "plain": "Your code is 123456.",
                  *         "html": "<p>Your code is <b>123456</b>.</p>"
-                 *       }
+                 *       },
+                 *       "reply_to": "support@example.com",
+                 *       "headers": {
+                 *         "List-Unsubscribe": "<https://example.com/unsubscribe/abc123>, <mailto:unsubscribe@example.com?subject=abc123>",
+                 *         "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"
+                 *       },
+                 *       "tags": {
+                 *         "category": "sign_in"
+                 *       },
+                 *       "scheduled_at": "2026-11-24T09:00:00Z"
                  *     }
                  */
                 "application/json": components["schemas"]["SendEmailRequest"];
@@ -2764,6 +2851,226 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AcceptedEmail"];
+                };
+            };
+            /** @description `invalid_json`, `idempotency_key_required` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_json" | "idempotency_key_required";
+                        };
+                    };
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+            };
+            /** @description `wrong_key_type` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "wrong_key_type";
+                        };
+                    };
+                };
+            };
+            /** @description `idempotency_conflict` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_conflict";
+                        };
+                    };
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description `validation_error`, `message_too_large`, `sender_not_allowed` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "validation_error" | "message_too_large" | "sender_not_allowed";
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limit_exceeded`, `active_delivery_limit_exceeded` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "rate_limit_exceeded" | "active_delivery_limit_exceeded";
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    sendEmailBatch: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description One key for the whole batch: 1 to 255 characters, scoped to the account and live for 24 hours from the first accepted request. */
+                "Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example [
+                 *       {
+                 *         "from": "Example <hello@example.com>",
+                 *         "to": "ann@example.org",
+                 *         "subject": "Your receipt",
+                 *         "content": {
+                 *           "plain": "Thanks, Ann."
+                 *         },
+                 *         "tags": {
+                 *           "kind": "receipt"
+                 *         }
+                 *       },
+                 *       {
+                 *         "from": "Example <hello@example.com>",
+                 *         "to": "bob@example.org",
+                 *         "subject": "Your receipt",
+                 *         "content": {
+                 *           "plain": "Thanks, Bob."
+                 *         },
+                 *         "tags": {
+                 *           "kind": "receipt"
+                 *         }
+                 *       }
+                 *     ]
+                 */
+                "application/json": components["schemas"]["SendEmailBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description Every message accepted and queued, in order (or the original answer replayed, with Idempotent-Replayed: true). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcceptedEmailBatch"];
                 };
             };
             /** @description `invalid_json`, `idempotency_key_required` */
@@ -2993,6 +3300,136 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "email_not_found";
+                        };
+                    };
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    cancelEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Canceled: the message as it now is. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailDetail"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+            };
+            /** @description `wrong_key_type` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "wrong_key_type";
+                        };
+                    };
+                };
+            };
+            /** @description `email_not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "email_not_found";
+                        };
+                    };
+                };
+            };
+            /** @description `email_not_cancelable` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "email_not_cancelable";
                         };
                     };
                 };

@@ -106,6 +106,45 @@ describe('every answer conforms to /openapi.json', () => {
     conforms(await acme.get('/v1/emails/em_unknown'), 'get', '/v1/emails/{id}');
   });
 
+  it('batches, filters and cancel', async () => {
+    const shop = await sendingAccount(api, { domain: 'conformance-batch.test' });
+    const batchPost = (body: unknown, key?: string) => {
+      const req = api.http.post('/v1/emails/batch').set('Authorization', shop.auth);
+      return (key === undefined ? req : req.set('Idempotency-Key', key)).send(body as object);
+    };
+    const later = new Date(Date.now() + 3600_000).toISOString();
+    const items = [
+      shop.message({
+        to: 'ann@example.test',
+        reply_to: 'help@conformance-batch.test',
+        headers: { 'List-Unsubscribe': '<https://conformance-batch.test/u>', 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
+        tags: { campaign: 'spring' },
+        scheduled_at: later,
+      }),
+      shop.message(),
+    ];
+    const batched = conforms(await batchPost(items, 'batch-1'), 'post', '/v1/emails/batch');
+    expect(batched.status).toBe(202);
+    expect(conforms(await batchPost(items, 'batch-1'), 'post', '/v1/emails/batch').headers['idempotent-replayed']).toBe('true');
+    conforms(await batchPost([shop.message()], 'batch-1'), 'post', '/v1/emails/batch');
+    conforms(await batchPost([shop.message({ to: 'bad' })], 'batch-2'), 'post', '/v1/emails/batch');
+    conforms(await batchPost([shop.message({ from: 'nobody@conformance-batch.test' })], 'batch-3'), 'post', '/v1/emails/batch');
+    conforms(await batchPost([shop.message()]), 'post', '/v1/emails/batch');
+    const many = Array.from({ length: 29 }, (_, i) => `r${i}@example.test`);
+    expect(conforms(await batchPost([shop.message({ to: many })], 'batch-4'), 'post', '/v1/emails/batch').status).toBe(429);
+
+    conforms(await shop.get(`/v1/emails?status=queued&tag=campaign:spring&created_after=2020-01-01T00:00:00Z&limit=1`), 'get', '/v1/emails');
+    conforms(await shop.get('/v1/emails?status=sent'), 'get', '/v1/emails');
+    const scheduled = conforms(await shop.get(`/v1/emails/${batched.body.data[0].id}`), 'get', '/v1/emails/{id}');
+    expect(scheduled.body.scheduled_at).toBe(later);
+
+    const cancel = (id: string) => api.http.post(`/v1/emails/${id}/cancel`).set('Authorization', shop.auth);
+    expect(conforms(await cancel(batched.body.data[0].id), 'post', '/v1/emails/{id}/cancel').status).toBe(200);
+    expect(conforms(await cancel(batched.body.data[0].id), 'post', '/v1/emails/{id}/cancel').status).toBe(409);
+    conforms(await cancel('em_unknown'), 'post', '/v1/emails/{id}/cancel');
+    conforms(await api.http.post(`/v1/emails/${batched.body.data[1].id}/cancel`).set('Authorization', mgmt), 'post', '/v1/emails/{id}/cancel');
+  });
+
   it('domains and senders', async () => {
     const as = (key: string) => ({ Authorization: key });
     const created = conforms(await api.http.post('/v1/domains').set(as(mgmt)).send({ name: 'example.test', external_id: 'x-1' }), 'post', '/v1/domains');

@@ -54,6 +54,8 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output', components: Recor
     // An integer query parameter is validated as its text (`^\d+$`) and documented as the integer it is.
     override: ({ jsonSchema: out }) => {
       if (out.type === 'integer') delete out.pattern;
+      // A schema that declares its own anyOf (an address or an array of them) is documented by it alone.
+      if (out.anyOf && out.type === 'array') for (const key of ['type', 'items', 'minItems', 'maxItems'] as const) delete out[key];
     },
   });
   const { $schema: _, $defs, ...rest } = JSON.parse(JSON.stringify(generated).replaceAll('"#/$defs/', `"${COMPONENT_REF}`)) as Record<string, unknown>;

@@ -29,9 +29,11 @@ import { timestampSchema } from '@mailer/operations';
 
 const required = (what: string) => (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : `must be ${what}`);
 
+const MAILBOX = 'An RFC 5321 mailbox (`local@domain`); IDN domains are converted to A-labels.';
+
 const mailbox = z
   .string({ error: 'must be a string (an email address)' })
-  .meta({ description: 'An RFC 5321 mailbox (`local@domain`); IDN domains are converted to A-labels.' })
+  .meta({ description: MAILBOX })
   .transform((value, ctx) => {
     const parsed = parseMailbox(value);
     if (!parsed) ctx.addIssue({ code: 'custom', message: 'not a valid email address' });
@@ -39,8 +41,11 @@ const mailbox = z
   });
 
 /** An array of addresses, or one address as a string (docs/api-decisions.md, "Send API additions"). */
-const addressList = (array: z.ZodArray<typeof mailbox>) =>
-  z.preprocess((value) => (typeof value === 'string' ? [value] : value), array).meta({ anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] });
+const addressList = (array: z.ZodArray<typeof mailbox>, bounds: { minItems?: number; maxItems?: number } = {}) =>
+  z
+    .preprocess((value) => (typeof value === 'string' ? [value] : value), array)
+    // Documented as what it accepts (openapi.ts keeps a declared anyOf alone).
+    .meta({ anyOf: [{ type: 'string', description: MAILBOX }, { type: 'array', items: { type: 'string', description: MAILBOX }, ...bounds }] });
 
 const addresses = () => z.array(mailbox, { error: required('an email address or an array of them') });
 const recipientList = addressList(addresses());
@@ -139,7 +144,7 @@ const attachments = z
   // Only over attachments that each passed (a refused item is not decoded).
   .check(z.superRefine(attachmentSetProblems, { when: ({ issues }) => issues.length === 0 }));
 
-const replyTo = addressList(addresses().max(MAX_REPLY_TO, `at most ${MAX_REPLY_TO} addresses`))
+const replyTo = addressList(addresses().max(MAX_REPLY_TO, `at most ${MAX_REPLY_TO} addresses`), { maxItems: MAX_REPLY_TO })
   .transform((list) => list.filter((m, i) => list.findIndex((other) => other.key === m.key) === i).map((m) => m.address))
   .meta({ description: 'Addresses for the Reply-To header: one as a string or an array; duplicates collapse.' });
 
@@ -176,7 +181,7 @@ const RECIPIENT_FIELDS = new Set<PropertyKey>(['to', 'cc', 'bcc']);
 export const sendEmailBodySchema = z
   .strictObject({
     from,
-    to: addressList(addresses().min(1, 'must have at least one recipient')),
+    to: addressList(addresses().min(1, 'must have at least one recipient'), { minItems: 1 }),
     cc: recipientList.optional().default([]),
     bcc: recipientList.meta({ description: 'Input only: never shown back; only bcc_count is.' }).optional().default([]),
     type: z.enum(EMAIL_TYPES, { error: `must be one of: ${EMAIL_TYPES.join(', ')}` }).optional().default('transactional'),
