@@ -68,7 +68,9 @@ export interface AdmissionWrites {
 /**
  * What an intake transaction writes under the account's usage lock, and after the sender
  * locks (lock-order): one delivery per unique recipient of the admitted messages, queued
- * and due at their message's dueAt, or failed `recipient_suppressed` (with its event) for a suppressed
+ * and due at their message's dueAt (also their `created_at`: a delivery's age, which bounds
+ * its retries and the latency metrics, counts from when it was first owed, so a scheduled
+ * message keeps the whole MAX_DELIVERY_AGE; docs/api-decisions.md, "Scheduled send and cancel"), or failed `recipient_suppressed` (with its event) for a suppressed
  * recipient; usage rows for the recipients that will be attempted; the senders'
  * `last_used_at`; the counters the new deliveries move (counterDeltas); the state of a
  * message with no recipient left to attempt; the refused messages deleted again; the
@@ -88,7 +90,7 @@ export function admissionStatements(tx: Transaction, w: AdmissionWrites): Statem
     statements.push(
       tx.sql`
         insert into deliveries (id, email_id, account_id, recipient, recipient_domain, kind, position, status, cause, next_attempt_at, created_at, updated_at)
-        select x.id, x.email_id, ${w.accountId}, x.recipient, x.recipient_domain, x.kind, x.position, x.status, x.cause::jsonb, x.due_at, ${w.now}, ${w.now}
+        select x.id, x.email_id, ${w.accountId}, x.recipient, x.recipient_domain, x.kind, x.position, x.status, x.cause::jsonb, x.due_at, x.due_at, ${w.now}
           from unnest(${deliveries.map((d) => d.id)}::text[], ${deliveries.map((d) => d.emailId)}::text[], ${deliveries.map((d) => d.address)}::text[],
                       ${deliveries.map((d) => d.domain)}::text[], ${deliveries.map((d) => d.kind)}::text[], ${deliveries.map((d) => d.position)}::int[],
                       ${deliveries.map((d) => d.status)}::text[], ${deliveries.map((d) => (d.suppressed ? JSON.stringify(SUPPRESSED) : null))}::text[],

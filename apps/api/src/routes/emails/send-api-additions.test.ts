@@ -131,6 +131,9 @@ describe('scheduled_at', () => {
     expect(detail).toMatchObject({ status: 'queued', scheduled_at: scheduledAt.toISOString(), deliveries: [{ status: 'queued' }] });
     const job = await api.deps.deliveryQueue.queue.getJob(deliverMessageJobId(res.body.id, scheduledAt));
     expect(job?.opts.delay).toBeGreaterThan(7 * 24 * 3600_000 - 60_000);
+    // Its deliveries are owed from then: their age (retries, latency) counts from scheduled_at.
+    const deliveries = await api.deps.db`select next_attempt_at, created_at from deliveries where email_id = ${res.body.id}`;
+    expect(deliveries).toEqual([{ next_attempt_at: scheduledAt, created_at: scheduledAt }]);
   });
 
   it('takes any RFC 3339 offset, and a past instant as now', async () => {
