@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { checkExtraHeaders } from '@mailer/domain';
 import type { OutgoingAttachment } from '@mailer/message';
 import { dkimVerdict, testSigningDomain } from '../testing/verify-dkim';
 import { composeSignedMessage } from './compose-message';
@@ -42,6 +43,24 @@ const attachment: fc.Arbitrary<OutgoingAttachment> = fc.record({
   ),
 });
 
+/** Extra header fields as intake accepts them (checkExtraHeaders), any text in the X- ones. */
+const extraHeaders = fc
+  .array(
+    fc.oneof(
+      fc.tuple(fc.constantFrom('X-Campaign', 'X-Entity-Ref-ID'), fc.oneof(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 300 }), fc.constant('z'.repeat(998)))),
+      fc.tuple(
+        fc.constant('List-Unsubscribe'),
+        fc.constantFrom('<https://acme.test/u/abc>', `<https://acme.test/unsubscribe/${'a'.repeat(40)}>, <mailto:unsubscribe@acme.test?subject=${'b'.repeat(30)}>`),
+      ),
+      fc.tuple(fc.constant('List-Id'), fc.constant('Acme news <news.acme.test>')),
+      fc.tuple(fc.constantFrom('References', 'In-Reply-To'), fc.constantFrom('<a@acme.test>', '<a@acme.test> <b.1@acme.test> <c-2@acme.test>')),
+    ),
+    { maxLength: 4 },
+  )
+  .map((pairs) => checkExtraHeaders(Object.fromEntries(pairs)))
+  .filter((checked) => checked.ok)
+  .map((checked) => (checked.ok ? checked.value : []));
+
 /** A bare CR or LF: the SMTP data stream would send it as CRLF, so the bytes sent would not be the bytes signed. */
 const BARE_LINE_BREAK = /\r(?!\n)|(?<!\r)\n/;
 
@@ -59,14 +78,18 @@ describe('composed and signed messages', () => {
             fc.record({ plain: text, html: text }),
           ),
           attachments: fc.array(attachment, { maxLength: 3 }),
+          headers: extraHeaders,
+          replyTo: fc.constantFrom<string[]>([], ['help@acme.test'], ['a@acme.test', 'b@example.test']),
         }),
-        async ({ subject, name, body: { plain, html }, attachments }) => {
+        async ({ subject, name, body: { plain, html }, attachments, headers, replyTo }) => {
           const signed = await composeSignedMessage(
             {
               message: {
                 from: { address: 'hello@acme.test', name: name && name.replace(/[\p{Cc}]/gu, '') },
                 to: ['ann@example.test'],
                 cc: ['bob@example.test'],
+                replyTo,
+                headers,
                 subject,
                 text: plain,
                 html,
