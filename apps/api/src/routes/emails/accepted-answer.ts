@@ -1,8 +1,9 @@
 import type { Response } from 'express';
-import type { EmailDraft } from '@mailer/domain';
+import type { EmailDraft, ErrorCode } from '@mailer/domain';
 import type { ApiDependencies } from '../../container';
 import type { AcceptEmailResult } from '../../operations/accept-email/accept-email';
-import { rateLimitHeaderValues } from '../../http/rate-limit-headers';
+import { RATE_LIMIT_HEADERS, rateLimitHeaderValues } from '../../http/rate-limit-headers';
+import type { ResponseHeader } from '../../http/route';
 import { sendJson } from '../../http/respond';
 
 /** The 202 of POST /v1/emails and /v1/emails/batch: pacing headers, the replay marker, and the acceptance metrics. */
@@ -15,3 +16,19 @@ export function sendAccepted(res: Response, deps: ApiDependencies, result: Accep
   }
   sendJson(res, 202, result.response);
 }
+
+/** What POST /v1/emails and /v1/emails/batch can refuse beyond their body, and the refusals that carry the pacing headers. */
+export const INTAKE_ERRORS: ErrorCode[] = [
+  'idempotency_key_required',
+  'idempotency_conflict',
+  'message_too_large',
+  'sender_not_allowed',
+  'rate_limit_exceeded',
+  'active_delivery_limit_exceeded',
+];
+export const INTAKE_ERROR_HEADERS: Partial<Record<ErrorCode, ResponseHeader[]>> = {
+  idempotency_conflict: RATE_LIMIT_HEADERS,
+  sender_not_allowed: RATE_LIMIT_HEADERS,
+  rate_limit_exceeded: RATE_LIMIT_HEADERS,
+  active_delivery_limit_exceeded: RATE_LIMIT_HEADERS,
+};

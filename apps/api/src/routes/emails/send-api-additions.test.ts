@@ -1,19 +1,11 @@
 import { deliverMessageJobId } from '@mailer/queue';
-import { startTestApi, type TestApi } from '../../testing';
-import { sendingAccount, type SendingAccount } from './sending-account.fixture';
+import { intakeTestBed } from './sending-account.fixture';
 
 /** reply_to, single-string recipients, headers, tags and scheduled_at on POST /v1/emails (docs/api-decisions.md, "Send API additions"). */
-let api: TestApi;
-let acme: SendingAccount;
-const LIMITS = { perMinute: 10_000, perHour: 10_000, perDay: 10_000, per30Days: 10_000, maxActive: 10_000 };
-beforeAll(async () => {
-  api = await startTestApi();
-  acme = await sendingAccount(api, { limits: LIMITS });
-});
-afterAll(() => api.close());
+const bed = intakeTestBed();
 
 async function expectInvalid(overrides: Record<string, unknown>, details: { path: string; message: string | RegExp }[]) {
-  const res = await acme.send(acme.message(overrides));
+  const res = await bed.acme.send(bed.acme.message(overrides));
   expect(res.status).toBe(422);
   expect(res.body.error.code).toBe('validation_error');
   expect(res.body.error.details.map((d: { path: string }) => d.path)).toEqual(details.map((d) => d.path));
@@ -22,16 +14,16 @@ async function expectInvalid(overrides: Record<string, unknown>, details: { path
 
 describe('recipients and reply_to as a string or an array', () => {
   it('accepts a single string for to, cc, bcc and reply_to, normalized as in arrays', async () => {
-    const res = await acme.send(acme.message({ to: 'Ann@Example.TEST', cc: 'cc@example.test', bcc: 'hidden@example.test', reply_to: 'Help@Acme.TEST' }));
+    const res = await bed.acme.send(bed.acme.message({ to: 'Ann@Example.TEST', cc: 'cc@example.test', bcc: 'hidden@example.test', reply_to: 'Help@Acme.TEST' }));
     expect(res.status).toBe(202);
-    const detail = (await acme.get(`/v1/emails/${res.body.id}`)).body;
+    const detail = (await bed.acme.get(`/v1/emails/${res.body.id}`)).body;
     expect(detail).toMatchObject({ to: ['Ann@example.test'], cc: ['cc@example.test'], bcc_count: 1, reply_to: ['Help@acme.test'] });
   });
 
   it('accepts an array for reply_to, collapsing duplicates', async () => {
-    const res = await acme.send(acme.message({ reply_to: ['a@acme.test', 'A@ACME.test', 'b@acme.test'] }));
+    const res = await bed.acme.send(bed.acme.message({ reply_to: ['a@acme.test', 'A@ACME.test', 'b@acme.test'] }));
     expect(res.status).toBe(202);
-    expect((await acme.get(`/v1/emails/${res.body.id}`)).body.reply_to).toEqual(['a@acme.test', 'b@acme.test']);
+    expect((await bed.acme.get(`/v1/emails/${res.body.id}`)).body.reply_to).toEqual(['a@acme.test', 'b@acme.test']);
   });
 
   it('refuses invalid addresses, other types, and more than 50 reply-to addresses', async () => {
@@ -48,8 +40,8 @@ describe('recipients and reply_to as a string or an array', () => {
 
 describe('headers', () => {
   it('accepts X- fields and the list and threading fields', async () => {
-    const res = await acme.send(
-      acme.message({
+    const res = await bed.acme.send(
+      bed.acme.message({
         headers: {
           'X-Entity-Ref-ID': 'abc-123',
           'List-Unsubscribe': '<https://acme.test/u/1>',
@@ -86,12 +78,12 @@ describe('headers', () => {
   });
 
   it('refuses a lone surrogate in a header value, pointing at it', async () => {
-    const res = await api.http
+    const res = await bed.api.http
           .post('/v1/emails')
-          .set('Authorization', acme.auth)
+          .set('Authorization', bed.acme.auth)
           .set('Idempotency-Key', 'surrogate-header')
           .set('Content-Type', 'application/json')
-          .send(JSON.stringify(acme.message({ headers: { 'X-A': 'PLACEHOLDER' }, tags: { k: 'PLACEHOLDER2' } })).replace('PLACEHOLDER2', '\\udc00').replace('PLACEHOLDER', '\\ud800'));
+          .send(JSON.stringify(bed.acme.message({ headers: { 'X-A': 'PLACEHOLDER' }, tags: { k: 'PLACEHOLDER2' } })).replace('PLACEHOLDER2', '\\udc00').replace('PLACEHOLDER', '\\ud800'));
     expect(res.status).toBe(422);
     expect(res.body.error.details.map((d: { path: string }) => d.path)).toEqual(['headers.X-A', 'tags.k']);
   });
@@ -99,10 +91,10 @@ describe('headers', () => {
 
 describe('tags', () => {
   it('are shown in the list item and the detail', async () => {
-    const res = await acme.send(acme.message({ tags: { campaign: 'winter', 'user_id-2': 'u_1' } }));
+    const res = await bed.acme.send(bed.acme.message({ tags: { campaign: 'winter', 'user_id-2': 'u_1' } }));
     expect(res.status).toBe(202);
-    expect((await acme.get(`/v1/emails/${res.body.id}`)).body.tags).toEqual({ campaign: 'winter', 'user_id-2': 'u_1' });
-    const listed = (await acme.get('/v1/emails?limit=100')).body.data.find((e: { id: string }) => e.id === res.body.id);
+    expect((await bed.acme.get(`/v1/emails/${res.body.id}`)).body.tags).toEqual({ campaign: 'winter', 'user_id-2': 'u_1' });
+    const listed = (await bed.acme.get('/v1/emails?limit=100')).body.data.find((e: { id: string }) => e.id === res.body.id);
     expect(listed.tags).toEqual({ campaign: 'winter', 'user_id-2': 'u_1' });
   });
 
@@ -114,41 +106,41 @@ describe('tags', () => {
     await expectInvalid({ tags: { k: 'v'.repeat(257) } }, [{ path: 'tags.k', message: 'must be at most 256 characters' }]);
     await expectInvalid({ tags: { k: 5 } }, [{ path: 'tags.k', message: 'must be a string' }]);
     await expectInvalid({ tags: 'k:v' }, [{ path: 'tags', message: /object/ }]);
-    expect((await acme.send(acme.message({ tags: { k: '😀'.repeat(256) } }))).status).toBe(202);
+    expect((await bed.acme.send(bed.acme.message({ tags: { k: '😀'.repeat(256) } }))).status).toBe(202);
   });
 });
 
 describe('scheduled_at', () => {
-  afterEach(() => (api.clock.now = undefined));
+  afterEach(() => (bed.api.clock.now = undefined));
 
   it('stores the message queued, due then: its job waits for it and the detail shows it', async () => {
     const now = new Date();
-    api.clock.now = now;
+    bed.api.clock.now = now;
     const scheduledAt = new Date(now.getTime() + 7 * 24 * 3600_000);
-    const res = await acme.send(acme.message({ scheduled_at: scheduledAt.toISOString().replace('.000Z', 'Z') }));
+    const res = await bed.acme.send(bed.acme.message({ scheduled_at: scheduledAt.toISOString().replace('.000Z', 'Z') }));
     expect(res.status).toBe(202);
-    const detail = (await acme.get(`/v1/emails/${res.body.id}`)).body;
+    const detail = (await bed.acme.get(`/v1/emails/${res.body.id}`)).body;
     expect(detail).toMatchObject({ status: 'queued', scheduled_at: scheduledAt.toISOString(), deliveries: [{ status: 'queued' }] });
-    const job = await api.deps.deliveryQueue.queue.getJob(deliverMessageJobId(res.body.id, scheduledAt));
+    const job = await bed.api.deps.deliveryQueue.queue.getJob(deliverMessageJobId(res.body.id, scheduledAt));
     expect(job?.opts.delay).toBeGreaterThan(7 * 24 * 3600_000 - 60_000);
     // Its deliveries are owed from then: their age (retries, latency) counts from scheduled_at.
-    const deliveries = await api.deps.db`select next_attempt_at, created_at from deliveries where email_id = ${res.body.id}`;
+    const deliveries = await bed.api.deps.db`select next_attempt_at, created_at from deliveries where email_id = ${res.body.id}`;
     expect(deliveries).toEqual([{ next_attempt_at: scheduledAt, created_at: scheduledAt }]);
   });
 
   it('takes any RFC 3339 offset, and a past instant as now', async () => {
     const now = new Date('2031-03-01T12:00:00.000Z');
-    api.clock.now = now;
-    const offset = await acme.send(acme.message({ scheduled_at: '2031-03-01T15:00:00.5+02:00' }));
-    expect((await acme.get(`/v1/emails/${offset.body.id}`)).body.scheduled_at).toBe('2031-03-01T13:00:00.500Z');
-    const past = await acme.send(acme.message({ scheduled_at: '2031-03-01T11:00:00Z' }));
+    bed.api.clock.now = now;
+    const offset = await bed.acme.send(bed.acme.message({ scheduled_at: '2031-03-01T15:00:00.5+02:00' }));
+    expect((await bed.acme.get(`/v1/emails/${offset.body.id}`)).body.scheduled_at).toBe('2031-03-01T13:00:00.500Z');
+    const past = await bed.acme.send(bed.acme.message({ scheduled_at: '2031-03-01T11:00:00Z' }));
     expect(past.status).toBe(202);
-    expect(await api.deps.deliveryQueue.queue.getJob(deliverMessageJobId(past.body.id, now))).toBeDefined();
+    expect(await bed.api.deps.deliveryQueue.queue.getJob(deliverMessageJobId(past.body.id, now))).toBeDefined();
   });
 
   it('refuses more than 7 days ahead and anything not an RFC 3339 date-time', async () => {
     const now = new Date('2031-03-01T12:00:00.000Z');
-    api.clock.now = now;
+    bed.api.clock.now = now;
     await expectInvalid({ scheduled_at: '2031-03-08T12:00:00.001Z' }, [{ path: 'scheduled_at', message: 'must be at most 7 days ahead' }]);
     for (const bad of ['2031-03-02', '2031-03-02T10:00:00', 'in 1 hour', '2031-02-30T10:00:00Z']) {
       await expectInvalid({ scheduled_at: bad }, [{ path: 'scheduled_at', message: /RFC 3339/ }]);

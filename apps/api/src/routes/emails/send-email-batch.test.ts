@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { startTestApi, type TestApi } from '../../testing';
-import { sendingAccount, type SendingAccount, type SendingAccountOptions } from './sending-account.fixture';
+import { GENEROUS_LIMITS, sendingAccount, type SendingAccount, type SendingAccountOptions } from './sending-account.fixture';
 
 /** POST /v1/emails/batch: all or nothing under one Idempotency-Key (docs/api-decisions.md, "Send API additions"). */
 let api: TestApi;
@@ -10,8 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-const LIMITS = { perMinute: 10_000, perHour: 10_000, perDay: 10_000, per30Days: 10_000, maxActive: 10_000 };
-const account = (options: SendingAccountOptions = { limits: LIMITS }) => sendingAccount(api, { domain: `batch${++domainCounter}.test`, ...options });
+const account = (options: SendingAccountOptions = { limits: GENEROUS_LIMITS }) => sendingAccount(api, { domain: `batch${++domainCounter}.test`, ...options });
 const batch = (acc: SendingAccount, body: unknown, key: string = randomUUID()) =>
   api.http.post('/v1/emails/batch').set('Authorization', acc.auth).set('Idempotency-Key', key).send(body as object);
 
@@ -87,7 +86,7 @@ describe('POST /v1/emails/batch', () => {
   });
 
   it('counts the batch against active deliveries too', async () => {
-    const acc = await account({ limits: { ...LIMITS, maxActive: 3 } });
+    const acc = await account({ limits: { ...GENEROUS_LIMITS, maxActive: 3 } });
     const res = await batch(acc, [acc.message({ to: ['a@example.test', 'b@example.test'] }), acc.message({ to: ['c@example.test', 'd@example.test'] })]);
     expect(res.status).toBe(429);
     expect(res.body.error.code).toBe('active_delivery_limit_exceeded');

@@ -2,7 +2,7 @@ import { defineRoute } from '../../http/route';
 import { acceptEmail, requireIdempotencyKey } from '../../operations/accept-email/accept-email';
 import { RATE_LIMIT_HEADERS } from '../../http/rate-limit-headers';
 import { acceptedEmailBatchSchema, sendEmailBatchBodySchema } from './send-email.schema';
-import { sendAccepted } from './accepted-answer';
+import { INTAKE_ERROR_HEADERS, INTAKE_ERRORS, sendAccepted } from './accepted-answer';
 
 export const sendEmailBatchRoute = defineRoute({
   method: 'post',
@@ -15,20 +15,8 @@ export const sendEmailBatchRoute = defineRoute({
     'detail path starting with the item index, e.g. `[3].to[0]`); the plan is checked against the recipients of all the items together, ' +
     'so a batch that does not fit is refused whole (429) and stores nothing. The 202 lists the messages in request order.',
   auth: { kind: 'sending' },
-  errors: [
-    'idempotency_key_required',
-    'idempotency_conflict',
-    'message_too_large',
-    'sender_not_allowed',
-    'rate_limit_exceeded',
-    'active_delivery_limit_exceeded',
-  ],
-  errorHeaders: {
-    idempotency_conflict: RATE_LIMIT_HEADERS,
-    sender_not_allowed: RATE_LIMIT_HEADERS,
-    rate_limit_exceeded: RATE_LIMIT_HEADERS,
-    active_delivery_limit_exceeded: RATE_LIMIT_HEADERS,
-  },
+  errors: INTAKE_ERRORS,
+  errorHeaders: INTAKE_ERROR_HEADERS,
   example: [
     { from: 'Example <hello@example.com>', to: 'ann@example.org', subject: 'Your receipt', content: { plain: 'Thanks, Ann.' }, tags: { kind: 'receipt' } },
     { from: 'Example <hello@example.com>', to: 'bob@example.org', subject: 'Your receipt', content: { plain: 'Thanks, Bob.' }, tags: { kind: 'receipt' } },

@@ -1,14 +1,13 @@
 import { deliverMessageJobId } from '@mailer/queue';
 import { insertSender } from '@mailer/testing';
 import { startTestApi, type TestApi } from '../../testing';
-import { sendingAccount, type SendingAccount } from './sending-account.fixture';
+import { GENEROUS_LIMITS, sendingAccount, type SendingAccount } from './sending-account.fixture';
 
 let api: TestApi;
 let acme: SendingAccount;
-const LIMITS = { perMinute: 10_000, perHour: 10_000, perDay: 10_000, per30Days: 10_000, maxActive: 10_000 };
 beforeAll(async () => {
   api = await startTestApi();
-  acme = await sendingAccount(api, { limits: LIMITS });
+  acme = await sendingAccount(api, { limits: GENEROUS_LIMITS });
 });
 afterAll(() => api.close());
 

@@ -2,7 +2,7 @@ import { defineRoute } from '../../http/route';
 import { acceptEmail, requireIdempotencyKey } from '../../operations/accept-email/accept-email';
 import { RATE_LIMIT_HEADERS } from '../../http/rate-limit-headers';
 import { acceptedEmailSchema, sendEmailBodySchema } from './send-email.schema';
-import { sendAccepted } from './accepted-answer';
+import { INTAKE_ERROR_HEADERS, INTAKE_ERRORS, sendAccepted } from './accepted-answer';
 
 export const sendEmailRoute = defineRoute({
   method: 'post',
@@ -14,20 +14,8 @@ export const sendEmailRoute = defineRoute({
     'Stores the message durably, then answers 202. Every answer that reaches the acceptance decision (202, replays, 409, ' +
     '422 sender_not_allowed, 429) carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset.',
   auth: { kind: 'sending' },
-  errors: [
-    'idempotency_key_required',
-    'idempotency_conflict',
-    'message_too_large',
-    'sender_not_allowed',
-    'rate_limit_exceeded',
-    'active_delivery_limit_exceeded',
-  ],
-  errorHeaders: {
-    idempotency_conflict: RATE_LIMIT_HEADERS,
-    sender_not_allowed: RATE_LIMIT_HEADERS,
-    rate_limit_exceeded: RATE_LIMIT_HEADERS,
-    active_delivery_limit_exceeded: RATE_LIMIT_HEADERS,
-  },
+  errors: INTAKE_ERRORS,
+  errorHeaders: INTAKE_ERROR_HEADERS,
   example: {
     from: 'Example <hello@example.com>',
     to: ['someone@example.org'],

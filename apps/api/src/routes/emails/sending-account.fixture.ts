@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setAccountPlan } from '@mailer/db';
 import type { PlanLimits } from '@mailer/domain';
 import { insertReadyDomain, insertSender } from '@mailer/testing';
-import type { TestApi } from '../../testing';
+import { startTestApi, type TestApi } from '../../testing';
 
 export interface SendingAccountOptions {
   domain?: string;
@@ -10,6 +10,9 @@ export interface SendingAccountOptions {
   displayName?: string | null;
   limits?: Partial<PlanLimits>;
 }
+
+/** A plan no intake test reaches unless it means to. */
+export const GENEROUS_LIMITS: PlanLimits = { perMinute: 10_000, perHour: 10_000, perDay: 10_000, per30Days: 10_000, maxActive: 10_000 };
 
 /** An account with a ready domain and an active sender, for tests whose subject is intake. */
 export async function sendingAccount(api: TestApi, options: SendingAccountOptions = {}) {
@@ -43,3 +46,14 @@ export async function sendingAccount(api: TestApi, options: SendingAccountOption
 }
 
 export type SendingAccount = Awaited<ReturnType<typeof sendingAccount>>;
+
+/** A test API and an account on GENEROUS_LIMITS, made before the file's tests and closed after them. */
+export function intakeTestBed(): { api: TestApi; acme: SendingAccount } {
+  const bed = {} as { api: TestApi; acme: SendingAccount };
+  beforeAll(async () => {
+    bed.api = await startTestApi();
+    bed.acme = await sendingAccount(bed.api, { limits: GENEROUS_LIMITS });
+  });
+  afterAll(() => bed.api.close());
+  return bed;
+}
