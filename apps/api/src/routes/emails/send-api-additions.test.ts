@@ -86,6 +86,14 @@ describe('headers', () => {
           .send(JSON.stringify(bed.acme.message({ headers: { 'X-A': 'PLACEHOLDER' }, tags: { k: 'PLACEHOLDER2' } })).replace('PLACEHOLDER2', '\\udc00').replace('PLACEHOLDER', '\\ud800'));
     expect(res.status).toBe(422);
     expect(res.body.error.details.map((d: { path: string }) => d.path)).toEqual(['headers.X-A', 'tags.k']);
+    const key = await bed.api.http
+      .post('/v1/emails')
+      .set('Authorization', bed.acme.auth)
+      .set('Idempotency-Key', 'surrogate-tag-name')
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify(bed.acme.message({ tags: { NAME: 'v' } })).replace('NAME', 'k\\udfff'));
+    expect(key.status).toBe(422);
+    expect(key.body.error.details).toEqual([{ path: 'tags.k\ufffd', message: expect.stringContaining('member name') }]);
   });
 });
 

@@ -52,6 +52,15 @@ describe('POST /v1/emails/batch', () => {
     expect(await stored(acc.accountId)).toEqual({ emails: 0, deliveries: 0, usage: 0, keys: 0 });
   });
 
+  it('points at a lone surrogate in an item by its index', async () => {
+    const acc = await account();
+    const body = JSON.stringify([acc.message(), acc.message({ subject: 'SUBJECT' })]).replace('SUBJECT', 'a\\ud800');
+    const res = await api.http.post('/v1/emails/batch').set('Authorization', acc.auth).set('Idempotency-Key', randomUUID()).set('Content-Type', 'application/json').send(body);
+    expect(res.status).toBe(422);
+    expect(res.body.error.details).toEqual([{ path: '[1].subject', message: expect.any(String) }]);
+    expect(await stored(acc.accountId)).toEqual({ emails: 0, deliveries: 0, usage: 0, keys: 0 });
+  });
+
   it('refuses an empty batch, more than 100 messages and anything but an array', async () => {
     const acc = await account();
     const empty = await batch(acc, []);
