@@ -58,6 +58,18 @@ describe('POST /v1/emails/{id}/cancel', () => {
     expect((await other.get(`/v1/emails/${sent.body.id}`)).body.status).toBe('sending');
   });
 
+  it('is decided against a concurrent claim: the message is either canceled and never leased, or leased and not canceled', async () => {
+    const racer = await sendingAccount(api, { domain: 'race-cancel.test', limits: { perMinute: 1000, perHour: 1000, perDay: 1000, per30Days: 1000, maxActive: 1000 } });
+    for (let i = 0; i < 20; i++) {
+      const sent = await racer.send(racer.message({ to: `r${i}@example.test` }));
+      const [res, claims] = await Promise.all([cancel(sent.body.id, racer.auth), claimMessages(api.deps.db, [sent.body.id], new Date(), 60_000)]);
+      const leased = claims.get(sent.body.id)!.lease.deliveries.length;
+      const status = (await racer.get(`/v1/emails/${sent.body.id}`)).body.status;
+      if (res.status === 200) expect([leased, status]).toEqual([0, 'failed']);
+      else expect([res.status, leased, status]).toEqual([409, 1, 'sending']);
+    }
+  });
+
   it('answers 404 email_not_found for unknown, malformed and other accounts’ ids', async () => {
     const other = await sendingAccount(api, { domain: 'other-cancel.test' });
     const theirs = await other.send(other.message({ scheduled_at: inAnHour() }));
