@@ -23,6 +23,8 @@ export const domains = pgTable(
     ownershipStatus: text('ownership_status', { enum: VERIFICATION_STATUSES }).notNull().default('not_checked'),
     dkimStatus: text('dkim_status', { enum: VERIFICATION_STATUSES }).notNull().default('not_checked'),
     dmarcStatus: text('dmarc_status', { enum: VERIFICATION_STATUSES }).notNull().default('not_checked'),
+    /** MX and SPF of `<RETURN_PATH_LABEL>.<name>`; once verified, MAIL FROM is a return-path address there. Not part of readiness. */
+    returnPathStatus: text('return_path_status', { enum: VERIFICATION_STATUSES }).notNull().default('not_checked'),
     lastCheckStatus: text('last_check_status', { enum: ['completed', 'temporary_failure'] }),
     lastCheckStartedAt: instant('last_check_started_at'),
     lastCheckCompletedAt: instant('last_check_completed_at'),

@@ -7,7 +7,8 @@ import type { Transaction } from '../transaction';
 export interface DeliveryContext {
   email: { id: string; accountId: string; fromEmail: string; fromName: string | null; createdAt: Date };
   sender: { id: string; email: string; policy: 'require_tls' | 'opportunistic'; active: boolean };
-  domain: { name: string; dkimSelector: string; dkimPrivateKeySealed: string; ready: boolean };
+  /** `returnPathVerified`: MAIL FROM is a return-path address of the domain (envelopeSender). */
+  domain: { name: string; dkimSelector: string; dkimPrivateKeySealed: string; ready: boolean; returnPathVerified: boolean };
   content?: MessageContent;
 }
 

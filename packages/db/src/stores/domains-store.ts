@@ -173,13 +173,14 @@ export async function recordDnsCheck(
   id: string,
   check: DnsCheckOutcome & { startedAt: Date; completedAt: Date },
 ): Promise<boolean> {
-  const { ownership = null, dkim = null, dmarc = null } = check.components;
+  const { ownership = null, dkim = null, dmarc = null, return_path: returnPath = null } = check.components;
   // A status is never null, so coalesce keeps the stored one exactly when the check has none.
   const updated = await db`
     update domains set
       ownership_status = coalesce(${ownership}, ownership_status),
       dkim_status = coalesce(${dkim}, dkim_status),
       dmarc_status = coalesce(${dmarc}, dmarc_status),
+      return_path_status = coalesce(${returnPath}, return_path_status),
       last_check_status = ${check.lastCheckStatus},
       last_check_started_at = ${check.startedAt},
       last_check_completed_at = ${check.completedAt},

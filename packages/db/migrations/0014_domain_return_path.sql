@@ -1,0 +1,1 @@
+ALTER TABLE "domains" ADD COLUMN "return_path_status" text DEFAULT 'not_checked' NOT NULL;
