@@ -23,3 +23,4 @@ export * from './stores/suppressions-store';
 export * from './stores/webhooks-store';
 export * from './stores/webhook-outbox-store';
 export * from './stores/webhook-sending-store';
+export * from './stores/delivery-reports-store';

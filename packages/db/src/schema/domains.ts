@@ -35,6 +35,8 @@ export const domains = pgTable(
   (t) => [
     uniqueIndex('domains_active_name_key').on(t.accountId, t.name).where(sql`deleted_at is null`),
     uniqueIndex('domains_active_external_id_key').on(t.accountId, t.externalId).where(sql`deleted_at is null and external_id is not null`),
+    // The inbound listener's RCPT check: is there an active domain of this name, in any account.
+    index('domains_active_name_idx').on(t.name).where(sql`deleted_at is null`),
     index('domains_account_list_idx').on(t.accountId, t.createdAt.desc(), t.id.desc()),
   ],
 );

@@ -126,7 +126,7 @@ export function messageStateStatements(tx: Transaction, states: readonly Message
     tx.sql`
       update emails e
          set status = x.status, cause = x.cause::jsonb, updated_at = x.at,
-             completed_at = case when x.terminal then x.at else e.completed_at end,
+             completed_at = case when x.terminal then coalesce(e.completed_at, x.at) else e.completed_at end,
              text_body = case when x.terminal then null else e.text_body end,
              html_body = case when x.terminal then null else e.html_body end,
              content_purged_at = case when x.terminal then x.at else e.content_purged_at end

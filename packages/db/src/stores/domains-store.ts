@@ -212,3 +212,9 @@ export async function claimDomainsForRecheck(db: Queryable, options: { now: Date
     returning ${domainColumns(db)}`;
   return rows.map(toDomainRow);
 }
+
+/** Whether an active domain of this name exists in any account (the inbound listener's RCPT check). */
+export async function activeDomainExists(db: Queryable, name: string): Promise<boolean> {
+  const rows = await db`select 1 from domains where name = ${name} and deleted_at is null limit 1`;
+  return rows.length > 0;
+}

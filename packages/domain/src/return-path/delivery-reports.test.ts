@@ -35,6 +35,7 @@ describe('reportEffect', () => {
     expect(reportEffect(delayed, 'accepted')).toEqual({ kind: 'event', type: 'delayed' });
     expect(reportEffect(complaint, 'accepted')).toEqual({ kind: 'event', type: 'complained' });
     expect(reportEffect(complaint, 'bounced')).toEqual({ kind: 'event', type: 'complained' });
+    expect(reportEffect({ kind: 'complaint', feedbackType: 'not-spam' }, 'accepted')).toEqual({ kind: 'none', reason: 'not_a_complaint' });
   });
 
   it('changes nothing for a delivery no server accepted, or one already bounced', () => {

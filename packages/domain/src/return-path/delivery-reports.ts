@@ -15,7 +15,10 @@ export type DeliveryReport =
 export type ReportEffect =
   | { kind: 'bounce'; cause: DeliveryCause }
   | { kind: 'event'; type: 'delayed' | 'complained' }
-  | { kind: 'none'; reason: 'not_permanent' | 'not_delivered' | 'already_final' };
+  | { kind: 'none'; reason: 'not_permanent' | 'not_delivered' | 'already_final' | 'not_a_complaint' };
+
+/** ARF feedback types (RFC 5965 section 7.3) that complain about the message; `not-spam` and `auth-failure` do not. */
+const COMPLAINT_TYPES: ReadonlySet<string> = new Set(['abuse', 'fraud', 'virus', 'other']);
 
 const STATUS = /^([245])\.(\d{1,3})\.(\d{1,3})$/;
 
@@ -45,7 +48,9 @@ export function dsnCause(status: string, diagnosticCode: string | null): Deliver
 export function reportEffect(report: DeliveryReport, status: DeliveryStatus): ReportEffect {
   const delivered = status === 'accepted' || status === 'bounced';
   if (!delivered) return { kind: 'none', reason: 'not_delivered' };
-  if (report.kind === 'complaint') return { kind: 'event', type: 'complained' };
+  if (report.kind === 'complaint') {
+    return COMPLAINT_TYPES.has(report.feedbackType) ? { kind: 'event', type: 'complained' } : { kind: 'none', reason: 'not_a_complaint' };
+  }
   if (status !== 'accepted') return { kind: 'none', reason: 'already_final' };
   if (report.kind === 'delayed') return { kind: 'event', type: 'delayed' };
   const cause = dsnCause(report.status, report.diagnosticCode);
