@@ -11,7 +11,7 @@ const config: Config = {
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } }] },
   moduleNameMapper: {
     '^@mailer/(config|logger|domain|db|dns|queue|testing|message|operations|sdk)$': '<rootDir>/packages/$1/src',
-    '^@mailer/(api|worker)$': '<rootDir>/apps/$1/src',
+    '^@mailer/(api|worker|inbound)$': '<rootDir>/apps/$1/src',
     '^@mailer/api/testing$': '<rootDir>/apps/api/src/testing',
   },
   globalSetup: '<rootDir>/packages/testing/src/global-setup.ts',

@@ -81,7 +81,7 @@ export async function applyDeliveryReport(db: Database, input: ReportedDelivery)
     const deltas = counterDeltasByKey([{ key: senderId, from: delivery.status, to: 'bounced' }]);
     await tx.commit(
       lockSenders(tx, [senderId]),
-      tx.sql`update deliveries set status = 'bounced', cause = ${JSON.stringify(effect.cause)}::jsonb, updated_at = ${at} where id = ${delivery.id}`,
+      tx.sql`update deliveries set status = 'bounced', cause = ${JSON.stringify(effect.cause)}::text::jsonb, updated_at = ${at} where id = ${delivery.id}`,
       deliveryEventsStatement(tx, [{ emailId, type: 'bounced', at, kind: delivery.kind, recipient: delivery.recipient, cause: effect.cause }]),
       ...messageStateStatements(tx, [{ emailId, at, ...messageState(after) }]),
       ...moveSenderCounts(tx, deltas),
