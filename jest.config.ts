@@ -13,6 +13,7 @@ const config: Config = {
     '^@mailer/(config|logger|domain|db|dns|queue|testing|message|operations|sdk)$': '<rootDir>/packages/$1/src',
     '^@mailer/(api|worker|inbound)$': '<rootDir>/apps/$1/src',
     '^@mailer/api/testing$': '<rootDir>/apps/api/src/testing',
+    '^@mailer/inbound/testing$': '<rootDir>/apps/inbound/src/testing/inbound-harness',
   },
   globalSetup: '<rootDir>/packages/testing/src/global-setup.ts',
   globalTeardown: '<rootDir>/packages/testing/src/global-teardown.ts',
