@@ -663,6 +663,7 @@ export interface components {
                 cause: components["schemas"]["Cause"] | null;
             }[];
             events: {
+                /** @description `queued`, then per recipient `sending`, `deferred`, `accepted`, `bounced`, `failed`; from the return path also `bounced` after `accepted` (a DSN), `delayed` and `complained`. */
                 type: string;
                 /**
                  * Format: date-time

@@ -21,7 +21,7 @@ export function registerDomainCommands(program: Command, deps: CliDependencies):
         deps.stdout,
         options.json,
         view,
-        `${view.name}: ${view.status} (ownership ${view.ownership.status}, dkim ${view.dkim.status}, dmarc ${view.dmarc.status}; check ${view.last_check?.status})`,
+        `${view.name}: ${view.status} (ownership ${view.ownership.status}, dkim ${view.dkim.status}, dmarc ${view.dmarc.status}, return path ${view.return_path.status}; check ${view.last_check?.status})`,
       );
     });
 }

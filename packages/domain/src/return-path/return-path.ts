@@ -1,5 +1,5 @@
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
-import { isIdOf } from '../ids';
+import { ID_PREFIX, isIdOf } from '../ids';
 
 /**
  * The return path (docs/api-decisions.md, "Return path"): each domain's return-path host
@@ -42,7 +42,7 @@ export function verifyReturnPathToken(key: Buffer, token: string): string | unde
   for (const c of lower.slice(0, ID_DIGITS)) value = value * 36n + BigInt(parseInt(c, 36));
   let digits = '';
   for (let i = 0; i < 22; i++, value /= 62n) digits = BASE62[Number(value % 62n)] + digits;
-  const deliveryId = `dlv_${digits}`;
+  const deliveryId = `${ID_PREFIX.delivery}_${digits}`;
   if (value !== 0n || !isIdOf('delivery', deliveryId)) return undefined;
   const expected = Buffer.from(mac(key, deliveryId));
   const given = Buffer.from(lower.slice(ID_DIGITS));
