@@ -3,6 +3,7 @@ import { connect } from 'node:net';
 import path from 'node:path';
 import { createAccount, createWebhookEndpoint, type Database } from '@mailer/db';
 import { returnPathAddress } from '@mailer/domain';
+import { serveMetrics } from '@mailer/operations';
 import { insertQueuedEmail, insertReadyDomain, insertSender } from '@mailer/testing';
 import { startInboundHarness, type InboundHarness } from './testing/inbound-harness';
 
@@ -154,6 +155,20 @@ describe('reports that change nothing', () => {
     expect(after.events).toEqual([]);
     expect(await h.reportCount('dsn', 'forged')).toBe(forgedBefore + 2);
     expect(await h.reportCount('none', 'unparseable')).toBe(unparseableBefore + 1);
+
+    // As the operator reads them: /metrics on INBOUND_METRICS_PORT, behind OPERATOR_TOKEN.
+    const token = 'inbound-metrics-token-0123';
+    const server = serveMetrics(h.deps.metrics.registry, { port: 0, host: '127.0.0.1', operatorToken: token }, h.deps.logger);
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/metrics`;
+      expect((await fetch(url)).status).toBe(401);
+      const text = await (await fetch(url, { headers: { authorization: `Bearer ${token}` } })).text();
+      expect(text).toContain(`mailer_inbound_reports_total{kind="dsn",result="forged"} ${forgedBefore + 2}`);
+      expect(text).toContain(`mailer_inbound_reports_total{kind="none",result="unparseable"} ${unparseableBefore + 1}`);
+    } finally {
+      server.close();
+    }
   });
 });
 
