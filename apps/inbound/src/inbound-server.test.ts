@@ -124,6 +124,14 @@ describe('a complaint (ARF)', () => {
     expect(await h.reportCount('arf', 'applied')).toBe(before + 1);
   });
 
+  it('sent to a feedback-loop address of the return-path host, names its delivery by the envelope sender it reports', async () => {
+    const sent = await acceptedMessage('example.com', ['heidi@yahoo.com']);
+    const reported = returnPathOf(sent.deliveries[0]!.id);
+    await h.send(['b-feedback-loop@bounces.example.com'], fixture('yahoo-arf-complaint.eml', reported));
+
+    expect((await state(sent)).events).toEqual([{ type: 'complained', recipient: 'heidi@yahoo.com', cause: null }]);
+  });
+
   it('about a BCC delivery names no recipient anywhere and suppresses nothing', async () => {
     const sent = await acceptedMessage('example.com', [], ['ivan@hotmail.com']);
     const address = returnPathOf(sent.deliveries[0]!.id);

@@ -61,11 +61,11 @@ describe('readReport on complaints (ARF, RFC 5965)', () => {
     expect(reportEffect(report!.recipients[0]!.report, 'accepted')).toEqual({ kind: 'event', type: 'complained' });
   });
 
-  it('microsoft-arf-complaint.eml: an abuse report (the returned message inline, so the envelope recipient names the delivery)', async () => {
+  it('microsoft-arf-complaint.eml: an abuse report whose returned message (inline) carries the envelope sender', async () => {
     const report = await readReport(fixture('microsoft-arf-complaint.eml'));
     expect(report).toEqual({
       kind: 'arf',
-      envelopeSenders: [],
+      envelopeSenders: [RETURN_PATH],
       recipients: [{ addresses: ['ivan@hotmail.com'], report: { kind: 'complaint', feedbackType: 'abuse' } }],
     });
   });

@@ -94,7 +94,16 @@ async function returnedEnvelopeSender(parts: readonly Attachment[]): Promise<str
  * MIME is read as far as it goes (mailparser never throws on content, only on I/O).
  */
 export async function readReport(raw: Buffer): Promise<ParsedReport | undefined> {
-  const message = await simpleParser(raw, { keepDeliveryStatus: true, skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true, skipImageLinks: true });
+  // The report parts and the returned message (even one marked inline) come as attachments, unparsed.
+  const message = await simpleParser(raw, {
+    keepDeliveryStatus: true,
+    ignoreEmbedded: true,
+    checksumAlgo: false,
+    skipHtmlToText: true,
+    skipTextToHtml: true,
+    skipTextLinks: true,
+    skipImageLinks: true,
+  });
   const parts = message.attachments;
   const returned = await returnedEnvelopeSender(parts);
   const dsn = parts.find((p) => DSN_TYPES.has(p.contentType));
