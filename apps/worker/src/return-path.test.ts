@@ -1,42 +1,68 @@
-import { findActiveDomainById } from '@mailer/db';
-import { requiredDnsRecords } from '@mailer/domain';
+import { Webhook } from 'standardwebhooks';
+import { createWebhookEndpoint, findActiveDomainById } from '@mailer/db';
+import { newWebhookSecret, requiredDnsRecords, seal, WEBHOOK_SECRET_SEAL_PURPOSE } from '@mailer/domain';
 import { startInboundHarness, type InboundHarness } from '@mailer/inbound/testing';
 import { checkDomainDns } from '@mailer/operations';
-import { startTestSmtpServer, type TestSmtpServer } from '@mailer/testing';
+import { startTestSmtpServer, startWebhookReceiver, type TestSmtpServer, type WebhookReceiver } from '@mailer/testing';
 import { startWorkerHarness, type SendingSetup, type WorkerHarness } from './testing/worker-harness';
 
 /**
  * End to end (docs/api-decisions.md, "Return path"): the daemon delivers to a real SMTP peer
  * with the domain's return-path address in MAIL FROM once the return path is verified; the
  * peer, having accepted, later sends a DSN (or a complaint) to the address it saw, through
- * the inbound listener, and the delivery turns bounced (or complained) in the database.
+ * the inbound listener, and the delivery turns bounced (or complained) in the database and the
+ * account's webhook endpoint hears of it from the running daemon.
  */
 let h: WorkerHarness;
 let inbound: InboundHarness;
 let peer: TestSmtpServer;
 let setup: SendingSetup;
+let receiver: WebhookReceiver;
+const secret = newWebhookSecret();
 
 beforeAll(async () => {
-  h = await startWorkerHarness();
+  h = await startWorkerHarness({ WEBHOOK_ALLOW_PRIVATE: 'true' });
   inbound = await startInboundHarness({ DATABASE_URL: h.env.DATABASE_URL! });
   h.dns.set('recipient.test', [{ type: 'MX', exchange: 'mx.recipient.test', priority: 10 }]);
   h.dns.set('mx.recipient.test', [{ type: 'A', address: '127.0.0.2' }]);
   peer = await startTestSmtpServer({ host: '127.0.0.2', port: h.smtpPort });
   setup = await h.createSendingSetup({ domain: 'shop.test' });
+  receiver = await startWebhookReceiver();
+  await createWebhookEndpoint(h.deps.db, {
+    accountId: setup.accountId,
+    url: receiver.url,
+    events: ['email.bounced', 'email.complained'],
+    description: null,
+    secretSealed: seal(h.config.encryptionKey, WEBHOOK_SECRET_SEAL_PURPOSE, secret),
+    now: new Date(),
+  });
+  h.startDaemon();
 });
 afterAll(async () => {
+  await receiver.close();
   await peer.close();
   await inbound.close();
   await h.close();
 });
 
-/** Delivers a message to `to` and returns the MAIL FROM the peer saw. */
+/** Delivers a message to `to` (a delivery job here, or the running daemon's); returns the MAIL FROM the peer saw. */
 async function deliver(to: string): Promise<{ emailId: string; mailFrom: string }> {
   const emailId = await h.queueEmail(setup, { to: [to], subject: 'Your receipt' });
   await h.runJob(emailId);
-  expect((await h.readEmail(emailId)).email.status).toBe('accepted');
+  await h.waitForStatus(emailId, ['accepted']);
   const received = peer.messages.find((m) => m.to.includes(to))!;
   return { emailId, mailFrom: received.from };
+}
+
+/** The webhook of this type the endpoint received, verified with the endpoint's secret. */
+async function webhook(type: string): Promise<{ data: Record<string, unknown> }> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const found = receiver.received.find((r) => JSON.parse(r.body).type === type);
+    if (found) return new Webhook(secret).verify(found.body, found.headers as Record<string, string>) as { data: Record<string, unknown> };
+    if (Date.now() > deadline) throw new Error(`no ${type} webhook`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
 }
 
 /** What a Postfix sends back when a mailbox it accepted for turns out not to exist. */
@@ -100,7 +126,7 @@ describe('the return path, end to end', () => {
     expect(mailFrom).toBe(setup.sender.email);
   });
 
-  it('once verified, sends MAIL FROM b-<token>@bounces.<domain>, and a DSN to it bounces the accepted delivery', async () => {
+  it('once verified, sends MAIL FROM b-<token>@bounces.<domain>, and a DSN to it bounces the accepted delivery (email.bounced webhook)', async () => {
     // The operator publishes the return-path records GET /v1/domains/{id}/dns lists, and the check verifies them.
     const domain = (await findActiveDomainById(h.deps.db, setup.domain.id))!;
     const records = requiredDnsRecords(domain, h.config.returnPath);
@@ -125,9 +151,16 @@ describe('the return path, end to end', () => {
     expect(stored.events.map((e) => e.type)).toEqual(['queued', 'sending', 'accepted', 'bounced']);
     const [suppression] = await h.deps.db`select reason from suppressions where account_id = ${setup.accountId} and email = 'gone@recipient.test'`;
     expect(suppression).toEqual({ reason: 'hard_bounce' });
+    expect((await webhook('email.bounced')).data).toMatchObject({
+      email_id: emailId,
+      recipient: 'gone@recipient.test',
+      status: 'bounced',
+      cause: { code: 'recipient_unknown' },
+      subject: 'Your receipt',
+    });
   });
 
-  it('a complaint sent to the address the peer saw adds a complained event and a suppression', async () => {
+  it('a complaint sent to the address the peer saw adds a complained event, a suppression and an email.complained webhook', async () => {
     const { emailId, mailFrom } = await deliver('grumpy@recipient.test');
     expect(await inbound.send([mailFrom], complaint(mailFrom, 'grumpy@recipient.test'))).toEqual({ accepted: true, responseCode: 250 });
 
@@ -136,5 +169,6 @@ describe('the return path, end to end', () => {
     expect(stored.events.map((e) => e.type)).toEqual(['queued', 'sending', 'accepted', 'complained']);
     const [suppression] = await h.deps.db`select reason from suppressions where account_id = ${setup.accountId} and email = 'grumpy@recipient.test'`;
     expect(suppression).toEqual({ reason: 'complaint' });
+    expect((await webhook('email.complained')).data).toMatchObject({ email_id: emailId, recipient: 'grumpy@recipient.test', status: 'accepted' });
   });
 });
