@@ -50,9 +50,14 @@ export function createInboundServer(deps: InboundDependencies): SMTPServer {
     },
     onData(stream: SMTPServerDataStream, session: SMTPServerSession, callback) {
       const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      let bytes = 0;
+      // Past the limit the rest is drained unread, and the message refused at its end.
+      stream.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+        if (bytes <= inbound.maxMessageBytes) chunks.push(chunk);
+      });
       stream.on('end', () => {
-        if (stream.sizeExceeded) return callback(reply(552, 'Message exceeds the size limit'));
+        if (stream.sizeExceeded || bytes > inbound.maxMessageBytes) return callback(reply(552, 'Message exceeds the size limit'));
         const recipients = session.envelope.rcptTo.map((r) => r.address);
         applyReport(deps, Buffer.concat(chunks), recipients).then(
           () => callback(null, 'OK'),
