@@ -48,6 +48,7 @@ export async function clearRedisPrefix(config: Config, prefix = BENCH_REDIS_PREF
 
 export interface ApiProcess {
   baseUrl: string;
+  pid: number;
   encryptionKey: Buffer;
   stop(): Promise<void>;
 }
@@ -90,6 +91,7 @@ export async function startApi(config: Config, databaseUrl: string, options: { c
   }
   return {
     baseUrl,
+    pid: child.pid!,
     encryptionKey,
     stop: () =>
       new Promise((resolve) => {

@@ -13,6 +13,7 @@ import { postMessages } from './post-messages';
 import { runPostfixRound, type PostfixRound } from './postfix-relay';
 import { findSmtpSink, SMTP_SINK_MISSING, startSmtpSink, type SmtpSink } from './smtp-sink';
 import { percentile } from './percentile';
+import { backendsOf, cpuBetween, readCpu, type Roles } from './process-cpu';
 
 /**
  * Delivery throughput end to end: messages accepted through POST /v1/emails by the built
@@ -21,8 +22,8 @@ import { percentile } from './percentile';
  * "multi": N_MULTI messages with 20 recipients in 20 domains (20 SMTP transactions each).
  * Each run of ours is followed by one round of Postfix relaying the same phase into
  * smtp-sink (postfix_relay.sh), so that every ratio compares neighbouring minutes of this
- * drifting machine; both, the median of the ratios and the worker's peak RSS go to
- * BENCHMARKS.md ("Delivery"). Last, a webhooks round: N_WEBHOOKS messages more, with an
+ * drifting machine; both, the median of the ratios, the CPU each delivery cost the worker,
+ * the API and PostgreSQL (from /proc), and the worker's peak RSS go to BENCHMARKS.md ("Delivery"). Last, a webhooks round: N_WEBHOOKS messages more, with an
  * endpoint of the account on a local receiver taking every `email.accepted` event, for the
  * events sent per second and their delay from the delivery's record to the receiver.
  * `--cpu-prof` writes CPU profiles of the worker and API processes to bench-results/.
@@ -93,7 +94,12 @@ interface Run {
   acceptSeconds: number;
   accepted: number;
   refused: number;
+  /** CPU milliseconds per delivery of the service's processes, by role (see CPU_ROLES). */
+  cpuMs: Record<string, number>;
 }
+
+/** The roles whose CPU a run reads from /proc: the worker, the API and the PostgreSQL backends serving them. */
+const CPU_ROLES = ['worker', 'api', 'postgres'] as const;
 
 /** One of ours and the Postfix rounds run right after it: bare, then with OpenDKIM signing. */
 interface Round {
@@ -183,8 +189,10 @@ async function main() {
     const singleBody = bodyFor(['customer@single.bench.test']);
     const multiBody = bodyFor(domains.slice(1).map((d) => `customer@${d}`));
 
+    const roles: Roles = { worker: () => [worker.pid!], api: () => [api.pid], postgres: () => backendsOf(DATABASE) };
     const measure = async (amount: number, body: string, phaseSinks: SmtpSink[], perMessage: number): Promise<Run> => {
       const before = phaseSinks.reduce((total, sink) => total + sink.count(), 0);
+      const cpuBefore = readCpu(roles);
       const started = Date.now();
       const result = await postMessages({
         url: api.baseUrl,
@@ -207,11 +215,15 @@ async function main() {
         if (worker.exitCode !== null) throw new Error('the worker exited');
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
-      return { seconds: (Date.now() - started) / 1000, acceptSeconds, accepted: result.accepted, refused: result.refused };
+      const seconds = (Date.now() - started) / 1000;
+      const cpu = cpuBetween(cpuBefore, readCpu(roles));
+      const cpuMs = Object.fromEntries(CPU_ROLES.map((role) => [role, ((cpu[role] ?? 0) * 1000) / (result.accepted * perMessage)]));
+      return { seconds, acceptSeconds, accepted: result.accepted, refused: result.refused, cpuMs };
     };
 
     console.log(`warm-up: ${WARMUP} messages…`);
     await measure(WARMUP, singleBody, [sinks[0]!], 1);
+    const cpuNote = (run: Run) => CPU_ROLES.map((role) => `${role} ${run.cpuMs[role]!.toFixed(3)}`).join(', ');
     const postfixNote = (round: Round) => `; Postfix ${round.postfix?.e2e ?? 'n/a'}, Postfix + OpenDKIM ${round.postfixDkim?.e2e ?? 'n/a'}`;
     const withPostfix = async (phase: 'single' | 'multi', ours: Run): Promise<Round> => ({
       ours,
@@ -223,7 +235,7 @@ async function main() {
       single.push(round);
       const { ours } = round;
       console.log(
-        `single #${run}: ${ours.accepted} messages in ${ours.seconds.toFixed(2)} s: e2e ${(ours.accepted / ours.seconds).toFixed(0)} msg/s, accept ${(ours.accepted / ours.acceptSeconds).toFixed(0)} msg/s, ${ours.refused} refused${postfixNote(round)}`,
+        `single #${run}: ${ours.accepted} messages in ${ours.seconds.toFixed(2)} s: e2e ${(ours.accepted / ours.seconds).toFixed(0)} msg/s, accept ${(ours.accepted / ours.acceptSeconds).toFixed(0)} msg/s, ${ours.refused} refused${postfixNote(round)}; CPU ms/delivery ${cpuNote(ours)}`,
       );
     }
     for (let run = 1; run <= RUNS; run++) {
@@ -231,7 +243,7 @@ async function main() {
       multi.push(round);
       const { ours } = round;
       console.log(
-        `multi #${run}: ${ours.accepted} x ${RCPTS} in ${ours.seconds.toFixed(2)} s: e2e ${((ours.accepted * RCPTS) / ours.seconds).toFixed(0)} deliveries/s, ${ours.refused} refused${postfixNote(round)}`,
+        `multi #${run}: ${ours.accepted} x ${RCPTS} in ${ours.seconds.toFixed(2)} s: e2e ${((ours.accepted * RCPTS) / ours.seconds).toFixed(0)} deliveries/s, ${ours.refused} refused${postfixNote(round)}; CPU ms/delivery ${cpuNote(ours)}`,
       );
     }
     webhooks = await webhookRound(database.db, api.encryptionKey, provisioned.account.id, () => measure(N_WEBHOOKS, singleBody, [sinks[0]!], 1));
@@ -334,6 +346,12 @@ function phaseFigures(rounds: Round[], perMessage: number): PhaseFigures {
   };
 }
 
+function cpuRow(label: string, rounds: Round[]): string {
+  const per = (role: (typeof CPU_ROLES)[number]) => median(rounds.map((r) => r.ours.cpuMs[role]!));
+  const total = median(rounds.map((r) => CPU_ROLES.reduce((sum, role) => sum + r.ours.cpuMs[role]!, 0)));
+  return `| ${label} | ${CPU_ROLES.map((role) => fmt(per(role), 3)).join(' | ')} | ${fmt(total, 3)} |`;
+}
+
 async function report(single: Round[], multi: Round[], webhooks: WebhookRound | undefined, rssMiB: number) {
   const one = phaseFigures(single, 1);
   const many = phaseFigures(multi, RCPTS);
@@ -377,6 +395,14 @@ ${many.rows.join('\n')}
 | e2e, ${RCPTS} recipients in ${RCPTS} domains (deliveries/s) | ${fmt(many.ours)} | ${fmt(many.postfix.rate)} | ${fmt(many.postfix.ratio, 2)} | ${fmt(many.postfixDkim.rate)} | ${fmt(many.postfixDkim.ratio, 2)} |
 | worker peak RSS | ${fmt(rssMiB)} MiB | | | | |
 | requests refused | ${refused} | | | | |
+
+CPU per delivery (median of the rounds; user and system time of every thread, from /proc, over each run of ours): a
+figure that drifts less than the rates when other work shares the machine.
+
+| phase | worker (ms) | API (ms) | PostgreSQL backends (ms) | all three (ms) |
+|---|---|---|---|---|
+${cpuRow('1 recipient', single)}
+${cpuRow(`${RCPTS} recipients in ${RCPTS} domains`, multi)}
 
 Webhooks while mail flows (after the rounds above): ${N_WEBHOOKS} more messages, the account with one endpoint on a local receiver
 (answering 204 at once) taking every \`email.accepted\` event, signed as always; the delay runs from the delivery's record

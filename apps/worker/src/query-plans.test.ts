@@ -3,6 +3,7 @@ import path from 'node:path';
 import {
   claimIdempotencyKeys,
   claimMessages,
+  claimWebhookDeliveries,
   createAccount,
   findEmailDetail,
   inTransaction,
@@ -32,7 +33,7 @@ import { createTestDatabase, insertQueuedEmail, insertReadyDomain, insertSender 
  * writes the analyzed plans down.
  */
 /** Tables that grow with traffic; per-tenant tables (accounts, domains, senders, usage) stay small enough to scan. */
-const LARGE_TABLES = ['emails', 'deliveries', 'events', 'attempts', 'idempotency_keys', 'recipient_usage', 'attachments'];
+const LARGE_TABLES = ['emails', 'deliveries', 'events', 'attempts', 'idempotency_keys', 'recipient_usage', 'attachments', 'webhook_events', 'webhook_deliveries'];
 const MESSAGES = 40_000;
 const TENANTS = 2_000;
 
@@ -85,6 +86,18 @@ beforeAll(async () => {
     await setup.db`
       insert into recipient_usage (email_id, account_id, recipients, accepted_at, cumulative)
       select 'em_old' || n, ${accountId}, 2, now() - ((${MESSAGES} - n) || ' seconds')::interval, 2 * n from generate_series(1, ${MESSAGES}) n`;
+    // An endpoint of the account: a month of sent webhooks and a small due backlog.
+    await setup.db`
+      insert into webhook_endpoints (id, account_id, url, events, secret_sealed, created_at, updated_at)
+      values ('wh_plans', ${accountId}, 'https://hooks.plans.test/', array['email.accepted'], 's', now(), now())`;
+    await setup.db`
+      insert into webhook_events (id, account_id, type, email_id, occurred_at)
+      select 'evt_old' || n, ${accountId}, 'email.accepted', 'em_old' || n, now() from generate_series(1, ${MESSAGES}) n`;
+    await setup.db`
+      insert into webhook_deliveries (id, endpoint_id, event_id, account_id, status, attempt_count, next_attempt_at, created_at)
+      select 'whd_old' || n, 'wh_plans', 'evt_old' || n, ${accountId}, case when n <= 100 then 'pending' else 'succeeded' end,
+             case when n <= 100 then 0 else 1 end, now() - interval '1 minute', now()
+        from generate_series(1, ${MESSAGES}) n`;
     await setup.db`
       insert into account_usage (account_id, recipients_total, active_deliveries, last_accepted_at) values (${accountId}, ${2 * MESSAGES}, ${MESSAGES / 10}, now())
       on conflict (account_id) do update set recipients_total = excluded.recipients_total, active_deliveries = excluded.active_deliveries`;
@@ -131,6 +144,8 @@ async function runHotStatements(): Promise<void> {
   await writeAttempts(db, [{ lease, attempt, decisions: [{ deliveryId: first!.id, status: 'accepted', cause: null }], state: messageState([]) }]);
   await recordAttempt(db, lease, attempt, [{ deliveryId: first!.id, status: 'accepted', cause: null }]);
   await releaseLease(db, lease, [second!.id], now);
+  // The webhook sender's lease.
+  expect(await claimWebhookDeliveries(db, { now, leaseMs: 60_000, limit: 10, perEndpoint: 8, inFlight: new Map([['wh_plans', 3]]) })).toHaveLength(5);
   // Reconciler, retention and the reads integrators make most.
   for await (const page of owedDeliveryJobs(db, { now, graceMs: 0, pageSize: 1000 })) expect(page.length).toBeGreaterThan(0);
   for await (const page of owedDeliveryJobs(db, { now, graceMs: 0, pageSize: 1000, expiredLeasesOnly: true })) expect(page).toBeDefined();

@@ -85,8 +85,7 @@ export function startWebhookSender(deps: Dependencies): WebhookSender {
     while (!stopped) {
       let claimed = 0;
       if (inFlight < concurrency) {
-        const busy = [...perEndpoint].filter(([, n]) => n >= PER_ENDPOINT).map(([id]) => id);
-        const leased = await claimWebhookDeliveries(deps.db, { now: deps.now(), leaseMs: LEASE_MS, limit: concurrency - inFlight, perEndpoint: PER_ENDPOINT, busy }).catch(
+        const leased = await claimWebhookDeliveries(deps.db, { now: deps.now(), leaseMs: LEASE_MS, limit: concurrency - inFlight, perEndpoint: PER_ENDPOINT, inFlight: perEndpoint }).catch(
           (error: Error) => {
             deps.logger.warn('webhook claim failed', { error: error.message });
             return [];

@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { createWebhookEndpoint, rotateWebhookSecret, type WebhookEndpoint } from '@mailer/db';
+import { createWebhookEndpoint, deleteWebhookEndpoint, rotateWebhookSecret, updateWebhookEndpoint, type WebhookEndpoint } from '@mailer/db';
 import { newWebhookSecret, seal, WEBHOOK_SECRET_SEAL_PURPOSE, type WebhookEventType } from '@mailer/domain';
 import { startTestSmtpServer, startWebhookReceiver, type TestSmtpServer, type WebhookReceiver } from '@mailer/testing';
 import { startWorkerHarness, type SendingSetup, type WorkerHarness } from '../testing/worker-harness';
@@ -141,6 +141,36 @@ describe('webhooks from a delivery', () => {
     await h.runJob(await h.queueEmail(fresh, { to: ['bob@one.test'] }));
     await new Promise((resolve) => setTimeout(resolve, 700));
     expect(hooks.received).toHaveLength(1);
+  });
+
+  it('ends the pending deliveries of an endpoint deleted or disabled, unsent, even one whose attempt was in flight', async () => {
+    const hooks = await receiver();
+    hooks.status = 500;
+    const fresh = await h.createSendingSetup({ domain: 'ended-hooks.test' });
+    const { endpoint: deleted } = await endpoint(fresh.accountId, hooks, ['email.accepted']);
+    const { endpoint: disabled } = await endpoint(fresh.accountId, hooks, ['email.accepted']);
+    await h.runJob(await h.queueEmail(fresh, { to: ['ann@one.test'] }));
+    // The first attempt of each has reached the receiver; its record may not be written yet.
+    await until(() => (hooks.received.length >= 2 ? true : undefined));
+    expect(await deleteWebhookEndpoint(h.deps.db, fresh.accountId, deleted.id, new Date())).toBe(true);
+    expect(await updateWebhookEndpoint(h.deps.db, disabled, { status: 'disabled' }, new Date())).toMatchObject({ status: 'disabled' });
+    await waitForDelivery(deleted.id, 'failed');
+    await waitForDelivery(disabled.id, 'failed');
+    // Their retries were due 300 ms after the first attempts.
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(hooks.received).toHaveLength(2);
+    const rows = await h.deps.db`select status from webhook_deliveries where endpoint_id = any(${[deleted.id, disabled.id]}::text[])`;
+    expect(rows.map((r) => r.status)).toEqual(['failed', 'failed']);
+  });
+
+  it('writes no outbox rows for an account without an enabled endpoint', async () => {
+    const quiet = await h.createSendingSetup({ domain: 'quiet-hooks.test' });
+    const emailId = await h.queueEmail(quiet, { to: ['ann@one.test', 'gone@one.test'] });
+    await h.runJob(emailId);
+    const [events] = await h.deps.db`select count(*)::int as count from webhook_events where email_id = ${emailId}`;
+    expect(events!.count).toBe(0);
+    const [email] = await h.deps.db`select status from emails where id = ${emailId}`;
+    expect(email!.status).toBe('bounced');
   });
 
   it("keeps one account's slow endpoint from delaying another account's webhooks", async () => {

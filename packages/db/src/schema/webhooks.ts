@@ -62,7 +62,10 @@ export const webhookDeliveries = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
+    // Retention's look for finished deliveries.
     index('webhook_deliveries_due_idx').on(t.status, t.nextAttemptAt),
+    // The claim's per-endpoint look at due deliveries (claimWebhookDeliveries).
+    index('webhook_deliveries_pending_idx').on(t.endpointId, t.nextAttemptAt).where(sql`status = 'pending'`),
     index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.createdAt.desc(), t.id.desc()),
     // Retention deletes an event once none of its deliveries is left.
     index('webhook_deliveries_event_idx').on(t.eventId),

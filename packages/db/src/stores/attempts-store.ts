@@ -1,10 +1,10 @@
 import { counterDeltasByKey, deliveryEventType, newId, suppressesRecipient, type DeliveryCause } from '@mailer/domain';
-import { booleansParam, timestampsParam, type Database } from '../database';
+import { booleansParam, timestampsParam, type Database, type Row } from '../database';
 import { lockAccountUsage, lockDeliveries, lockMessagesDeliveries, lockSenders, toLockedDelivery, type LockedDelivery } from '../lock-order';
 import { inTransaction, type Transaction } from '../transaction';
 import { moveActiveCounts, moveSenderCounts } from './counters-store';
 import { suppressRecipients } from './suppressions-store';
-import { webhookEventsOutbox } from './webhook-outbox-store';
+import { accountsWithEndpoints, webhookEventsOutbox } from './webhook-outbox-store';
 import {
   deliveryEventsStatement,
   heldBy,
@@ -58,10 +58,12 @@ const json = (value: unknown) => (value === null || value === undefined ? null :
  * delivery's status, cause, attempt count and next attempt, one event per delivery
  * (recipient null for BCC), the messages' derived states, the counters the transitions
  * move (counterDeltas), the suppression of recipients that bounced for good
- * (suppressesRecipient), and the webhook events the transitions raise (the outbox).
+ * (suppressesRecipient), and the webhook events the transitions raise (the outbox) for the
+ * accounts in `listening` (accountsWithEndpoints).
  */
-function commitAttempts(tx: Transaction, writes: readonly AttemptWrite[], locked: ReadonlyMap<string, LockedDelivery>) {
+function commitAttempts(tx: Transaction, writes: readonly AttemptWrite[], locked: ReadonlyMap<string, LockedDelivery>, listening: ReadonlySet<string>) {
   const decided = writes.flatMap((w) => w.decisions.map((d) => ({ w, d, delivery: locked.get(d.deliveryId)! })));
+  const reported = decided.filter(({ w }) => listening.has(w.lease.accountId));
   const accountDeltas = counterDeltasByKey(decided.map(({ w, d, delivery }) => ({ key: w.lease.accountId, from: delivery.status, to: d.status })));
   const senderDeltas = counterDeltasByKey(decided.map(({ w, d, delivery }) => ({ key: w.lease.senderId, from: delivery.status, to: d.status })));
   // Attempts of one message in one batch are numbered in the order given.
@@ -106,22 +108,28 @@ function commitAttempts(tx: Transaction, writes: readonly AttemptWrite[], locked
     ...moveActiveCounts(tx, accountDeltas),
     ...moveSenderCounts(tx, senderDeltas),
     ...(suppressed.length > 0 ? [suppressRecipients(tx, 'hard_bounce', suppressed)] : []),
-    webhookEventsOutbox(
-      tx,
-      decided.map(({ w, d, delivery }) => ({
-        accountId: w.lease.accountId,
-        type: deliveryEventType(d.status)!,
-        emailId: w.lease.emailId,
-        recipient: delivery.kind === 'bcc' ? null : delivery.recipient,
-        recipientKind: delivery.kind,
-        status: d.status,
-        cause: d.cause,
-        attemptCount: delivery.attemptCount + 1,
-        at: w.attempt.endedAt,
-      })),
-    ),
+    ...(reported.length === 0
+      ? []
+      : [
+          webhookEventsOutbox(
+            tx,
+            reported.map(({ w, d, delivery }) => ({
+              accountId: w.lease.accountId,
+              type: deliveryEventType(d.status)!,
+              emailId: w.lease.emailId,
+              recipient: delivery.kind === 'bcc' ? null : delivery.recipient,
+              recipientKind: delivery.kind,
+              status: d.status,
+              cause: d.cause,
+              attemptCount: delivery.attemptCount + 1,
+              at: w.attempt.endedAt,
+            })),
+          ),
+        ]),
   );
 }
+
+const accountIdsOf = (rows: readonly Row[]) => new Set(rows.map((r) => r.account_id as string));
 
 /**
  * Writes several attempts in one transaction, each all or nothing: an attempt any of whose
@@ -130,13 +138,16 @@ function commitAttempts(tx: Transaction, writes: readonly AttemptWrite[], locked
  */
 export async function writeAttempts(db: Database, writes: readonly AttemptWrite[]): Promise<Set<number>> {
   return inTransaction(db, async (tx) => {
-    const [rows] = await tx.send(lockDeliveries(tx, writes.flatMap((w) => w.decisions.map((d) => d.deliveryId))));
+    const [rows, listening] = await tx.send(
+      lockDeliveries(tx, writes.flatMap((w) => w.decisions.map((d) => d.deliveryId))),
+      accountsWithEndpoints(tx, writes.map((w) => w.lease.accountId)),
+    );
     const locked = new Map(rows.map((r) => [r.id as string, toLockedDelivery(r)]));
     const written = new Set<number>();
     writes.forEach((w, i) => {
       if (w.decisions.every((d) => locked.has(d.deliveryId) && heldBy(locked.get(d.deliveryId)!, w.lease.token))) written.add(i);
     });
-    if (written.size > 0) await commitAttempts(tx, writes.filter((_, i) => written.has(i)), locked);
+    if (written.size > 0) await commitAttempts(tx, writes.filter((_, i) => written.has(i)), locked, accountIdsOf(listening));
     return written;
   });
 }
@@ -171,14 +182,14 @@ export async function recordAttempt(
     if (await write({ lease, attempt, decisions, state })) return { ...state, applied: decisions.length };
   }
   return inTransaction(db, async (tx) => {
-    const [rows] = await tx.send(lockMessagesDeliveries(tx, [lease.emailId]));
+    const [rows, listening] = await tx.send(lockMessagesDeliveries(tx, [lease.emailId]), accountsWithEndpoints(tx, [lease.accountId]));
     const locked = rows.map(toLockedDelivery);
     const states = locked.map((d) => rowState(d, lease.token));
     const ours = new Set(states.filter((r) => r.ours).map((r) => r.id));
     const applied = decisions.filter((d) => ours.has(d.deliveryId));
     if (applied.length === 0) return { ...messageState(states), applied: 0 };
     const state = messageState(applyDecisions(states, applied, attempt.endedAt));
-    await commitAttempts(tx, [{ lease, attempt, decisions: applied, state }], new Map(locked.map((d) => [d.id, d])));
+    await commitAttempts(tx, [{ lease, attempt, decisions: applied, state }], new Map(locked.map((d) => [d.id, d])), accountIdsOf(listening));
     return { ...state, applied: applied.length };
   });
 }

@@ -1,6 +1,7 @@
 import { isIdOf, newId, type WebhookDeliveryStatus, type WebhookEventType } from '@mailer/domain';
 import type { Queryable, Row } from '../database';
 import { newestFirst, type PagePosition } from './keyset';
+import { endPendingWebhookDeliveries } from './webhook-sending-store';
 
 export interface WebhookEndpoint {
   id: string;
@@ -71,19 +72,28 @@ export async function updateWebhookEndpoint(
     next.events.every((e, i) => e === endpoint.events[i]);
   if (same) return endpoint;
   const [row] = await db`
-    update webhook_endpoints
-       set url = ${next.url}, events = ${next.events}::text[], description = ${next.description}, status = ${next.status},
-           failing_since = case when ${next.status} = 'enabled' then null else failing_since end, updated_at = ${now}
-     where id = ${endpoint.id} and account_id = ${endpoint.accountId} and deleted_at is null
-    returning ${endpointColumns(db)}`;
+    with changed as (
+      update webhook_endpoints
+         set url = ${next.url}, events = ${next.events}::text[], description = ${next.description}, status = ${next.status},
+             failing_since = case when ${next.status} = 'enabled' then null else failing_since end, updated_at = ${now}
+       where id = ${endpoint.id} and account_id = ${endpoint.accountId} and deleted_at is null
+      returning ${endpointColumns(db)}
+    ), ended as (${endPendingWebhookDeliveries(db, db`select id from changed where status = 'disabled'`)})
+    select * from changed`;
   return row && toEndpoint(row);
 }
 
-/** Soft delete: its pending deliveries are never sent. False when there was no such endpoint. */
+/** Soft delete: its pending deliveries end failed, unsent. False when there was no such endpoint. */
 export async function deleteWebhookEndpoint(db: Queryable, accountId: string, id: string, now: Date): Promise<boolean> {
   if (!isIdOf('webhook', id)) return false;
-  const deleted = await db`update webhook_endpoints set deleted_at = ${now}, updated_at = ${now} where id = ${id} and account_id = ${accountId} and deleted_at is null`;
-  return deleted.count > 0;
+  const deleted = await db`
+    with deleted as (
+      update webhook_endpoints set deleted_at = ${now}, updated_at = ${now}
+       where id = ${id} and account_id = ${accountId} and deleted_at is null
+      returning id
+    ), ended as (${endPendingWebhookDeliveries(db, db`select id from deleted`)})
+    select id from deleted`;
+  return deleted.length > 0;
 }
 
 /** The current secret becomes the previous one, signing beside the new one until `overlapUntil`. */

@@ -1,0 +1,62 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** Clock ticks per second of /proc's utime and stime (USER_HZ, 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+/** CPU seconds (user and system, every thread) a process has used so far; undefined once it is gone. */
+function cpuSeconds(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name, which may hold spaces and parentheses.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The PostgreSQL backends serving `database`: their process titles name it (after the cluster's name, when it has one). */
+export function backendsOf(database: string): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        return title.startsWith('postgres: ') && title.includes(` ${database} `);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+/** Processes by role (their pids read afresh at each reading: pools open and close backends). */
+export type Roles = Record<string, () => number[]>;
+
+/** CPU seconds per process of each role, read now. */
+export type CpuReading = Record<string, Map<number, number>>;
+
+export function readCpu(roles: Roles): CpuReading {
+  return Object.fromEntries(
+    Object.entries(roles).map(([role, pids]) => [
+      role,
+      new Map(
+        pids().flatMap((pid) => {
+          const seconds = cpuSeconds(pid);
+          return seconds === undefined ? [] : [[pid, seconds] as const];
+        }),
+      ),
+    ]),
+  );
+}
+
+/**
+ * CPU seconds each role used between two readings: a process that started in between counts
+ * whole; one that ended in between is lost (the service's processes and pooled backends
+ * live through a run).
+ */
+export function cpuBetween(before: CpuReading, after: CpuReading): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(after).map(([role, now]) => [role, [...now].reduce((total, [pid, seconds]) => total + seconds - (before[role]?.get(pid) ?? 0), 0)]),
+  );
+}
