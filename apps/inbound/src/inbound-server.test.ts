@@ -43,7 +43,7 @@ async function acceptedMessage(domainName: string, to: string[], bcc: string[] =
   const n = email.deliveries.length;
   // As the daemon leaves a message all of whose deliveries were accepted.
   await db`update deliveries set status = 'accepted', attempt_count = 1 where email_id = ${email.id}`;
-  await db`update emails set status = 'accepted', completed_at = now() where id = ${email.id}`;
+  await db`update emails set status = 'accepted', completed_at = now(), content_purged_at = now(), text_body = null where id = ${email.id}`;
   await db`update senders set accepted_count = accepted_count + ${n} where id = ${sender.id}`;
   await db`update account_usage set active_deliveries = active_deliveries - ${n} where account_id = ${account.id}`;
   return { accountId: account.id, senderId: sender.id, emailId: email.id, deliveries: email.deliveries };
@@ -66,6 +66,8 @@ describe('a DSN sent to a delivery\'s return-path address', () => {
     const sent = await acceptedMessage('example.com', ['alice@recipient.example']);
     const address = returnPathOf(sent.deliveries[0]!.id);
     const before = await h.reportCount('dsn', 'applied');
+    const completion = () => db`select completed_at, content_purged_at from emails where id = ${sent.emailId}`;
+    const [completedBefore] = await completion();
 
     expect(await h.send([address], fixture('postfix-over-quota.eml', address))).toEqual({ accepted: true, responseCode: 250 });
 
@@ -79,6 +81,8 @@ describe('a DSN sent to a delivery\'s return-path address', () => {
     expect(after.suppressions).toEqual([]);
     expect(after.webhooks).toEqual([{ type: 'email.bounced', recipient: 'alice@recipient.example', recipient_kind: 'to', status: 'bounced', cause }]);
     expect(await h.reportCount('dsn', 'applied')).toBe(before + 1);
+    // The message was complete when it was accepted, and stays so from then.
+    expect(await completion()).toEqual([completedBefore]);
 
     // The same DSN again changes nothing more.
     expect((await h.send([address], fixture('postfix-over-quota.eml', address))).accepted).toBe(true);
