@@ -48,15 +48,15 @@ describe('docker/Dockerfile', () => {
 });
 
 describe('docker/compose.yml', () => {
-  it('runs PostgreSQL, Redis with AOF and noeviction, the migrations, the API and the worker', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(['api', 'migrations', 'postgres', 'redis', 'worker']);
+  it('runs PostgreSQL, Redis with AOF and noeviction, the migrations, the API, the worker and the inbound listener', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['api', 'inbound', 'migrations', 'postgres', 'redis', 'worker']);
     const redis = compose.services.redis!.command!.join(' ');
     expect(redis).toContain('--appendonly yes');
     expect(redis).toContain('--maxmemory-policy noeviction');
   });
 
   it('runs one image in every role, each the node entry point of its script', () => {
-    for (const [name, expected] of [['api', 'start:api'], ['worker', 'start:worker'], ['migrations', 'migrate']] as const) {
+    for (const [name, expected] of [['api', 'start:api'], ['worker', 'start:worker'], ['inbound', 'start:inbound'], ['migrations', 'migrate']] as const) {
       const service = compose.services[name]!;
       expect(service.image).toBe('mailer:latest');
       const script = npmScriptOf(service.command!);
@@ -66,9 +66,10 @@ describe('docker/compose.yml', () => {
     }
   });
 
-  it('checks the API and the worker each on its own port', () => {
-    const probes = { api: 3000, worker: workerConfig.workerMetricsPort };
-    expect(probes.worker).not.toBe(probes.api);
+  it('checks the API, the worker and the inbound listener each on its own port', () => {
+    const inboundEnv = compose.services.inbound!.environment!;
+    const probes = { api: 3000, worker: workerConfig.workerMetricsPort, inbound: loadConfig({ INBOUND_METRICS_PORT: inboundEnv.INBOUND_METRICS_PORT }).inbound.metricsPort };
+    expect(new Set(Object.values(probes)).size).toBe(3);
     for (const [name, port] of Object.entries(probes)) {
       expect(compose.services[name]!.healthcheck!.test.join(' ')).toContain(`http://127.0.0.1:${port}/healthz`);
     }

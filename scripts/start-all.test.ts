@@ -66,10 +66,25 @@ interface Started {
 let env: Record<string, string>;
 const started: Started[] = [];
 
-function start(command: string, args: string[], ports: { api: number; worker: number }): Started {
+interface Ports {
+  api: number;
+  worker: number;
+  inbound: number;
+  inboundMetrics: number;
+}
+
+const freePorts = async (): Promise<Ports> => ({ api: await freePort(), worker: await freePort(), inbound: await freePort(), inboundMetrics: await freePort() });
+
+function start(command: string, args: string[], ports: Ports): Started {
   const child = spawn(command, args, {
     cwd: root,
-    env: { ...env, PORT: String(ports.api), WORKER_METRICS_PORT: String(ports.worker) },
+    env: {
+      ...env,
+      PORT: String(ports.api),
+      WORKER_METRICS_PORT: String(ports.worker),
+      INBOUND_PORT: String(ports.inbound),
+      INBOUND_METRICS_PORT: String(ports.inboundMetrics),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -106,24 +121,29 @@ describe.each([
   ['npm start', 'npm', ['start']],
   ['node scripts/start-all.js', process.execPath, ['scripts/start-all.js']],
 ])('%s', (_name, command, args) => {
-  it.each(['SIGTERM', 'SIGINT'] as const)('on %s stops the API and the daemon gracefully and leaves no process behind', async (signal) => {
-    const ports = { api: await freePort(), worker: await freePort() };
+  it.each(['SIGTERM', 'SIGINT'] as const)('on %s stops the API, the daemon and the inbound listener gracefully and leaves no process behind', async (signal) => {
+    const ports = await freePorts();
     const run = start(command, args as string[], ports);
-    await waitUntil(async () => (await healthy(ports.api)) && (await healthy(ports.worker)), 'the API and the daemon', 60_000);
+    await waitUntil(
+      async () => (await healthy(ports.api)) && (await healthy(ports.worker)) && (await healthy(ports.inboundMetrics)),
+      'the API, the daemon and the inbound listener',
+      60_000,
+    );
     const processes = (run.processes = descendants(run.child.pid!));
-    expect(processes.length).toBeGreaterThanOrEqual(2);
+    expect(processes.length).toBeGreaterThanOrEqual(3);
 
     run.child.kill(signal);
     await run.exited;
     await waitUntil(() => processes.every((pid) => !alive(pid)), 'every process under it to exit', 10_000);
     expect(run.output()).toContain('"message":"api stopping"');
     expect(run.output()).toContain('"message":"worker stopped"');
+    expect(run.output()).toContain('"message":"inbound stopped"');
   }, 90_000);
 });
 
 describe('npm run start:worker', () => {
   it('hands SIGTERM to node itself: the daemon stops gracefully and nothing is left', async () => {
-    const ports = { api: await freePort(), worker: await freePort() };
+    const ports = await freePorts();
     const run = start('npm', ['run', 'start:worker'], ports);
     await waitUntil(() => healthy(ports.worker), 'the daemon', 30_000);
     const processes = (run.processes = descendants(run.child.pid!));

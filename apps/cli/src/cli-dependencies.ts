@@ -1,5 +1,6 @@
 import type { Database } from '@mailer/db';
 import type { DnsResolver } from '@mailer/dns';
+import type { ReturnPathSettings } from '@mailer/domain';
 import type { DeliveryQueue } from '@mailer/queue';
 import type { CliOutput } from './output';
 
@@ -11,6 +12,8 @@ export interface CliDependencies {
   /** Opened on first use: only the queue and email commands need Redis, only `domain check` DNS. */
   deliveryQueue: () => Promise<DeliveryQueue>;
   dns: () => DnsResolver;
+  /** How return-path hosts are published (RETURN_PATH_LABEL, INBOUND_HOST, SPF_INCLUDE, OUTBOUND_IPS), for `domain check`. */
+  returnPath: ReturnPathSettings;
   /** ENCRYPTION_KEY as configured: what `secrets reseal` seals under. */
   encryptionKey: Buffer;
   /** The environment, for the variable `secrets reseal --from-key-env` names. */

@@ -36,6 +36,7 @@ async function main(argv: string[]): Promise<number> {
       },
       dns: () => (dns ??= createDnsResolver(config.dns)),
       encryptionKey: config.encryptionKey,
+      returnPath: config.returnPath,
       env: process.env,
       now: () => new Date(),
     });

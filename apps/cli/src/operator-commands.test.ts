@@ -1,3 +1,4 @@
+import { loadConfig } from '@mailer/config';
 import { createAccount, openDatabase, type DatabaseHandle } from '@mailer/db';
 import { requiredDnsRecords, type DomainDnsIdentity } from '@mailer/domain';
 import { deliverMessageJobId } from '@mailer/queue';
@@ -75,7 +76,7 @@ describe('domain check', () => {
     const [row] = await database.db<DomainDnsIdentity[]>`
       select name, ownership_token as "ownershipToken", dkim_selector as "dkimSelector", dkim_public_key as "dkimPublicKey"
       from domains where id = ${domain.id}`;
-    for (const record of requiredDnsRecords(row!)) dns.set(record.name, [{ type: 'TXT', data: record.value }]);
+    for (const record of requiredDnsRecords(row!, loadConfig({}).returnPath).filter((r) => r.type === 'TXT')) dns.set(record.name, [{ type: 'TXT', data: record.value }]);
 
     const { status, body } = await json('domain', 'check', domain.id);
 

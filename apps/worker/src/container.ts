@@ -4,6 +4,7 @@ import { rootCertificates } from 'node:tls';
 import type { Config } from '@mailer/config';
 import { Batcher, claimMessages, openDatabase, writeAttempts, type AttemptWrite, type Claim, type Database, type DatabaseHandle } from '@mailer/db';
 import { createDnsResolver, type DnsResolver } from '@mailer/dns';
+import { returnPathKey } from '@mailer/domain';
 import { createLogger, type Logger } from '@mailer/logger';
 import { createDeliveryQueue, openRedis, type DeliveryQueue, type Redis } from '@mailer/queue';
 import { SmtpConnectionPool } from './delivery/connection-pool';
@@ -30,6 +31,8 @@ export interface WorkerDependencies {
   dns: DnsResolver;
   /** Builds and DKIM-signs messages, on worker threads. */
   composer: MessageComposer;
+  /** Keys the return-path tokens of MAIL FROM (derived from ENCRYPTION_KEY). */
+  returnPathKey: Buffer;
   /** Claims (context and lease) of concurrent jobs, one statement per batch; undefined for a message that does not exist. */
   claims: Batcher<string, Claim | undefined>;
   /** Attempts of concurrent jobs, one statement per batch; false when a lease was lost. */
@@ -72,6 +75,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     transport: createTransportContext(config),
     dns: createDnsResolver(config.dns),
     composer: createMessageComposer(config.encryptionKey, config.worker.compositionThreads),
+    returnPathKey: returnPathKey(config.encryptionKey),
     claims: new Batcher((emailIds) => claim(database, config, emailIds, now())),
     attempts: new Batcher(async (writes) => {
       const written = await writeAttempts(database.db, writes);

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { startTestSmtpServer, type TestSmtpServer } from '@mailer/testing';
-import { serveMetrics } from './metrics';
+import { serveWorkerMetrics } from './metrics';
 import { startWorkerHarness, type SendingSetup, type WorkerHarness } from './testing/worker-harness';
 
 /** What operators see of deliveries (docs/api-decisions.md, "Delivery", "Operations"): attempt log lines and metrics. */
@@ -78,7 +78,7 @@ describe('the daemon metrics', () => {
 
   it('without OPERATOR_TOKEN, /metrics answers 503 saying OPERATOR_TOKEN is not configured; /healthz still answers', async () => {
     expect(h.config.operatorToken).toBeUndefined();
-    const server = serveMetrics(h.deps.metrics, h.config, h.deps.logger);
+    const server = serveWorkerMetrics(h.deps.metrics, h.config, h.deps.logger);
     await once(server, 'listening');
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {

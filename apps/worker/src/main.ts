@@ -3,7 +3,7 @@ import { checkEncryptionKey } from '@mailer/operations';
 import { DELIVERY_QUEUE } from '@mailer/queue';
 import { createContainer } from './container';
 import { startDaemon } from './daemon';
-import { serveMetrics } from './metrics';
+import { serveWorkerMetrics } from './metrics';
 import { installShutdown } from './shutdown';
 
 /** The delivery daemon: config → container → key check → BullMQ worker and reconciler → metrics → signal handling. */
@@ -12,7 +12,7 @@ async function main() {
   const deps = createContainer(config);
   await checkEncryptionKey(deps.db, config, deps.logger);
   const daemon = startDaemon(deps);
-  const metrics = serveMetrics(deps.metrics, config, deps.logger);
+  const metrics = serveWorkerMetrics(deps.metrics, config, deps.logger);
   installShutdown(deps, daemon, metrics);
   deps.logger.info('worker started', { queue: DELIVERY_QUEUE, concurrency: config.worker.concurrency });
 }

@@ -1,7 +1,7 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Config } from '@mailer/config';
-import { isOperatorAuthorized, OPERATOR_TOKEN_NOT_CONFIGURED_MESSAGE } from '@mailer/domain';
+import { serveMetrics } from '@mailer/operations';
 import type { Logger } from '@mailer/logger';
 
 /** The daemon's Prometheus metrics. Labels carry outcomes and causes only, never an address or host. */
@@ -47,28 +47,7 @@ export function createWorkerMetrics(): WorkerMetrics {
   };
 }
 
-/**
- * `GET /metrics` (Prometheus text, behind OPERATOR_TOKEN like the API's; 503 saying so without it) and `GET /healthz`
- * on WORKER_METRICS_PORT. A port that cannot be bound is logged, not fatal: delivery matters more.
- */
-export function serveMetrics(metrics: WorkerMetrics, config: Config, logger: Logger): Server {
-  const server = createServer((req, res) => {
-    if (req.method === 'GET' && req.url === '/healthz') return res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
-    if (req.method !== 'GET' || req.url !== '/metrics') return res.writeHead(404).end();
-    if (!config.operatorToken) {
-      const body = JSON.stringify({ error: { code: 'operator_token_not_configured', message: OPERATOR_TOKEN_NOT_CONFIGURED_MESSAGE } });
-      return res.writeHead(503, { 'content-type': 'application/json' }).end(body);
-    }
-    if (!isOperatorAuthorized(req.headers.authorization, config.operatorToken)) {
-      return res.writeHead(401, { 'www-authenticate': 'Bearer' }).end();
-    }
-    metrics.registry.metrics().then(
-      (text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
-      () => res.writeHead(500).end(),
-    );
-  });
-  server.on('error', (error) => logger.error('metrics server failed', { error: error.message, port: config.workerMetricsPort }));
-  server.on('listening', () => logger.info('metrics listening', { port: (server.address() as { port: number }).port }));
-  server.listen(config.workerMetricsPort, config.host);
-  return server;
+/** The daemon's `/metrics` and `/healthz` on WORKER_METRICS_PORT (see serveMetrics of @mailer/operations). */
+export function serveWorkerMetrics(metrics: WorkerMetrics, config: Config, logger: Logger): Server {
+  return serveMetrics(metrics.registry, { port: config.workerMetricsPort, host: config.host, operatorToken: config.operatorToken }, logger);
 }

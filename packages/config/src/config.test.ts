@@ -47,6 +47,20 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ [name]: value })).toThrow(name);
   });
 
+  it('publishes the return path at bounces.<domain>, its MX naming INBOUND_HOST (SMTP_HELO_NAME unless set), with the listener on port 25', () => {
+    const defaults = loadConfig({ SMTP_HELO_NAME: 'Mail.Example.NET.' });
+    expect(defaults.returnPath).toEqual({ label: 'bounces', inboundHost: 'mail.example.net', spfInclude: undefined, outboundIps: [] });
+    expect(defaults.inbound).toEqual({ port: 25, metricsPort: 3002, maxMessageBytes: 2 * 1024 * 1024, maxConnections: 50, socketTimeoutMs: 60_000 });
+    const set = loadConfig({ RETURN_PATH_LABEL: 'rp', INBOUND_HOST: 'in.example.net', OUTBOUND_IPS: '192.0.2.1, 2001:db8::/48', SPF_INCLUDE: '_spf.example.net' });
+    expect(set.returnPath).toEqual({ label: 'rp', inboundHost: 'in.example.net', spfInclude: '_spf.example.net', outboundIps: ['192.0.2.1', '2001:db8::/48'] });
+  });
+
+  it('refuses return-path settings that could not be published', () => {
+    expect(() => loadConfig({ OUTBOUND_IPS: '192.0.2.1,mail.example.net' })).toThrow(/OUTBOUND_IPS/);
+    expect(() => loadConfig({ RETURN_PATH_LABEL: 'Bounces.x' })).toThrow(/RETURN_PATH_LABEL/);
+    expect(() => loadConfig({ SPF_INCLUDE: 'a b' })).toThrow(/SPF_INCLUDE/);
+  });
+
   it('requires ENCRYPTION_KEY in production', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow('ENCRYPTION_KEY');
   });

@@ -94,6 +94,19 @@ const envSchema = z
     RETENTION_DAYS: int(30, 1, 3650),
     OPERATOR_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
     ENCRYPTION_KEY: encryptionKey.optional(),
+    RETURN_PATH_LABEL: z.string().regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'expected one lower-case DNS label').default('bounces'),
+    INBOUND_HOST: z.string().regex(/^[A-Za-z0-9.-]+$/, 'expected a host name').optional(),
+    INBOUND_PORT: int(25, 0, 65535),
+    INBOUND_METRICS_PORT: int(3002, 0, 65535),
+    INBOUND_MAX_MESSAGE_BYTES: int(2 * MIB, 64 * 1024, 64 * MIB),
+    INBOUND_MAX_CONNECTIONS: int(50, 1, 10_000),
+    INBOUND_TIMEOUT: duration('60s'),
+    SPF_INCLUDE: z.string().regex(/^[A-Za-z0-9._-]+$/, 'expected a domain name').optional(),
+    OUTBOUND_IPS: z
+      .string()
+      .default('')
+      .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean))
+      .pipe(z.array(z.union([z.ipv4(), z.ipv6(), z.cidrv4(), z.cidrv6()]))),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV === 'production' && !env.ENCRYPTION_KEY) {
@@ -158,6 +171,25 @@ function toConfig(env: z.infer<typeof envSchema>) {
       disableAfterMs: env.WEBHOOK_DISABLE_AFTER,
       /** Webhook requests one daemon has in flight at most. */
       concurrency: env.WEBHOOK_CONCURRENCY,
+    },
+    returnPath: {
+      /** The return-path host of a domain is `<label>.<domain>` (docs/api-decisions.md, "Return path"). */
+      label: env.RETURN_PATH_LABEL,
+      /** What every return-path host's MX names: the host the inbound listener is reachable at. */
+      inboundHost: (env.INBOUND_HOST ?? env.SMTP_HELO_NAME).toLowerCase().replace(/\.$/, ''),
+      /** Published in the return-path SPF record: `include:` this domain, and these addresses as ip4:/ip6:. */
+      spfInclude: env.SPF_INCLUDE,
+      outboundIps: env.OUTBOUND_IPS,
+    },
+    inbound: {
+      port: env.INBOUND_PORT,
+      metricsPort: env.INBOUND_METRICS_PORT,
+      /** A report larger than this is refused (552); DSNs and ARF reports carry at most the returned message's start. */
+      maxMessageBytes: env.INBOUND_MAX_MESSAGE_BYTES,
+      /** Connections open at once; one more is answered 421. */
+      maxConnections: env.INBOUND_MAX_CONNECTIONS,
+      /** An idle connection is closed after this. */
+      socketTimeoutMs: env.INBOUND_TIMEOUT,
     },
     retentionDays: env.RETENTION_DAYS,
     operatorToken: env.OPERATOR_TOKEN,

@@ -24,3 +24,4 @@ export * from './stores/webhooks-store';
 export * from './stores/webhook-outbox-store';
 export * from './stores/webhook-sending-store';
 export * from './stores/cancel-store';
+export * from './stores/delivery-reports-store';

@@ -10,22 +10,28 @@ afterEach(() => server.reset());
 afterAll(() => server.close());
 
 describe('observeDomainDns', () => {
-  it('looks up the ownership, DKIM and DMARC names', async () => {
+  it('looks up the ownership, DKIM and DMARC names and the return-path host', async () => {
     const dns = createDnsResolver({ servers: [server.address], timeoutMs: 300 });
     server.set('_mailer-verify.example.test', [{ type: 'TXT', data: 'mailer-verify=x' }]);
     server.set('sel._domainkey.example.test', [{ type: 'TXT', data: 'v=DKIM1; p=K' }]);
-    const observation = await observeDomainDns(dns, { name: 'example.test', dkimSelector: 'sel' });
+    server.set('bounces.example.test', [
+      { type: 'MX', exchange: 'inbound.mailer.test', priority: 10 },
+      { type: 'TXT', data: 'v=spf1 ip4:192.0.2.1 -all' },
+    ]);
+    const observation = await observeDomainDns(dns, { name: 'example.test', dkimSelector: 'sel' }, 'bounces');
     expect(observation).toEqual({
       ownership: { kind: 'found', values: ['mailer-verify=x'] },
       dkim: { kind: 'found', values: ['v=DKIM1; p=K'] },
       dmarc: { kind: 'missing', nxdomain: true },
+      returnPathMx: { kind: 'found', values: ['inbound.mailer.test'] },
+      returnPathTxt: { kind: 'found', values: ['v=spf1 ip4:192.0.2.1 -all'] },
     });
   });
 
   it('also asks the organizational domain for DMARC when the domain is a subdomain', async () => {
     const dns = createDnsResolver({ servers: [server.address], timeoutMs: 300 });
     server.set('_dmarc.example.test', [{ type: 'TXT', data: 'v=DMARC1; p=none' }]);
-    const observation = await observeDomainDns(dns, { name: 'mail.example.test', dkimSelector: 'sel' });
+    const observation = await observeDomainDns(dns, { name: 'mail.example.test', dkimSelector: 'sel' }, 'bounces');
     expect(observation.dmarc).toEqual({ kind: 'missing', nxdomain: true });
     expect(observation.organizationalDmarc).toEqual({ kind: 'found', values: ['v=DMARC1; p=none'] });
   });
@@ -35,7 +41,7 @@ describe('observeDomainDns', () => {
     server.fail('_mailer-verify.slow.test', 'timeout');
     server.fail('sel._domainkey.slow.test', 'timeout');
     const started = Date.now();
-    const observation = await observeDomainDns(dns, { name: 'slow.test', dkimSelector: 'sel' }, 300);
+    const observation = await observeDomainDns(dns, { name: 'slow.test', dkimSelector: 'sel' }, 'bounces', 300);
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(observation.ownership).toEqual({ kind: 'temporary', reason: 'deadline_exceeded' });
     expect(observation.dkim).toEqual({ kind: 'temporary', reason: 'deadline_exceeded' });

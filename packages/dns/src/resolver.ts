@@ -18,6 +18,8 @@ export interface DnsResolver {
   query<T>(run: (resolver: Resolver) => Promise<T[]>, signal?: AbortSignal): Promise<DnsAnswer<T>>;
   /** TXT records at `name`, each record's strings joined, following CNAMEs up to MAX_CNAME_HOPS. */
   txt(name: string, signal?: AbortSignal): Promise<DnsAnswer<string>>;
+  /** The exchange host names of the MX records at `name`. */
+  mx(name: string, signal?: AbortSignal): Promise<DnsAnswer<string>>;
 }
 
 /** A longer chain is treated as no record: it is a loop or a misconfiguration, not a slow answer. */
@@ -68,5 +70,10 @@ export function createDnsResolver(options: DnsResolverOptions): DnsResolver {
     return txt(target, signal, hops + 1);
   }
 
-  return { query, txt: (name, signal) => txt(name, signal) };
+  async function mx(name: string, signal?: AbortSignal): Promise<DnsAnswer<string>> {
+    const answer = await query((r) => r.resolveMx(name), signal);
+    return answer.kind === 'found' ? { kind: 'found', values: answer.values.map((record) => record.exchange) } : answer;
+  }
+
+  return { query, txt: (name, signal) => txt(name, signal), mx };
 }

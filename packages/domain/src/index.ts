@@ -12,3 +12,6 @@ export * from './delivery';
 export * from './emails';
 export * from './suppressions/suppression';
 export * from './webhooks';
+export * from './return-path/return-path';
+export * from './return-path/return-path-records';
+export * from './return-path/delivery-reports';

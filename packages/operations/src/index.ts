@@ -2,3 +2,4 @@ export { checkDomainDns } from './domains/check-domain-dns';
 export { serializeDomain, domainSchema, type DomainRepresentation } from './domains/domain-representation';
 export { checkEncryptionKey, resealStoredSecrets, UnreadableSecretError } from './secrets/encryption-key';
 export { timestampSchema } from './timestamp';
+export { serveMetrics, type MetricsSource } from './metrics/serve-metrics';

@@ -159,8 +159,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The DNS records to publish for ownership, DKIM and DMARC.
-         * @description Makes no network request. Any valid DMARC record at `_dmarc.<domain>` or at the organizational domain (RFC 7489) counts; the value offered is a monitoring-only policy.
+         * The DNS records to publish for ownership, DKIM, DMARC and the return path.
+         * @description Makes no network request. Any valid DMARC record at `_dmarc.<domain>` or at the organizational domain (RFC 7489) counts; the value offered is a monitoring-only policy. The return-path host `bounces.<domain>` takes an MX record naming the service's inbound host and an SPF record authorizing the service's outbound addresses; once both are verified, bounces and complaints reach the service. Readiness needs only ownership, DKIM and DMARC.
          */
         get: operations["getDomainDns"];
         put?: never;
@@ -568,6 +568,11 @@ export interface components {
                 /** @enum {string} */
                 status: "not_checked" | "missing" | "mismatch" | "verified";
             };
+            /** @description The return-path host `bounces.<domain>` (MX and SPF records of GET /v1/domains/{id}/dns). Once verified, bounces and complaints come back to the service; it does not count towards `status`. */
+            return_path: {
+                /** @enum {string} */
+                status: "not_checked" | "missing" | "mismatch" | "verified";
+            };
             /** @description Active senders of the domain. */
             sender_count: number;
             /** @description Over all the domain's senders, deleted ones included. */
@@ -607,12 +612,12 @@ export interface components {
         DomainDnsRecords: {
             records: {
                 /** @enum {string} */
-                purpose: "ownership" | "dkim" | "dmarc";
-                /** @constant */
-                type: "TXT";
+                purpose: "ownership" | "dkim" | "dmarc" | "return_path_mx" | "return_path_spf";
+                /** @enum {string} */
+                type: "TXT" | "MX";
                 /** @description Fully qualified, without a trailing dot. */
                 name: string;
-                /** @description The record text; split into strings of at most 255 characters where your DNS host requires it. */
+                /** @description TXT: the record text; split into strings of at most 255 characters where your DNS host requires it. MX: `<preference> <host>`. */
                 value: string;
             }[];
         };
@@ -713,6 +718,7 @@ export interface components {
                 cause: components["schemas"]["Cause"] | null;
             }[];
             events: {
+                /** @description `queued`, then per recipient `sending`, `deferred`, `accepted`, `bounced`, `failed`; from the return path also `bounced` after `accepted` (a DSN), `delayed` and `complained`. */
                 type: string;
                 /**
                  * Format: date-time

@@ -45,6 +45,7 @@ export function startTestCli(db: Database, options: { redisPrefix?: string; dnsS
         deliveryQueue,
         dns: () => (dns ??= createDnsResolver({ servers: options.dnsServers ?? [], timeoutMs: 500 })),
         encryptionKey: loadConfig({}).encryptionKey,
+        returnPath: loadConfig({}).returnPath,
         env: {},
         now: () => new Date(),
       });

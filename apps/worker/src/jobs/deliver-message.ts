@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { deferred, failed, type DeliveryOutcome } from '@mailer/domain';
+import { deferred, envelopeSender, failed, type DeliveryOutcome } from '@mailer/domain';
 import {
   loadAttachments,
   nextObligation,
@@ -89,7 +89,15 @@ async function attemptLeased(deps: WorkerDependencies, context: DeliveryContext,
       const endTransactionTimer = deps.metrics.transactionSeconds.startTimer();
       const report = await deliverToDomain(deps.transport, {
         domain,
-        from: context.sender.email,
+        // The group's first delivery names the transaction in MAIL FROM; a DSN names its recipient.
+        from: envelopeSender({
+          senderEmail: context.sender.email,
+          domain: context.domain.name,
+          returnPathVerified: context.domain.returnPathVerified,
+          deliveryId: group[0]!.id,
+          key: deps.returnPathKey,
+          label: deps.config.returnPath.label,
+        }),
         recipients: group.map((d) => d.recipient),
         message,
         policy: context.sender.policy,

@@ -23,6 +23,8 @@ export const domains = pgTable(
     ownershipStatus: text('ownership_status', { enum: VERIFICATION_STATUSES }).notNull().default('not_checked'),
     dkimStatus: text('dkim_status', { enum: VERIFICATION_STATUSES }).notNull().default('not_checked'),
     dmarcStatus: text('dmarc_status', { enum: VERIFICATION_STATUSES }).notNull().default('not_checked'),
+    /** MX and SPF of `<RETURN_PATH_LABEL>.<name>`; once verified, MAIL FROM is a return-path address there. Not part of readiness. */
+    returnPathStatus: text('return_path_status', { enum: VERIFICATION_STATUSES }).notNull().default('not_checked'),
     lastCheckStatus: text('last_check_status', { enum: ['completed', 'temporary_failure'] }),
     lastCheckStartedAt: instant('last_check_started_at'),
     lastCheckCompletedAt: instant('last_check_completed_at'),
@@ -33,6 +35,8 @@ export const domains = pgTable(
   (t) => [
     uniqueIndex('domains_active_name_key').on(t.accountId, t.name).where(sql`deleted_at is null`),
     uniqueIndex('domains_active_external_id_key').on(t.accountId, t.externalId).where(sql`deleted_at is null and external_id is not null`),
+    // The inbound listener's RCPT check: is there an active domain of this name, in any account.
+    index('domains_active_name_idx').on(t.name).where(sql`deleted_at is null`),
     index('domains_account_list_idx').on(t.accountId, t.createdAt.desc(), t.id.desc()),
   ],
 );

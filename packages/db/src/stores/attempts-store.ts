@@ -3,7 +3,7 @@ import { booleansParam, timestampsParam, type Database, type Row } from '../data
 import { lockAccountUsage, lockDeliveries, lockMessagesDeliveries, lockSenders, toLockedDelivery, type LockedDelivery } from '../lock-order';
 import { inTransaction, type Transaction } from '../transaction';
 import { moveActiveCounts, moveSenderCounts } from './counters-store';
-import { suppressBounced } from './suppressions-store';
+import { suppressRecipients } from './suppressions-store';
 import { accountsWithEndpoints, webhookEventsOutbox } from './webhook-outbox-store';
 import {
   deliveryEventsStatement,
@@ -107,7 +107,7 @@ function commitAttempts(tx: Transaction, writes: readonly AttemptWrite[], locked
     ...messageStateStatements(tx, writes.map((w) => ({ emailId: w.lease.emailId, at: w.attempt.endedAt, ...w.state }))),
     ...moveActiveCounts(tx, accountDeltas),
     ...moveSenderCounts(tx, senderDeltas),
-    ...(suppressed.length > 0 ? [suppressBounced(tx, suppressed)] : []),
+    ...(suppressed.length > 0 ? [suppressRecipients(tx, 'hard_bounce', suppressed)] : []),
     ...(reported.length === 0
       ? []
       : [

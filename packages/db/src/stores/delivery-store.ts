@@ -7,7 +7,8 @@ import type { Transaction } from '../transaction';
 export interface DeliveryContext {
   email: { id: string; accountId: string; fromEmail: string; fromName: string | null; createdAt: Date };
   sender: { id: string; email: string; policy: 'require_tls' | 'opportunistic'; active: boolean };
-  domain: { name: string; dkimSelector: string; dkimPrivateKeySealed: string; ready: boolean };
+  /** `returnPathVerified`: MAIL FROM is a return-path address of the domain (envelopeSender). */
+  domain: { name: string; dkimSelector: string; dkimPrivateKeySealed: string; ready: boolean; returnPathVerified: boolean };
   content?: MessageContent;
 }
 
@@ -118,7 +119,8 @@ export interface MessageStateWrite extends MessageState {
 
 /**
  * Writes messages' derived states; a message that became terminal gets `completed_at` and
- * loses its body and attachment bytes (docs/api-decisions.md, "Delivery"). The caller
+ * loses its body and attachment bytes (docs/api-decisions.md, "Delivery"). A terminal message
+ * a later DSN changes (accepted to bounced) keeps its `completed_at` and `content_purged_at`. The caller
  * holds the locks of the deliveries the states were derived from.
  */
 export function messageStateStatements(tx: Transaction, states: readonly MessageStateWrite[]) {
@@ -128,10 +130,10 @@ export function messageStateStatements(tx: Transaction, states: readonly Message
     tx.sql`
       update emails e
          set status = x.status, cause = x.cause::jsonb, updated_at = x.at,
-             completed_at = case when x.terminal then x.at else e.completed_at end,
+             completed_at = case when x.terminal then coalesce(e.completed_at, x.at) else e.completed_at end,
              text_body = case when x.terminal then null else e.text_body end,
              html_body = case when x.terminal then null else e.html_body end,
-             content_purged_at = case when x.terminal then x.at else e.content_purged_at end
+             content_purged_at = case when x.terminal then coalesce(e.content_purged_at, x.at) else e.content_purged_at end
         from unnest(${states.map((s) => s.emailId)}::text[], ${states.map((s) => s.status)}::text[],
                     ${states.map((s) => (s.cause ? JSON.stringify(s.cause) : null))}::text[], ${timestampsParam(states.map((s) => s.at))}::text[]::timestamptz[],
                     ${booleansParam(states.map((s) => s.terminal))}::text[]::boolean[])

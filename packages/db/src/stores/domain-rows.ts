@@ -16,6 +16,7 @@ export interface DomainRow {
   ownershipStatus: VerificationStatus;
   dkimStatus: VerificationStatus;
   dmarcStatus: VerificationStatus;
+  returnPathStatus: VerificationStatus;
   lastCheckStatus: LastCheckStatus | null;
   lastCheckStartedAt: Date | null;
   lastCheckCompletedAt: Date | null;
@@ -27,7 +28,7 @@ export interface DomainRow {
 /** The columns toDomainRow reads, of the table aliased `d`. */
 export const domainColumns = (db: Queryable) => db`
   d.id, d.account_id, d.name, d.external_id, d.ownership_token, d.dkim_selector, d.dkim_public_key,
-  d.dkim_private_key_sealed, d.ownership_status, d.dkim_status, d.dmarc_status, d.last_check_status,
+  d.dkim_private_key_sealed, d.ownership_status, d.dkim_status, d.dmarc_status, d.return_path_status, d.last_check_status,
   d.last_check_started_at, d.last_check_completed_at, d.created_at, d.updated_at, d.deleted_at`;
 
 export function toDomainRow(r: Row): DomainRow {
@@ -43,6 +44,7 @@ export function toDomainRow(r: Row): DomainRow {
     ownershipStatus: r.ownership_status,
     dkimStatus: r.dkim_status,
     dmarcStatus: r.dmarc_status,
+    returnPathStatus: r.return_path_status,
     lastCheckStatus: r.last_check_status,
     lastCheckStartedAt: r.last_check_started_at,
     lastCheckCompletedAt: r.last_check_completed_at,

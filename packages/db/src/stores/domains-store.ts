@@ -173,13 +173,14 @@ export async function recordDnsCheck(
   id: string,
   check: DnsCheckOutcome & { startedAt: Date; completedAt: Date },
 ): Promise<boolean> {
-  const { ownership = null, dkim = null, dmarc = null } = check.components;
+  const { ownership = null, dkim = null, dmarc = null, return_path: returnPath = null } = check.components;
   // A status is never null, so coalesce keeps the stored one exactly when the check has none.
   const updated = await db`
     update domains set
       ownership_status = coalesce(${ownership}, ownership_status),
       dkim_status = coalesce(${dkim}, dkim_status),
       dmarc_status = coalesce(${dmarc}, dmarc_status),
+      return_path_status = coalesce(${returnPath}, return_path_status),
       last_check_status = ${check.lastCheckStatus},
       last_check_started_at = ${check.startedAt},
       last_check_completed_at = ${check.completedAt},
@@ -210,4 +211,10 @@ export async function claimDomainsForRecheck(db: Queryable, options: { now: Date
       for update skip locked)
     returning ${domainColumns(db)}`;
   return rows.map(toDomainRow);
+}
+
+/** Whether an active domain of this name exists in any account (the inbound listener's RCPT check). */
+export async function activeDomainExists(db: Queryable, name: string): Promise<boolean> {
+  const rows = await db`select 1 from domains where name = ${name} and deleted_at is null limit 1`;
+  return rows.length > 0;
 }

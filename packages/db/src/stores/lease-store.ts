@@ -26,7 +26,7 @@ function contextsStatement(tx: Transaction, emailIds: string[]) {
            e.message_id_header, e.reply_to, e.headers, e.content_purged_at, exists (select 1 from attachments a where a.email_id = e.id) as has_attachments,
            s.id as sender_id, s.email as sender_email, s.transport_security_policy, s.configured_state, s.deleted_at as sender_deleted_at,
            d.name as domain_name, d.dkim_selector, d.dkim_private_key_sealed, d.deleted_at as domain_deleted_at,
-           d.ownership_status, d.dkim_status, d.dmarc_status
+           d.ownership_status, d.dkim_status, d.dmarc_status, d.return_path_status
       from emails e
       join senders s on s.id = e.sender_id
       join domains d on d.id = e.domain_id
@@ -46,6 +46,7 @@ function toContext(r: Row): DeliveryContext {
       name: r.domain_name,
       dkimSelector: r.dkim_selector,
       dkimPrivateKeySealed: r.dkim_private_key_sealed,
+      returnPathVerified: r.return_path_status === 'verified',
       ready: r.domain_deleted_at === null && isDomainReady({ ownershipStatus: r.ownership_status, dkimStatus: r.dkim_status, dmarcStatus: r.dmarc_status }),
     },
     ...(r.content_purged_at

@@ -22,6 +22,10 @@ describe('counterDeltas', () => {
     ).toEqual({ active: -3, accepted: 1, bounced: 1, failed: 1, deferred: -1 });
   });
 
+  it('moves an accepted delivery a later DSN bounces from accepted to bounced', () => {
+    expect(counterDeltas([{ from: 'accepted', to: 'bounced' }])).toEqual({ ...NO_CHANGE, accepted: -1, bounced: 1 });
+  });
+
   it('ignores a transition to the same status', () => {
     expect(counterDeltas([{ from: 'deferred', to: 'deferred' }])).toEqual(NO_CHANGE);
   });

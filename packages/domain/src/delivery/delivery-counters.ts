@@ -3,8 +3,9 @@ import { isTerminal, type DeliveryStatus } from './message-status';
 /**
  * The counters kept beside the deliveries, so that reading them never counts rows:
  * per account, `active` (deliveries not yet terminal, what the plan's active-delivery
- * limit reads); per sender, `accepted`, `bounced` and `failed` (deliveries that ever ended
- * so, kept after retention deletes them) and `deferred` (deliveries deferred now).
+ * limit reads); per sender, `accepted`, `bounced` and `failed` (deliveries that ended so,
+ * kept after retention deletes them; an accepted delivery a later DSN bounces moves from
+ * `accepted` to `bounced`) and `deferred` (deliveries deferred now).
  * Every writer of deliveries moves them by the deltas of the transitions it makes, in the
  * same transaction.
  */
@@ -32,6 +33,7 @@ export function counterDeltas(transitions: Iterable<StatusTransition>): CounterD
     deltas.active += Number(!isTerminal(to)) - Number(from !== null && !isTerminal(from));
     deltas.deferred += Number(to === 'deferred') - Number(from === 'deferred');
     if (to === 'accepted' || to === 'bounced' || to === 'failed') deltas[to] += 1;
+    if (from === 'accepted' || from === 'bounced' || from === 'failed') deltas[from] -= 1;
   }
   return deltas;
 }

@@ -1,7 +1,8 @@
 import { dkimRecordMatches } from './dkim-record';
 import { isDmarcCandidate, isValidDmarcRecord } from './dmarc-record';
 import { unquoteTxt } from './txt-record';
-import type { DnsPurpose } from './dns-records';
+import { returnPathMatches } from '../return-path/return-path-records';
+import type { DnsComponent, ReturnPathSettings } from './dns-records';
 
 /**
  * The outcome of one DNS lookup, as a value: records found; authoritatively none
@@ -24,11 +25,15 @@ export interface DomainDnsObservation {
   dmarc: DnsAnswer<string>;
   /** `_dmarc.<organizational domain>`, looked up only when that differs from the domain. */
   organizationalDmarc?: DnsAnswer<string>;
+  /** MX hosts of the return-path host. */
+  returnPathMx: DnsAnswer<string>;
+  /** TXT records of the return-path host. */
+  returnPathTxt: DnsAnswer<string>;
 }
 
 export interface DnsCheckOutcome {
   /** New status per component; a component left out keeps its status (its lookup failed temporarily). */
-  components: Partial<Record<DnsPurpose, VerificationStatus>>;
+  components: Partial<Record<DnsComponent, VerificationStatus>>;
   lastCheckStatus: LastCheckStatus;
 }
 
@@ -55,6 +60,14 @@ function combineDmarc(levels: Judgement[]): Judgement {
   return 'missing';
 }
 
+/** MX and SPF together: a temporary failure of either says nothing; no MX is `missing`; a TXT-less host a `mismatch`. */
+function judgeReturnPath(mx: DnsAnswer<string>, txt: DnsAnswer<string>, settings: ReturnPathSettings): Judgement {
+  if (mx.kind === 'temporary' || txt.kind === 'temporary') return 'temporary';
+  const mxHosts = mx.kind === 'found' ? mx.values : [];
+  if (mxHosts.length === 0) return 'missing';
+  return returnPathMatches(mxHosts, txt.kind === 'found' ? txt.values : [], settings) ? 'verified' : 'mismatch';
+}
+
 /**
  * Turns observed DNS answers into component statuses (docs/api-decisions.md, "Domains"). Each
  * component moves on its own; a temporary failure changes no component and makes the
@@ -62,16 +75,17 @@ function combineDmarc(levels: Judgement[]): Judgement {
  */
 export function evaluateDnsCheck(
   observation: DomainDnsObservation,
-  expected: { ownershipToken: string; dkimPublicKey: string },
+  expected: { ownershipToken: string; dkimPublicKey: string; returnPath: ReturnPathSettings },
 ): DnsCheckOutcome {
-  const judgements: Record<DnsPurpose, Judgement> = {
+  const judgements: Record<DnsComponent, Judgement> = {
     ownership: judge(observation.ownership, (value) => unquoteTxt(value) === expected.ownershipToken),
     dkim: judge(observation.dkim, (value) => dkimRecordMatches(value, expected.dkimPublicKey)),
     dmarc: combineDmarc([observation.dmarc, observation.organizationalDmarc].filter((a) => a !== undefined).map(judgeDmarc)),
+    return_path: judgeReturnPath(observation.returnPathMx, observation.returnPathTxt, expected.returnPath),
   };
   const components: DnsCheckOutcome['components'] = {};
   let temporary = false;
-  for (const [purpose, judgement] of Object.entries(judgements) as [DnsPurpose, Judgement][]) {
+  for (const [purpose, judgement] of Object.entries(judgements) as [DnsComponent, Judgement][]) {
     if (judgement === 'temporary') temporary = true;
     else components[purpose] = judgement;
   }

@@ -18,6 +18,11 @@ export const domainSchema = z.object({
   ownership: component,
   dkim: component,
   dmarc: component,
+  return_path: component.meta({
+    description:
+      'The return-path host `bounces.<domain>` (MX and SPF records of GET /v1/domains/{id}/dns). Once verified, bounces and ' +
+      'complaints come back to the service; it does not count towards `status`.',
+  }),
   sender_count: z.number().int().meta({ description: 'Active senders of the domain.' }),
   delivery_counts: z
     .object({
@@ -48,6 +53,7 @@ export function serializeDomain(domain: DomainView): DomainRepresentation {
     ownership: { status: domain.ownershipStatus },
     dkim: { status: domain.dkimStatus },
     dmarc: { status: domain.dmarcStatus },
+    return_path: { status: domain.returnPathStatus },
     sender_count: domain.senderCount,
     delivery_counts: domain.deliveryCounts,
     last_check:

@@ -26,6 +26,7 @@ describe('POST /v1/domains', () => {
       ownership: { status: 'not_checked' },
       dkim: { status: 'not_checked' },
       dmarc: { status: 'not_checked' },
+      return_path: { status: 'not_checked' },
       sender_count: 0,
       delivery_counts: { accepted: 0, bounced: 0, failed: 0, deferred: 0 },
       last_check: null,
@@ -33,7 +34,7 @@ describe('POST /v1/domains', () => {
       updated_at: res.body.created_at,
     });
     expect(Object.keys(res.body)).toEqual([
-      'id', 'name', 'external_id', 'status', 'ownership', 'dkim', 'dmarc', 'sender_count', 'delivery_counts', 'last_check', 'created_at', 'updated_at',
+      'id', 'name', 'external_id', 'status', 'ownership', 'dkim', 'dmarc', 'return_path', 'sender_count', 'delivery_counts', 'last_check', 'created_at', 'updated_at',
     ]);
   });
 

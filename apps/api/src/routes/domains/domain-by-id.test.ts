@@ -41,7 +41,7 @@ describe('GET /v1/domains/:id', () => {
 });
 
 describe('GET /v1/domains/:id/dns', () => {
-  it('returns the exact ownership, DKIM and DMARC records without any DNS query', async () => {
+  it('returns the exact ownership, DKIM, DMARC and return-path records without any DNS query', async () => {
     const domain = await create('records.example.com');
     const before = dns.queryCount();
     const res = await api.http.get(`/v1/domains/${domain.id}/dns`).set(auth());
@@ -51,6 +51,8 @@ describe('GET /v1/domains/:id/dns', () => {
         { purpose: 'ownership', type: 'TXT', name: '_mailer-verify.records.example.com', value: expect.stringMatching(/^mailer-verify=[0-9A-Za-z]{32}$/) },
         { purpose: 'dkim', type: 'TXT', name: expect.stringMatching(/^[a-z0-9]+\._domainkey\.records\.example\.com$/), value: expect.stringMatching(/^v=DKIM1; k=rsa; p=MII[A-Za-z0-9+/=]+$/) },
         { purpose: 'dmarc', type: 'TXT', name: '_dmarc.records.example.com', value: 'v=DMARC1; p=none;' },
+        { purpose: 'return_path_mx', type: 'MX', name: 'bounces.records.example.com', value: `10 ${api.deps.config.returnPath.inboundHost}` },
+        { purpose: 'return_path_spf', type: 'TXT', name: 'bounces.records.example.com', value: `v=spf1 a:${api.deps.config.returnPath.inboundHost} -all` },
       ],
     });
     expect(dns.queryCount()).toBe(before);

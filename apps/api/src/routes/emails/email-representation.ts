@@ -46,7 +46,16 @@ export const emailDetailSchema = emailSummarySchema.extend({
     }),
   ),
   events: z.array(
-    z.object({ type: z.string(), at: timestamp, recipient: z.string().optional(), cause: causeSchema.optional() }),
+    z.object({
+      type: z.string().meta({
+        description:
+          '`queued`, then per recipient `sending`, `deferred`, `accepted`, `bounced`, `failed`; from the return path also ' +
+          '`bounced` after `accepted` (a DSN), `delayed` and `complained`.',
+      }),
+      at: timestamp,
+      recipient: z.string().optional(),
+      cause: causeSchema.optional(),
+    }),
   ),
   attachments: z.array(z.object({ filename: z.string(), content_type: z.string(), size: z.number().int(), inline: z.boolean() })),
   timestamps: z.object({ created_at: timestamp, updated_at: timestamp, completed_at: timestamp.nullable() }),

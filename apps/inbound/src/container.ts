@@ -1,0 +1,24 @@
+import type { Config } from '@mailer/config';
+import { openDatabase, type Database, type DatabaseHandle } from '@mailer/db';
+import { returnPathKey } from '@mailer/domain';
+import { createLogger, type Logger } from '@mailer/logger';
+import { createInboundMetrics, type InboundMetrics } from './metrics';
+
+/** What the inbound listener works with, built once at boot (and by tests, against a test database). */
+export interface InboundDependencies {
+  config: Config;
+  logger: Logger;
+  database: DatabaseHandle;
+  db: Database;
+  /** Verifies the return-path tokens (derived from ENCRYPTION_KEY, as the delivery daemon's). */
+  returnPathKey: Buffer;
+  metrics: InboundMetrics;
+  now: () => Date;
+}
+
+export function createContainer(config: Config, overrides: { logger?: Logger } = {}): InboundDependencies {
+  const logger = overrides.logger ?? createLogger({ level: config.logLevel, service: 'inbound' });
+  // A report takes one connection for its lookup and transaction; a few suffice for many sessions.
+  const database = openDatabase(config.databaseUrl, Math.min(config.databasePoolSize, 10));
+  return { config, logger, database, db: database.db, returnPathKey: returnPathKey(config.encryptionKey), metrics: createInboundMetrics(), now: () => new Date() };
+}

@@ -1,0 +1,226 @@
+import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import path from 'node:path';
+import { createAccount, createWebhookEndpoint, type Database } from '@mailer/db';
+import { returnPathAddress } from '@mailer/domain';
+import { serveMetrics } from '@mailer/operations';
+import { insertQueuedEmail, insertReadyDomain, insertSender } from '@mailer/testing';
+import { startInboundHarness, type InboundHarness } from './testing/inbound-harness';
+
+/** The listener against a real database: which recipients it takes, and what each report changes there. */
+let h: InboundHarness;
+let db: Database;
+
+beforeAll(async () => {
+  h = await startInboundHarness({ INBOUND_MAX_MESSAGE_BYTES: String(64 * 1024), INBOUND_MAX_CONNECTIONS: '3' });
+  db = h.deps.db;
+});
+afterAll(() => h.close());
+
+const fixture = (name: string, returnPath: string) => readFileSync(path.join(__dirname, 'fixtures', name), 'utf8').replaceAll('b-__TOKEN__@bounces.example.com', returnPath);
+
+interface Sent {
+  accountId: string;
+  senderId: string;
+  emailId: string;
+  deliveries: { id: string; recipient: string; kind: 'to' | 'cc' | 'bcc' }[];
+}
+
+/** An account sending from `domain`, with a webhook endpoint for every event, and a message to `to` (and `bcc`) every delivery of which was accepted. */
+async function acceptedMessage(domainName: string, to: string[], bcc: string[] = []): Promise<Sent> {
+  const { account } = await createAccount(db, 'Inbound test');
+  const domain = await insertReadyDomain(db, h.deps.config.encryptionKey, account.id, domainName);
+  const sender = await insertSender(db, account.id, domain.id, `news@${domainName}`);
+  await createWebhookEndpoint(db, {
+    accountId: account.id,
+    url: 'https://hooks.example.net/mailer',
+    events: ['email.bounced', 'email.complained', 'email.deferred'],
+    description: null,
+    secretSealed: 'unused',
+    now: new Date(),
+  });
+  const email = await insertQueuedEmail(db, { accountId: account.id, senderId: sender.id, domainId: domain.id, from: sender.email, to, bcc });
+  const n = email.deliveries.length;
+  // As the daemon leaves a message all of whose deliveries were accepted.
+  await db`update deliveries set status = 'accepted', attempt_count = 1 where email_id = ${email.id}`;
+  await db`update emails set status = 'accepted', completed_at = now(), content_purged_at = now(), text_body = null where id = ${email.id}`;
+  await db`update senders set accepted_count = accepted_count + ${n} where id = ${sender.id}`;
+  await db`update account_usage set active_deliveries = active_deliveries - ${n} where account_id = ${account.id}`;
+  return { accountId: account.id, senderId: sender.id, emailId: email.id, deliveries: email.deliveries };
+}
+
+const returnPathOf = (deliveryId: string, domain = 'example.com') => returnPathAddress(h.deps.returnPathKey, deliveryId, domain, 'bounces');
+
+async function state(sent: Sent) {
+  const [email] = await db`select status, cause from emails where id = ${sent.emailId}`;
+  const deliveries = await db`select id, status, cause from deliveries where email_id = ${sent.emailId} order by position`;
+  const events = await db`select type, recipient, cause from events where email_id = ${sent.emailId} and type not in ('queued', 'sending') order by id`;
+  const suppressions = await db`select email, reason, email_id from suppressions where account_id = ${sent.accountId} order by email`;
+  const webhooks = await db`select type, recipient, recipient_kind, status, cause from webhook_events where email_id = ${sent.emailId} order by occurred_at`;
+  const [sender] = await db`select accepted_count, bounced_count from senders where id = ${sent.senderId}`;
+  return { email: email!, deliveries, events, suppressions, webhooks, sender: sender! };
+}
+
+describe('a DSN sent to a delivery\'s return-path address', () => {
+  it('turns the accepted delivery bounced with the cause of its status, and the message, counters and webhooks follow', async () => {
+    const sent = await acceptedMessage('example.com', ['alice@recipient.example']);
+    const address = returnPathOf(sent.deliveries[0]!.id);
+    const before = await h.reportCount('dsn', 'applied');
+    const completion = () => db`select completed_at, content_purged_at from emails where id = ${sent.emailId}`;
+    const [completedBefore] = await completion();
+
+    expect(await h.send([address], fixture('postfix-over-quota.eml', address))).toEqual({ accepted: true, responseCode: 250 });
+
+    const cause = { code: 'mailbox_full', permanent: true, smtp_code: 552, enhanced_status: '5.2.2' };
+    const after = await state(sent);
+    expect(after.email).toEqual({ status: 'bounced', cause });
+    expect(after.deliveries).toEqual([{ id: sent.deliveries[0]!.id, status: 'bounced', cause }]);
+    expect(after.events).toEqual([{ type: 'bounced', recipient: 'alice@recipient.example', cause }]);
+    expect(after.sender).toEqual({ accepted_count: 0, bounced_count: 1 });
+    // A full mailbox is not a hard bounce: no suppression.
+    expect(after.suppressions).toEqual([]);
+    expect(after.webhooks).toEqual([{ type: 'email.bounced', recipient: 'alice@recipient.example', recipient_kind: 'to', status: 'bounced', cause }]);
+    expect(await h.reportCount('dsn', 'applied')).toBe(before + 1);
+    // The message was complete when it was accepted, and stays so from then.
+    expect(await completion()).toEqual([completedBefore]);
+
+    // The same DSN again changes nothing more.
+    expect((await h.send([address], fixture('postfix-over-quota.eml', address))).accepted).toBe(true);
+    expect((await state(sent)).events).toHaveLength(1);
+  });
+
+  it('suppresses the recipient of a hard bounce, and picks the transaction\'s delivery the DSN names', async () => {
+    const sent = await acceptedMessage('example.com', ['carl@recipient.example', 'bob@recipient.example']);
+    // The transaction's first delivery is in MAIL FROM; the DSN is about the second recipient.
+    const address = returnPathOf(sent.deliveries[0]!.id);
+    await h.send([address], fixture('exim-user-unknown.eml', address));
+
+    const after = await state(sent);
+    expect(after.deliveries.map((d) => d.status)).toEqual(['accepted', 'bounced']);
+    expect(after.deliveries[1]!.cause).toMatchObject({ code: 'recipient_unknown', enhanced_status: '5.0.0' });
+    expect(after.suppressions).toEqual([{ email: 'bob@recipient.example', reason: 'hard_bounce', email_id: sent.emailId }]);
+  });
+
+  it('adds a delayed event for a delay and leaves the delivery accepted', async () => {
+    const sent = await acceptedMessage('example.com', ['carol@recipient.example']);
+    const address = returnPathOf(sent.deliveries[0]!.id);
+    await h.send([address], fixture('gmail-delayed.eml', address));
+
+    const after = await state(sent);
+    expect(after.deliveries[0]!.status).toBe('accepted');
+    expect(after.events).toEqual([{ type: 'delayed', recipient: 'carol@recipient.example', cause: null }]);
+    expect(after.webhooks).toEqual([]);
+  });
+});
+
+describe('a complaint (ARF)', () => {
+  it('adds a complained event, a complaint suppression and an email.complained webhook', async () => {
+    const sent = await acceptedMessage('example.com', ['heidi@yahoo.com']);
+    const address = returnPathOf(sent.deliveries[0]!.id);
+    const before = await h.reportCount('arf', 'applied');
+    await h.send([address], fixture('yahoo-arf-complaint.eml', address));
+
+    const after = await state(sent);
+    expect(after.deliveries[0]!.status).toBe('accepted');
+    expect(after.events).toEqual([{ type: 'complained', recipient: 'heidi@yahoo.com', cause: null }]);
+    expect(after.suppressions).toEqual([{ email: 'heidi@yahoo.com', reason: 'complaint', email_id: sent.emailId }]);
+    expect(after.webhooks).toEqual([{ type: 'email.complained', recipient: 'heidi@yahoo.com', recipient_kind: 'to', status: 'accepted', cause: null }]);
+    expect(await h.reportCount('arf', 'applied')).toBe(before + 1);
+  });
+
+  it('sent to a feedback-loop address of the return-path host, names its delivery by the envelope sender it reports', async () => {
+    const sent = await acceptedMessage('example.com', ['heidi@yahoo.com']);
+    const reported = returnPathOf(sent.deliveries[0]!.id);
+    await h.send(['b-feedback-loop@bounces.example.com'], fixture('yahoo-arf-complaint.eml', reported));
+
+    expect((await state(sent)).events).toEqual([{ type: 'complained', recipient: 'heidi@yahoo.com', cause: null }]);
+  });
+
+  it('about a BCC delivery names no recipient anywhere and suppresses nothing', async () => {
+    const sent = await acceptedMessage('example.com', [], ['ivan@hotmail.com']);
+    const address = returnPathOf(sent.deliveries[0]!.id);
+    await h.send([address], fixture('microsoft-arf-complaint.eml', address));
+
+    const after = await state(sent);
+    expect(after.events).toEqual([{ type: 'complained', recipient: null, cause: null }]);
+    expect(after.suppressions).toEqual([]);
+    expect(after.webhooks).toEqual([{ type: 'email.complained', recipient: null, recipient_kind: 'bcc', status: 'accepted', cause: null }]);
+  });
+});
+
+describe('reports that change nothing', () => {
+  it('counts a forged token, a token of another domain and an unparseable message, and changes nothing', async () => {
+    const sent = await acceptedMessage('example.com', ['alice@recipient.example']);
+    await acceptedMessage('other.example', ['someone@recipient.example']);
+    const genuine = returnPathOf(sent.deliveries[0]!.id);
+    const forged = genuine.replace(/^b-(.{49})(.)/, (_m, head: string, last: string) => `b-${head}${last === '0' ? '1' : '0'}`);
+    const otherDomain = returnPathOf(sent.deliveries[0]!.id, 'other.example');
+    const forgedBefore = await h.reportCount('dsn', 'forged');
+    const unparseableBefore = await h.reportCount('none', 'unparseable');
+
+    expect((await h.send([forged], fixture('postfix-over-quota.eml', forged))).accepted).toBe(true);
+    expect((await h.send([otherDomain], fixture('postfix-over-quota.eml', otherDomain))).accepted).toBe(true);
+    expect((await h.send([genuine], fixture('yahoo-failure-notice-plain.eml', genuine))).accepted).toBe(true);
+
+    const after = await state(sent);
+    expect(after.deliveries[0]!.status).toBe('accepted');
+    expect(after.events).toEqual([]);
+    expect(await h.reportCount('dsn', 'forged')).toBe(forgedBefore + 2);
+    expect(await h.reportCount('none', 'unparseable')).toBe(unparseableBefore + 1);
+
+    // As the operator reads them: /metrics on INBOUND_METRICS_PORT, behind OPERATOR_TOKEN.
+    const token = 'inbound-metrics-token-0123';
+    const server = serveMetrics(h.deps.metrics.registry, { port: 0, host: '127.0.0.1', operatorToken: token }, h.deps.logger);
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/metrics`;
+      expect((await fetch(url)).status).toBe(401);
+      const text = await (await fetch(url, { headers: { authorization: `Bearer ${token}` } })).text();
+      expect(text).toContain(`mailer_inbound_reports_total{kind="dsn",result="forged"} ${forgedBefore + 2}`);
+      expect(text).toContain(`mailer_inbound_reports_total{kind="none",result="unparseable"} ${unparseableBefore + 1}`);
+    } finally {
+      server.close();
+    }
+  });
+});
+
+describe('the listener', () => {
+  it('refuses at RCPT anything but a return-path address of an existing domain: no relay', async () => {
+    await acceptedMessage('example.com', ['alice@recipient.example']);
+    const refused = h.deps.metrics.refusedRecipients;
+    const before = (await refused.get()).values[0]?.value ?? 0;
+    for (const to of ['someone@gmail.com', 'postmaster@bounces.example.com', 'b-abc@example.com', 'b-abc@bounces.unknown-domain.example', 'b-abc@bounces.com']) {
+      expect(await h.send([to], 'Subject: x\r\n\r\nx\r\n')).toEqual({ accepted: false, responseCode: 550 });
+    }
+    expect((await refused.get()).values[0]?.value).toBe(before + 5);
+    expect((await h.send(['b-anything@BOUNCES.example.com'], 'Subject: x\r\n\r\nx\r\n')).accepted).toBe(true);
+  });
+
+  it('refuses a message over INBOUND_MAX_MESSAGE_BYTES', async () => {
+    const big = `Subject: big\r\n\r\n${'x'.repeat(998)}\r\n`.repeat(80);
+    expect(await h.send(['b-anything@bounces.example.com'], big)).toEqual({ accepted: false, responseCode: 552 });
+  });
+
+  it('answers 421 beyond INBOUND_MAX_CONNECTIONS, and survives malformed input', async () => {
+    const open = (): Promise<{ greeting: string; socket: ReturnType<typeof connect> }> =>
+      new Promise((resolve, reject) => {
+        const socket = connect(h.port, '127.0.0.1');
+        socket.once('error', reject);
+        socket.once('data', (chunk: Buffer) => resolve({ greeting: chunk.toString(), socket }));
+      });
+    const sessions = [await open(), await open(), await open()];
+    expect(sessions.map((s) => s.greeting.slice(0, 3))).toEqual(['220', '220', '220']);
+    const fourth = await open();
+    expect(fourth.greeting.slice(0, 3)).toBe('421');
+    fourth.socket.destroy();
+
+    // Garbage, a NUL byte, an overlong line and a DATA out of sequence on one session; then a disconnect mid-command.
+    const [first, second] = sessions;
+    first!.socket.write(`\u0000\u00ff garbage\r\nMAIL FROM:<<<>>>\r\n${'A'.repeat(100_000)}\r\nDATA\r\nRCPT TO:<>\r\n`);
+    second!.socket.write('EHLO x\r\nMAIL FROM:<>\r\nRCPT TO:<b-x@bounces.exa');
+    for (const s of sessions) s.socket.destroy();
+
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await h.send(['b-anything@bounces.example.com'], 'Subject: still here\r\n\r\nx\r\n')).accepted).toBe(true);
+  });
+});

@@ -1,0 +1,86 @@
+import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+import { activeDomainExists } from '@mailer/db';
+import { parseReturnPathAddress } from '@mailer/domain';
+import type { InboundDependencies } from './container';
+import { applyReport } from './reports/apply-report';
+
+/** Return-path recipients one message may have; a report names one, a few cover forwarding. */
+export const MAX_RECIPIENTS = 10;
+
+/** An SMTP reply to a command, as smtp-server sends it (`responseCode`). */
+const reply = (code: number, message: string) => Object.assign(new Error(message), { responseCode: code });
+
+/**
+ * The inbound SMTP listener (docs/api-decisions.md, "Return path"): it takes mail only for
+ * return-path addresses (`b-…@<RETURN_PATH_LABEL>.<domain>`) of existing domains, so it relays
+ * nothing (anything else is 550 at RCPT), reads each message as a DSN or complaint and applies
+ * it before answering (a database failure is a 451: the sender retries). Bounded: message size
+ * (SIZE, 552 beyond), connections (421 beyond), recipients, idle time; no AUTH, no STARTTLS
+ * (reports carry nothing secret and senders do not require it). Errors in a session end that
+ * session, never the process.
+ */
+export function createInboundServer(deps: InboundDependencies): SMTPServer {
+  const { inbound, returnPath } = deps.config;
+  const server = new SMTPServer({
+    name: returnPath.inboundHost,
+    banner: 'mailer return path',
+    authOptional: true,
+    disabledCommands: ['AUTH', 'STARTTLS'],
+    disableReverseLookup: true,
+    logger: false,
+    size: inbound.maxMessageBytes,
+    maxClients: inbound.maxConnections,
+    socketTimeout: inbound.socketTimeoutMs,
+    closeTimeout: 5_000,
+    onRcptTo(address, session, callback) {
+      if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) return callback(reply(452, 'Too many recipients'));
+      const parsed = parseReturnPathAddress(address.address, returnPath.label);
+      const refuse = () => {
+        deps.metrics.refusedRecipients.inc();
+        callback(reply(550, 'No such user here'));
+      };
+      if (!parsed) return refuse();
+      activeDomainExists(deps.db, parsed.domain).then(
+        (exists) => (exists ? callback() : refuse()),
+        (error: Error) => {
+          deps.logger.error('recipient check failed', { error: error.message });
+          callback(reply(451, 'Temporary failure, try again later'));
+        },
+      );
+    },
+    onData(stream: SMTPServerDataStream, session: SMTPServerSession, callback) {
+      const chunks: Buffer[] = [];
+      let bytes = 0;
+      // Past the limit the rest is drained unread, and the message refused at its end.
+      stream.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+        if (bytes <= inbound.maxMessageBytes) chunks.push(chunk);
+      });
+      stream.on('end', () => {
+        if (stream.sizeExceeded || bytes > inbound.maxMessageBytes) return callback(reply(552, 'Message exceeds the size limit'));
+        const recipients = session.envelope.rcptTo.map((r) => r.address);
+        applyReport(deps, Buffer.concat(chunks), recipients).then(
+          () => callback(null, 'OK'),
+          (error: Error) => {
+            deps.logger.error('report not applied', { error: error.message });
+            callback(reply(451, 'Temporary failure, try again later'));
+          },
+        );
+      });
+    },
+  });
+  server.on('error', (error) => deps.logger.warn('inbound session error', { error: error.message }));
+  return server;
+}
+
+/** Listens on INBOUND_PORT (0: any free port); resolves with the port bound. */
+export async function listenInbound(server: SMTPServer, port: number, host: string): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.server.once('error', reject);
+    server.listen(port, host, () => {
+      server.server.off('error', reject);
+      resolve();
+    });
+  });
+  return (server.server.address() as { port: number }).port;
+}

@@ -1,0 +1,43 @@
+import { ConfigError, loadConfig } from '@mailer/config';
+import { checkEncryptionKey, serveMetrics } from '@mailer/operations';
+import { createContainer } from './container';
+import { createInboundServer, listenInbound } from './inbound-server';
+
+/**
+ * The inbound listener: config → container → key check → SMTP on INBOUND_PORT → metrics on
+ * INBOUND_METRICS_PORT → signal handling (SIGTERM/SIGINT: stop accepting, let open sessions
+ * end within a few seconds, close the database, exit).
+ */
+async function main() {
+  const config = loadConfig();
+  const deps = createContainer(config);
+  await checkEncryptionKey(deps.db, config, deps.logger);
+  const server = createInboundServer(deps);
+  const port = await listenInbound(server, config.inbound.port, config.host);
+  const metrics = serveMetrics(deps.metrics.registry, { port: config.inbound.metricsPort, host: config.host, operatorToken: config.operatorToken }, deps.logger);
+  deps.logger.info('inbound listening', { port, host: config.returnPath.inboundHost });
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    deps.logger.info('inbound stopping', { signal });
+    setTimeout(() => process.exit(1), 15_000).unref();
+    metrics.close();
+    server.close(() => {
+      deps.database.close().then(
+        () => {
+          deps.logger.info('inbound stopped');
+          setTimeout(() => process.exit(0), 200).unref();
+        },
+        () => process.exit(1),
+      );
+    });
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((error: Error) => {
+  console.error(error instanceof ConfigError ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,30 @@
+import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** What became of a message the listener took: a report applied or ignored, or why it changed nothing. */
+export const REPORT_RESULTS = ['applied', 'ignored', 'unmatched', 'forged', 'unparseable'] as const;
+export type ReportResult = (typeof REPORT_RESULTS)[number];
+
+/** The listener's Prometheus metrics. Labels carry kinds and results only, never an address. */
+export interface InboundMetrics {
+  registry: Registry;
+  /**
+   * Messages by report kind (`dsn`, `arf`, `none` when unparseable) and result: `applied` (a
+   * delivery bounced, or an event was added), `ignored` (valid, but nothing to change: a
+   * success, a soft failure, a delivery not accepted), `unmatched` (the token's transaction
+   * holds no such recipient), `forged` (no return-path token verifies, or its domain differs)
+   * and `unparseable` (neither a DSN nor an ARF report).
+   */
+  reports: Counter<'kind' | 'result'>;
+  /** RCPT TO refused (not a return-path address of an existing domain, or too many). */
+  refusedRecipients: Counter;
+}
+
+export function createInboundMetrics(): InboundMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  return {
+    registry,
+    reports: new Counter({ name: 'mailer_inbound_reports_total', help: 'Messages received on the return path, by report kind and result.', labelNames: ['kind', 'result'], registers: [registry] }),
+    refusedRecipients: new Counter({ name: 'mailer_inbound_refused_recipients_total', help: 'RCPT TO refused by the inbound listener.', registers: [registry] }),
+  };
+}

@@ -1,0 +1,2 @@
+ALTER TABLE "domains" ADD COLUMN "return_path_status" text DEFAULT 'not_checked' NOT NULL;--> statement-breakpoint
+CREATE INDEX "domains_active_name_idx" ON "domains" USING btree ("name") WHERE deleted_at is null;
