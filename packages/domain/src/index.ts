@@ -12,3 +12,4 @@ export * from './delivery';
 export * from './emails';
 export * from './suppressions/suppression';
 export * from './webhooks';
+export * from './scheduling';

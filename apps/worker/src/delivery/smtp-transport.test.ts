@@ -330,14 +330,4 @@ describe('connections', () => {
     expect(summary(await send(ctx, 'closing.example', ['b@closing.example']))).toEqual({ 'b@closing.example': 'deferred:connection_lost' });
     expect(target.connections()).toBe(1);
   });
-
-  it('keeps concurrent transactions per destination within DESTINATION_CONCURRENCY', async () => {
-    const target = await peer('127.0.0.2', { data: { kind: 'delay', ms: 150 } });
-    route('busy.example', 'mx.busy.example', '127.0.0.2');
-    const ctx = transport({ DESTINATION_CONCURRENCY: '2' });
-    const reports = await Promise.all(Array.from({ length: 6 }, (_, i) => send(ctx, 'busy.example', [`u${i}@busy.example`])));
-    expect(reports.every((r) => [...r.outcomes.values()].every((o) => o.outcome === 'accepted'))).toBe(true);
-    expect(target.messages).toHaveLength(6);
-    expect(target.peakConnections()).toBe(2);
-  });
 });
