@@ -1,3 +1,4 @@
+import { createServer, type Server } from 'node:net';
 import { loadConfig } from '@mailer/config';
 import { startTestDnsServer, startTestSmtpServer, TEST_CA_FILE, type TestDnsServer, type TestSmtpServer } from '@mailer/testing';
 import { createTransportContext } from '../container';
@@ -139,6 +140,32 @@ describe('routing', () => {
     expect(summary(report)).toEqual({ 'ann@fallback.example': 'accepted' });
     expect(report.mxHost).toBe('up.fallback.example');
     expect(backup.messages).toHaveLength(1);
+  });
+
+  it('tries at most 2 MX hosts and 5 addresses in all per attempt (3 hosts with 4 addresses each)', async () => {
+    const tried: string[] = [];
+    const hangUps = await Promise.all(
+      [1, 2, 3].flatMap((h) => [1, 2, 3, 4].map((a) => `127.0.${h}.${a}`)).map(
+        (address) =>
+          new Promise<Server>((resolve) => {
+            const server = createServer((socket) => {
+              tried.push(address);
+              socket.destroy();
+            });
+            server.listen(port, address, () => resolve(server));
+          }),
+      ),
+    );
+    dns.set('wide.example', [1, 2, 3].map((h) => ({ type: 'MX' as const, exchange: `mx${h}.wide.example`, priority: h })));
+    for (const h of [1, 2, 3]) dns.set(`mx${h}.wide.example`, [1, 2, 3, 4].map((a) => ({ type: 'A' as const, address: `127.0.${h}.${a}` })));
+    const report = await send(transport(), 'wide.example', ['a@wide.example']);
+    await Promise.all(hangUps.map((server) => new Promise((resolve) => server.close(resolve))));
+    expect(summary(report)).toEqual({ 'a@wide.example': 'deferred:connection_failed' });
+    expect(report.connected).toBe(false);
+    // The first host's 4 addresses, then one of the second host's; the third host never.
+    expect(tried).toHaveLength(5);
+    expect(tried.filter((a) => a.startsWith('127.0.1.')).sort()).toEqual(['127.0.1.1', '127.0.1.2', '127.0.1.3', '127.0.1.4']);
+    expect(tried[4]).toMatch(/^127\.0\.2\./);
   });
 
   it('tries the next address of an MX host', async () => {
