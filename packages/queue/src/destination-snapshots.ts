@@ -4,6 +4,8 @@ import type { Redis } from './connection';
 export interface DestinationSnapshot {
   /** The destination key: its MX host set, sorted. */
   destination: string;
+  /** Its name in metric labels (destinationId), which never name a host. */
+  id: string;
   /** Recipient domains routed to it lately (at most a few dozen). */
   domains: string[];
   /** Leased deliveries held in memory: waiting for a transaction, or in one. */

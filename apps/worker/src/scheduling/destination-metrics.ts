@@ -6,7 +6,7 @@ export const LABELLED_DESTINATIONS = 10;
 
 /**
  * Per-destination gauges, read from the scheduler at each scrape: the destinations holding
- * the most deliveries by name (their MX host set), the rest as `other`
+ * the most deliveries by id (destinationId: labels never name a host), the rest as `other`
  * (docs/api-decisions.md, "Scheduling").
  */
 export function registerDestinationGauges(registry: Registry, snapshot: () => DestinationSnapshot[]): void {
@@ -30,7 +30,7 @@ export function registerDestinationGauges(registry: Registry, snapshot: () => De
       gauges.concurrency.inc({ destination: label }, d.concurrency);
       gauges.suspended.inc({ destination: label }, d.suspended);
     };
-    all.forEach((d, i) => set(i < LABELLED_DESTINATIONS ? d.destination : 'other', { ...d, suspended: d.suspendedUntil ? 1 : 0 }));
+    all.forEach((d, i) => set(i < LABELLED_DESTINATIONS ? d.id : 'other', { ...d, suspended: d.suspendedUntil ? 1 : 0 }));
   };
   for (const gauge of Object.values(gauges)) Object.assign(gauge, { collect });
 }

@@ -1,4 +1,4 @@
-import { destinationKey, limitRuleFor, type DestinationLimitRule, type DestinationTuning, type TransactionFeedback } from '@mailer/domain';
+import { destinationId, destinationKey, limitRuleFor, type DestinationLimitRule, type DestinationTuning, type TransactionFeedback } from '@mailer/domain';
 import type { Logger } from '@mailer/logger';
 import { SharedDestinationLimits, type DestinationSnapshot } from '@mailer/queue';
 import { Destination, type ScheduledGroup } from './destination';
@@ -107,6 +107,7 @@ export class DestinationScheduler {
       }
       snapshots.push({
         destination: key,
+        id: destinationId(key),
         domains: [...d.domains],
         held: d.held + d.inFlightDeliveries,
         inFlight: d.inFlight,

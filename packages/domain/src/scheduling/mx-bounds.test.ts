@@ -1,4 +1,4 @@
-import { boundMxAttempt, destinationKey } from './mx-bounds';
+import { boundMxAttempt, destinationId, destinationKey } from './mx-bounds';
 
 describe('boundMxAttempt', () => {
   const hosts = (n: number, perHost: number) =>
@@ -28,5 +28,13 @@ describe('destinationKey', () => {
 
   it('names at most 10 hosts', () => {
     expect(destinationKey(Array.from({ length: 12 }, (_, i) => `mx${String(i).padStart(2, '0')}.test`)).split(',')).toHaveLength(10);
+  });
+});
+
+describe('destinationId', () => {
+  it('is stable per key and names no host', () => {
+    expect(destinationId('mx1.example,mx2.example')).toBe(destinationId('mx1.example,mx2.example'));
+    expect(destinationId('mx1.example')).not.toBe(destinationId('mx2.example'));
+    expect(destinationId('mx1.example')).toMatch(/^d_[0-9a-f]{12}$/);
   });
 });

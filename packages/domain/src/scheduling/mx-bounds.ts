@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * How far one attempt at a destination goes (docs/api-decisions.md, "Scheduling"): at most
  * `hosts` MX hosts and `addresses` addresses in all, as Postfix's smtp_mx_session_limit and
@@ -42,4 +44,13 @@ const KEY_HOSTS = 10;
  */
 export function destinationKey(hosts: readonly string[]): string {
   return [...new Set(hosts.map((h) => h.toLowerCase()))].sort().slice(0, KEY_HOSTS).join(',');
+}
+
+/**
+ * A destination's name where MX host names must not appear (metric labels, which never name
+ * a host or address: an MX host can give a BCC recipient's domain away). `queue destinations`
+ * lists it beside the hosts, for the operator to match them.
+ */
+export function destinationId(key: string): string {
+  return `d_${createHash('sha256').update(key).digest('hex').slice(0, 12)}`;
 }
