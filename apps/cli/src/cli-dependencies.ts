@@ -1,6 +1,6 @@
 import type { Database } from '@mailer/db';
 import type { DnsResolver } from '@mailer/dns';
-import type { DeliveryQueue } from '@mailer/queue';
+import type { DaemonSnapshot, DeliveryQueue } from '@mailer/queue';
 import type { CliOutput } from './output';
 
 /** What the commands work with; main.ts builds it from the environment, tests from a test database. */
@@ -11,6 +11,8 @@ export interface CliDependencies {
   /** Opened on first use: only the queue and email commands need Redis, only `domain check` DNS. */
   deliveryQueue: () => Promise<DeliveryQueue>;
   dns: () => DnsResolver;
+  /** The live daemons' destination snapshots in Redis (docs/api-decisions.md, "Scheduling"). */
+  destinationSnapshots: () => Promise<DaemonSnapshot[]>;
   /** ENCRYPTION_KEY as configured: what `secrets reseal` seals under. */
   encryptionKey: Buffer;
   /** The environment, for the variable `secrets reseal --from-key-env` names. */

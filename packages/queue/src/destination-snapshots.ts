@@ -50,3 +50,29 @@ export async function readDestinationSnapshots(redis: Redis, prefix: string): Pr
   const values = await redis.mget(...keys);
   return values.filter((v): v is string => v !== null).map((v) => JSON.parse(v) as DaemonSnapshot);
 }
+
+/** One destination over every live daemon: held and in flight summed, concurrency summed, the latest suspension. */
+export interface MergedDestination extends DestinationSnapshot {
+  /** Daemons holding or remembering it. */
+  daemons: number;
+}
+
+export function mergeDestinationSnapshots(daemons: readonly DaemonSnapshot[]): MergedDestination[] {
+  const merged = new Map<string, MergedDestination>();
+  for (const { destinations } of daemons) {
+    for (const d of destinations) {
+      const seen = merged.get(d.destination);
+      if (!seen) {
+        merged.set(d.destination, { ...d, domains: [...d.domains], daemons: 1 });
+        continue;
+      }
+      seen.held += d.held;
+      seen.inFlight += d.inFlight;
+      seen.concurrency += d.concurrency;
+      seen.daemons++;
+      seen.domains = [...new Set([...seen.domains, ...d.domains])];
+      if (d.suspendedUntil && (!seen.suspendedUntil || d.suspendedUntil > seen.suspendedUntil)) seen.suspendedUntil = d.suspendedUntil;
+    }
+  }
+  return [...merged.values()];
+}

@@ -4,10 +4,12 @@ export { createDeliveryQueue, type DeliveryQueue, type DueMessage } from './prod
 export { reconcileOwedDeliveries, RECONCILE_GRACE_MS } from './reconcile-owed-deliveries';
 export { SharedDestinationLimits, HOLDER_TTL_MS, type SharedGrant } from './destination-limits';
 export {
+  mergeDestinationSnapshots,
   publishDestinationSnapshot,
   readDestinationSnapshots,
   removeDestinationSnapshot,
   SNAPSHOT_TTL_MS,
   type DaemonSnapshot,
   type DestinationSnapshot,
+  type MergedDestination,
 } from './destination-snapshots';
