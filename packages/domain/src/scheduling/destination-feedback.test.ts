@@ -25,9 +25,17 @@ describe('destination feedback (AIMD)', () => {
 
   it('suspends after consecutive connection failures, at concurrency 1, for the suspension time', () => {
     const state = run(['connection_failed', 'connection_failed', 'connection_failed'], 1_000);
-    expect(state).toMatchObject({ concurrency: 1, suspendedUntil: 61_000, consecutiveFailures: 0 });
+    expect(state).toMatchObject({ concurrency: 1, suspendedUntil: 61_000 });
     expect(isSuspended(state, 60_999)).toBe(true);
     expect(isSuspended(state, 61_000)).toBe(false);
+  });
+
+  it("after a suspension, suspends again at the probe's connection failure, and not after its success", () => {
+    const suspended = run(['connection_failed', 'connection_failed', 'connection_failed'], 0);
+    expect(afterTransaction(suspended, 'connection_failed', tuning, 70_000).suspendedUntil).toBe(130_000);
+    const recovered = afterTransaction(suspended, 'success', tuning, 70_000);
+    expect(recovered.suspendedUntil).toBeNull();
+    expect(afterTransaction(recovered, 'connection_failed', tuning, 71_000).suspendedUntil).toBeNull();
   });
 
   it('does not suspend when a success or a throttling reply breaks the run of failures', () => {

@@ -44,8 +44,9 @@ export function isSuspended(state: DestinationState, nowMs: number): boolean {
 /**
  * The state after one transaction: +1 after `concurrency` successes in a row (so one step per
  * round of transactions), halved (at least 1) on throttling or a connection failure, and
- * suspended at concurrency 1 after `suspendAfterFailures` connection failures in a row.
- * A suspension that ran out is lifted by the next feedback.
+ * suspended at concurrency 1 after `suspendAfterFailures` connection failures in a row; once
+ * suspended, the next connection failure suspends it again until a success. A suspension
+ * that ran out is lifted by the next feedback.
  */
 export function afterTransaction(state: DestinationState, feedback: TransactionFeedback, tuning: DestinationTuning, nowMs: number): DestinationState {
   const current = isSuspended(state, nowMs) ? state : { ...state, suspendedUntil: null };
@@ -61,7 +62,8 @@ export function afterTransaction(state: DestinationState, feedback: TransactionF
     case 'connection_failed': {
       const consecutiveFailures = current.consecutiveFailures + 1;
       if (consecutiveFailures < tuning.suspendAfterFailures) return { ...current, concurrency: halved, successes: 0, consecutiveFailures };
-      return { concurrency: 1, successes: 0, consecutiveFailures: 0, suspendedUntil: nowMs + tuning.suspendMs };
+      // One failure more suspends it again: the first transaction after a suspension is a probe, as Postfix's.
+      return { concurrency: 1, successes: 0, consecutiveFailures: tuning.suspendAfterFailures - 1, suspendedUntil: nowMs + tuning.suspendMs };
     }
     case 'neutral':
       return current;
