@@ -17,6 +17,16 @@ export interface DestinationSchedulerOptions {
   now?: () => number;
 }
 
+/**
+ * How a rule's transactions use connections. Under `connections` a connection carries one
+ * transaction and is closed: an idle pooled one would stay open unseen by the other daemons'
+ * count (docs/api-decisions.md, "Scheduling").
+ */
+function connectionLimits(rule: DestinationLimitRule | undefined): { messagesPerConnection?: number } {
+  if (rule?.connections !== undefined) return { messagesPerConnection: 1 };
+  return rule?.messagesPerConnection !== undefined ? { messagesPerConnection: rule.messagesPerConnection } : {};
+}
+
 /** A destination idle this long is forgotten (its learned concurrency with it), unless suspended. */
 const IDLE_FORGET_MS = 10 * 60_000;
 
@@ -200,7 +210,7 @@ export class DestinationScheduler {
       }
       let feedback: TransactionFeedback = 'neutral';
       try {
-        feedback = await group.run({ ...(rule?.messagesPerConnection !== undefined ? { messagesPerConnection: rule.messagesPerConnection } : {}) });
+        feedback = await group.run(connectionLimits(rule));
       } catch (error) {
         this.options.logger.error('scheduled transaction failed', { destination: destination.key, error: (error as Error).message });
       } finally {
