@@ -1,7 +1,7 @@
 import type { Database } from '@mailer/db';
 import type { DnsResolver } from '@mailer/dns';
 import type { ReturnPathSettings } from '@mailer/domain';
-import type { DeliveryQueue } from '@mailer/queue';
+import type { DaemonSnapshot, DeliveryQueue } from '@mailer/queue';
 import type { CliOutput } from './output';
 
 /** What the commands work with; main.ts builds it from the environment, tests from a test database. */
@@ -14,6 +14,8 @@ export interface CliDependencies {
   dns: () => DnsResolver;
   /** How return-path hosts are published (RETURN_PATH_LABEL, INBOUND_HOST, SPF_INCLUDE, OUTBOUND_IPS), for `domain check`. */
   returnPath: ReturnPathSettings;
+  /** The live daemons' destination snapshots in Redis (docs/api-decisions.md, "Scheduling"). */
+  destinationSnapshots: () => Promise<DaemonSnapshot[]>;
   /** ENCRYPTION_KEY as configured: what `secrets reseal` seals under. */
   encryptionKey: Buffer;
   /** The environment, for the variable `secrets reseal --from-key-env` names. */

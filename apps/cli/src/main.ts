@@ -1,7 +1,7 @@
 import { ConfigError, loadConfig } from '@mailer/config';
 import { openDatabase } from '@mailer/db';
 import { createDnsResolver, type DnsResolver } from '@mailer/dns';
-import { createDeliveryQueue, openRedis, waitForRedis, type DeliveryQueue, type Redis } from '@mailer/queue';
+import { createDeliveryQueue, openRedis, readDestinationSnapshots, waitForRedis, type DeliveryQueue, type Redis } from '@mailer/queue';
 import { printError } from './output';
 import { runCli } from './program';
 
@@ -23,17 +23,21 @@ async function main(argv: string[]): Promise<number> {
   let redis: Redis | undefined;
   let queue: DeliveryQueue | undefined;
   let dns: DnsResolver | undefined;
+  const connected = async () => {
+    if (!redis) {
+      redis = openRedis(config.redisUrl, 'producer');
+      redis.on('error', () => undefined);
+    }
+    await waitForRedis(redis);
+    return redis;
+  };
   try {
     return await runCli(argv, {
       db: database.db,
       stdout: process.stdout,
       stderr: process.stderr,
-      deliveryQueue: async () => {
-        redis ??= openRedis(config.redisUrl, 'producer');
-        redis.on('error', () => undefined);
-        await waitForRedis(redis);
-        return (queue ??= createDeliveryQueue(redis, config.redisPrefix));
-      },
+      deliveryQueue: async () => (queue ??= createDeliveryQueue(await connected(), config.redisPrefix)),
+      destinationSnapshots: async () => readDestinationSnapshots(await connected(), config.redisPrefix),
       dns: () => (dns ??= createDnsResolver(config.dns)),
       encryptionKey: config.encryptionKey,
       returnPath: config.returnPath,

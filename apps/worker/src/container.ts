@@ -6,14 +6,18 @@ import { Batcher, claimMessages, openDatabase, writeAttempts, type AttemptWrite,
 import { createDnsResolver, type DnsResolver } from '@mailer/dns';
 import { returnPathKey } from '@mailer/domain';
 import { createLogger, type Logger } from '@mailer/logger';
-import { createDeliveryQueue, openRedis, type DeliveryQueue, type Redis } from '@mailer/queue';
+import { createDeliveryQueue, openRedis, SharedDestinationLimits, type DeliveryQueue, type Redis } from '@mailer/queue';
 import { SmtpConnectionPool } from './delivery/connection-pool';
 import { createMessageComposer, type MessageComposer } from './delivery/message-composer';
 import { createRouteLookups } from './delivery/route-cache';
-import { SlotLimiter } from './delivery/slot-limiter';
 import type { TransportContext } from './delivery/smtp-transport';
 import { LeaseKeeper } from './jobs/lease-keeper';
 import { createWorkerMetrics, type WorkerMetrics } from './metrics';
+import { registerDestinationGauges } from './scheduling/destination-metrics';
+import { DestinationScheduler } from './scheduling/destination-scheduler';
+
+/** A destination seen for the first time starts at this concurrency (then adapts, docs/api-decisions.md, "Scheduling"). */
+const INITIAL_DESTINATION_CONCURRENCY = 5;
 
 /** Everything a delivery job may touch, built once at boot (and by tests, against real services). */
 export interface WorkerDependencies {
@@ -39,8 +43,8 @@ export interface WorkerDependencies {
   attempts: Batcher<AttemptWrite, boolean>;
   /** Renews the leases of the attempts in flight; aborts an attempt whose lease could not be renewed in time. */
   leases: LeaseKeeper;
-  /** WORKER_CONCURRENCY messages in flight at most, however many each job carries (one key counts them all). */
-  messageSlots: SlotLimiter;
+  /** Held deliveries per destination; runs their SMTP transactions, WORKER_CONCURRENCY at once at most. */
+  scheduler: DestinationScheduler;
   metrics: WorkerMetrics;
   /** Aborted when the shutdown grace period is over: in-flight attempts stop and release their leases. */
   shutdown: AbortController;
@@ -61,6 +65,22 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   producerRedis.on('error', () => undefined);
   const now = overrides.now ?? (() => new Date());
   const metrics = createWorkerMetrics();
+  const scheduler = new DestinationScheduler({
+    globalLimit: config.worker.concurrency,
+    activeLimit: config.worker.activeLimit,
+    tuning: {
+      initial: INITIAL_DESTINATION_CONCURRENCY,
+      max: config.worker.destinationConcurrency,
+      suspendAfterFailures: config.worker.destinationSuspendAfter,
+      suspendMs: config.worker.destinationSuspensionMs,
+    },
+    rules: config.worker.destinationLimits,
+    shared: new SharedDestinationLimits(producerRedis, config.redisPrefix, (error) =>
+      logger.warn('shared destination limits unavailable, applied by this daemon alone', { error: error.message }),
+    ),
+    logger,
+  });
+  registerDestinationGauges(metrics.registry, () => scheduler.snapshot());
   const shutdown = new AbortController();
   // Every in-flight attempt listens to it.
   setMaxListeners(0, shutdown.signal);
@@ -82,7 +102,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
       return writes.map((_, i) => written.has(i));
     }),
     leases: new LeaseKeeper({ db: database.db, leaseMs: config.worker.leaseMs, now, logger, renewals: metrics.leaseRenewals }),
-    messageSlots: new SlotLimiter(config.worker.concurrency),
+    scheduler,
     metrics,
     shutdown,
     now,
@@ -106,12 +126,11 @@ async function claim(database: DatabaseHandle, config: Config, emailIds: string[
   });
 }
 
-/** DNS, SMTP pool, per-destination limits and session settings, as configured. */
+/** DNS, SMTP pool and session settings, as configured. */
 export function createTransportContext(config: Config): TransportContext {
   return {
     routes: createRouteLookups(createDnsResolver(config.dns)),
     pool: new SmtpConnectionPool(config.smtp.poolIdleMs),
-    limiter: new SlotLimiter(config.worker.destinationConcurrency),
     settings: {
       heloName: config.smtp.heloName,
       connectTimeoutMs: config.smtp.connectTimeoutMs,

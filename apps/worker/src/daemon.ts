@@ -3,7 +3,8 @@ import { owedDeliveryJobs } from '@mailer/db';
 import { leaseTiming } from '@mailer/domain';
 import { DELIVERY_QUEUE, RECONCILE_GRACE_MS, reconcileOwedDeliveries, type DeliverMessagePayload } from '@mailer/queue';
 import type { WorkerDependencies } from './container';
-import { deliverMessage } from './jobs/deliver-message';
+import { takeMessage } from './jobs/deliver-message';
+import { publishDestinations } from './scheduling/destination-snapshots';
 import { purgeExpiredData } from './jobs/purge-expired-data';
 import { startWebhookSender } from './webhooks/webhook-sender';
 import { recheckDomains } from './jobs/recheck-domains';
@@ -29,7 +30,9 @@ export interface Daemon {
 }
 
 /**
- * The BullMQ consumer of the delivery queue, `WORKER_CONCURRENCY` jobs at a time; the
+ * The BullMQ consumer of the delivery queue, `WORKER_CONCURRENCY` jobs at a time, handing
+ * claimed deliveries to the destination scheduler (a job ends once its messages are held,
+ * not delivered; docs/api-decisions.md, "Scheduling"); the
  * reconciler: every `RECONCILE_INTERVAL` it enqueues the jobs of owed deliveries that
  * Redis lost (FLUSHALL, Redis down at acceptance, a dead worker's lease), and every third
  * of `DELIVERY_LEASE` those of expired leases alone, so that a dead daemon's deliveries are
@@ -37,7 +40,10 @@ export interface Daemon {
  * sender; and, at start and then periodically, retention passes and domain re-check passes.
  */
 export function startDaemon(deps: WorkerDependencies): Daemon {
-  const worker = new Worker<DeliverMessagePayload>(DELIVERY_QUEUE, (job) => runJob(deps, job), {
+  deps.scheduler.start();
+  // Messages taken and not yet done: stopping waits for their last records and next jobs.
+  const taken = new Set<Promise<void>>();
+  const worker = new Worker<DeliverMessagePayload>(DELIVERY_QUEUE, (job) => runJob(deps, job, taken), {
     connection: deps.workerRedis,
     prefix: deps.config.redisPrefix,
     concurrency: deps.config.worker.concurrency,
@@ -81,6 +87,7 @@ export function startDaemon(deps: WorkerDependencies): Daemon {
   recheckTimer.unref();
   setImmediate(recheck);
   const webhooks = startWebhookSender(deps);
+  const destinations = publishDestinations(deps);
 
   return {
     worker,
@@ -92,7 +99,12 @@ export function startDaemon(deps: WorkerDependencies): Daemon {
       clearInterval(recheckTimer);
       const grace = setTimeout(() => deps.shutdown.abort(new Error('shutdown')), deps.config.worker.shutdownGraceMs);
       try {
-        await Promise.all([worker.close(), webhooks.stop()]);
+        // The scheduler stops first: held deliveries go back at once, and jobs waiting for room give their messages back.
+        await Promise.all([deps.scheduler.stop(), worker.close(), webhooks.stop()]);
+        // Messages a job was still claiming when the scheduler stopped were released since.
+        await deps.scheduler.stop();
+        await Promise.all([...taken]);
+        await destinations.stop();
       } finally {
         clearTimeout(grace);
       }
@@ -100,37 +112,40 @@ export function startDaemon(deps: WorkerDependencies): Daemon {
   };
 }
 
-/** The one key of the daemon's message slots. */
-const MESSAGE_SLOT = 'message';
-
-/** A job carries one message, or several accepted together: each is worked on as a slot frees up. */
-async function runJob(deps: WorkerDependencies, job: Job<DeliverMessagePayload>): Promise<void> {
-  const results = await Promise.allSettled(job.data.emailIds.map((emailId) => runMessage(deps, emailId, job.id)));
+/** A job carries one message, or several accepted together: each is claimed and held as there is room. */
+async function runJob(deps: WorkerDependencies, job: Job<DeliverMessagePayload>, taken: Set<Promise<void>>): Promise<void> {
+  const results = await Promise.allSettled(job.data.emailIds.map((emailId) => runMessage(deps, emailId, job.id, taken)));
   const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failure) throw failure.reason;
 }
 
-async function runMessage(deps: WorkerDependencies, emailId: string, jobId: string | undefined): Promise<void> {
-  let release: () => void;
+async function runMessage(deps: WorkerDependencies, emailId: string, jobId: string | undefined, taken: Set<Promise<void>>): Promise<void> {
   try {
-    release = await deps.messageSlots.acquire(MESSAGE_SLOT, deps.shutdown.signal);
+    await deps.scheduler.room(deps.shutdown.signal);
   } catch {
-    // The shutdown grace ran out before this message's turn: nothing of it was claimed, so a
-    // job of its own hands it to the next worker at once.
+    // Shutting down before this message had room: nothing of it was claimed, so a job of its
+    // own hands it to the next worker at once.
     await deps.deliveryQueue.enqueue(emailId, deps.now(), deps.now()).catch(() => undefined);
     return;
   }
   const log = deps.logger.child({ email_id: emailId, job_id: jobId });
-  try {
-    await deliverMessage(deps, emailId, log);
-    deps.metrics.messages.inc({ result: 'completed' });
-  } catch (error) {
+  const failed = async (error: Error) => {
     deps.metrics.messages.inc({ result: 'failed' });
-    log.error('delivery job failed', { error: (error as Error).message });
+    log.error('delivery job failed', { error: error.message });
     // Job ids are per due time, so this one is new; leases taken before the failure expire on their own.
     await deps.deliveryQueue.enqueue(emailId, new Date(deps.now().getTime() + FAILED_JOB_RETRY_MS), deps.now()).catch(() => undefined);
+  };
+  let message;
+  try {
+    message = await takeMessage(deps, emailId, log);
+  } catch (error) {
+    await failed(error as Error);
     throw error;
-  } finally {
-    release();
   }
+  const done = message.done.then(
+    () => void deps.metrics.messages.inc({ result: 'completed' }),
+    (error: Error) => failed(error),
+  );
+  taken.add(done);
+  void done.finally(() => taken.delete(done));
 }

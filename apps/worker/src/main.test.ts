@@ -228,6 +228,8 @@ describe('operations', () => {
     expect(text).toMatch(/mailer_delivery_attempts_total\{outcome="accepted",cause="none"\} 1/);
     expect(text).toContain('mailer_delivery_transaction_seconds_bucket');
     expect(text).toMatch(/mailer_delivery_messages_total\{result="completed"\} 1/);
+    // The destination it went to, by id: labels never name a host.
+    expect(text).toMatch(/mailer_destination_concurrency\{destination="d_[0-9a-f]{12}"\} [1-9]/);
     expect(text).not.toContain('rcpt.test');
   });
 });

@@ -1,4 +1,6 @@
-import { availableParallelism } from 'node:os';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import path from 'node:path';
 import { loadConfig, ConfigError, parseEncryptionKey } from './config';
 
 describe('loadConfig', () => {
@@ -17,6 +19,17 @@ describe('loadConfig', () => {
     expect(config.smtp.dataTimeoutMs).toBe(600_000);
     expect(config.encryptionKey).toHaveLength(32);
     expect(config.worker.compositionThreads).toBe(availableParallelism());
+  });
+
+  it('takes DESTINATION_LIMITS inline or from a file, and names a bad rule', () => {
+    const rules = [{ pattern: '*.outlook.com', connections: 2, messagesPerMinute: 60 }];
+    expect(loadConfig({}).worker.destinationLimits).toEqual([]);
+    expect(loadConfig({ DESTINATION_LIMITS: JSON.stringify(rules) }).worker.destinationLimits).toEqual(rules);
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'limits-')), 'limits.json');
+    writeFileSync(file, JSON.stringify(rules));
+    expect(loadConfig({ DESTINATION_LIMITS: file }).worker.destinationLimits).toEqual(rules);
+    expect(() => loadConfig({ DESTINATION_LIMITS: '[{"pattern":"*","connections":0}]' })).toThrow(/DESTINATION_LIMITS: invalid rule: 0.connections/);
+    expect(() => loadConfig({ DESTINATION_LIMITS: '/no/such/file.json' })).toThrow(/DESTINATION_LIMITS/);
   });
 
   it('takes COMPOSITION_THREADS from 0 (the event loop) up', () => {

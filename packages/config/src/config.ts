@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { availableParallelism, hostname } from 'node:os';
 import { z } from 'zod';
 import { parseDuration } from './duration';
@@ -40,6 +41,38 @@ const int = (fallback: number, min: number, max: number) =>
 
 const MIB = 1024 * 1024;
 
+const positive = z.number().int().min(1);
+const limitRule = z.strictObject({
+  pattern: z.string().min(1),
+  connections: positive.optional(),
+  messagesPerConnection: positive.optional(),
+  messagesPerMinute: positive.optional(),
+});
+
+/**
+ * DESTINATION_LIMITS: the operator's limits per MX-host pattern, a JSON array of rules
+ * (`[{"pattern":"*.outlook.com","connections":10,"messagesPerMinute":600}]`), given inline or
+ * as the path of a file holding it (docs/api-decisions.md, "Scheduling").
+ */
+const destinationLimits = z
+  .string()
+  .default('[]')
+  .transform((text, ctx) => {
+    let json: unknown;
+    try {
+      json = JSON.parse(text.trimStart().startsWith('[') ? text : readFileSync(text, 'utf8'));
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: `expected a JSON array of rules or the path of a file holding one (${(error as Error).message})` });
+      return z.NEVER;
+    }
+    const rules = z.array(limitRule).safeParse(json);
+    if (!rules.success) {
+      ctx.addIssue({ code: 'custom', message: `invalid rule: ${rules.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}` });
+      return z.NEVER;
+    }
+    return rules.data;
+  });
+
 const hostPort = z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[^\s:,]+)(:\d{1,5})?$/, 'expected host or host:port');
 
 /**
@@ -78,7 +111,11 @@ const envSchema = z
     SMTP_DATA_TIMEOUT: duration('10m'),
     ALLOW_PRIVATE_MX: bool(false),
     WORKER_CONCURRENCY: int(50, 1, 1000),
-    DESTINATION_CONCURRENCY: int(10, 1, 1000),
+    DESTINATION_CONCURRENCY: int(20, 1, 1000),
+    DESTINATION_SUSPEND_AFTER: int(5, 1, 1000),
+    DESTINATION_SUSPENSION: duration('60s'),
+    DESTINATION_LIMITS: destinationLimits,
+    WORKER_ACTIVE_LIMIT: int(20_000, 1, 10_000_000),
     COMPOSITION_THREADS: int(availableParallelism(), 0, 64),
     DELIVERY_LEASE: duration('30s'),
     SMTP_POOL_IDLE: duration('5s'),
@@ -142,8 +179,17 @@ function toConfig(env: z.infer<typeof envSchema>) {
       poolIdleMs: env.SMTP_POOL_IDLE,
     },
     worker: {
+      /** SMTP transactions in flight at once in one daemon, over all destinations. */
       concurrency: env.WORKER_CONCURRENCY,
+      /** The most a destination's adaptive concurrency grows to, unless an operator rule says otherwise. */
       destinationConcurrency: env.DESTINATION_CONCURRENCY,
+      /** Consecutive connection failures that suspend a destination, and for how long. */
+      destinationSuspendAfter: env.DESTINATION_SUSPEND_AFTER,
+      destinationSuspensionMs: env.DESTINATION_SUSPENSION,
+      /** Operator limits per MX-host pattern, shared by every daemon through Redis. */
+      destinationLimits: env.DESTINATION_LIMITS,
+      /** Leased deliveries one daemon holds in memory at most; claiming waits while it is full. */
+      activeLimit: env.WORKER_ACTIVE_LIMIT,
       /**
        * Threads that build and DKIM-sign messages (0: on the event loop). One per core by
        * default: a message costs a few ms there, so a single thread would cap the daemon.

@@ -15,7 +15,7 @@ export * from './stores/emails-store';
 export * from './stores/email-history-store';
 export * from './stores/owed-deliveries-store';
 export * from './stores/intake-store';
-export { findActiveDomainById, countDeliveriesByStatus, makeDeferredDeliveriesDue, owedDeliveriesSummary, type OwedDeliveriesSummary } from './stores/operator-store';
+export { findActiveDomainById, countDeliveriesByStatus, makeDeferredDeliveriesDue, owedDeliveriesSummary, owedDeliveriesByRecipientDomain, type OwedDeliveriesSummary } from './stores/operator-store';
 export * from './stores/lease-store';
 export * from './stores/secrets-store';
 export { Batcher } from './batcher';

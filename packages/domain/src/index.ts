@@ -15,3 +15,4 @@ export * from './webhooks';
 export * from './return-path/return-path';
 export * from './return-path/return-path-records';
 export * from './return-path/delivery-reports';
+export * from './scheduling';

@@ -2,3 +2,14 @@ export * from './catalog';
 export { openRedis, waitForRedis, type Redis } from './connection';
 export { createDeliveryQueue, type DeliveryQueue, type DueMessage } from './producer';
 export { reconcileOwedDeliveries, RECONCILE_GRACE_MS } from './reconcile-owed-deliveries';
+export { SharedDestinationLimits, HOLDER_TTL_MS, type SharedGrant } from './destination-limits';
+export {
+  mergeDestinationSnapshots,
+  publishDestinationSnapshot,
+  readDestinationSnapshots,
+  removeDestinationSnapshot,
+  SNAPSHOT_TTL_MS,
+  type DaemonSnapshot,
+  type DestinationSnapshot,
+  type MergedDestination,
+} from './destination-snapshots';

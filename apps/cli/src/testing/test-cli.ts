@@ -1,7 +1,7 @@
 import { loadConfig } from '@mailer/config';
 import type { Database } from '@mailer/db';
 import { createDnsResolver, type DnsResolver } from '@mailer/dns';
-import { createDeliveryQueue, openRedis, waitForRedis, type DeliveryQueue, type Redis } from '@mailer/queue';
+import { createDeliveryQueue, openRedis, readDestinationSnapshots, waitForRedis, type DeliveryQueue, type Redis } from '@mailer/queue';
 import { testRedisPrefix } from '@mailer/testing';
 import { runCli } from '../program';
 
@@ -28,11 +28,12 @@ export function startTestCli(db: Database, options: { redisPrefix?: string; dnsS
   let queue: DeliveryQueue | undefined;
   let dns: DnsResolver | undefined;
   const prefix = options.redisPrefix ?? testRedisPrefix();
-  const deliveryQueue = async () => {
+  const connected = async () => {
     redis ??= openRedis('redis://127.0.0.1:6379', 'producer');
     await waitForRedis(redis);
-    return (queue ??= createDeliveryQueue(redis, prefix));
+    return redis;
   };
+  const deliveryQueue = async () => (queue ??= createDeliveryQueue(await connected(), prefix));
   return {
     deliveryQueue,
     async run(...argv) {
@@ -43,6 +44,7 @@ export function startTestCli(db: Database, options: { redisPrefix?: string; dnsS
         stdout: { write: (text: string) => (stdout += text) },
         stderr: { write: (text: string) => (stderr += text) },
         deliveryQueue,
+        destinationSnapshots: async () => readDestinationSnapshots(await connected(), prefix),
         dns: () => (dns ??= createDnsResolver({ servers: options.dnsServers ?? [], timeoutMs: 500 })),
         encryptionKey: loadConfig({}).encryptionKey,
         returnPath: loadConfig({}).returnPath,

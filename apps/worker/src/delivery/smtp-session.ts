@@ -67,6 +67,8 @@ function tlsMode(policy: TlsPolicy, plain: boolean) {
 export class SmtpSession {
   /** Why STARTTLS failed when this plain session is the opportunistic fallback; operator logs only. */
   tlsFailure?: string;
+  /** Transactions that reached their final-dot reply on this session (for an operator's messages-per-connection limit). */
+  messagesSent = 0;
   private ended = false;
   /** No transaction open: none began yet, or the last one ended with the reply to its final dot. */
   private betweenTransactions = true;
@@ -141,6 +143,7 @@ export class SmtpSession {
         this.conn.off('end', onEnd);
         this.socketTimeout(this.settings.commandTimeoutMs);
         this.betweenTransactions = outcome.kind === 'sent';
+        if (outcome.kind === 'sent') this.messagesSent++;
         resolve(outcome);
       };
       const onAbort = () => {

@@ -1,3 +1,4 @@
+import { createServer, type Server } from 'node:net';
 import { loadConfig } from '@mailer/config';
 import { startTestDnsServer, startTestSmtpServer, TEST_CA_FILE, type TestDnsServer, type TestSmtpServer } from '@mailer/testing';
 import { createTransportContext } from '../container';
@@ -139,6 +140,32 @@ describe('routing', () => {
     expect(summary(report)).toEqual({ 'ann@fallback.example': 'accepted' });
     expect(report.mxHost).toBe('up.fallback.example');
     expect(backup.messages).toHaveLength(1);
+  });
+
+  it('tries at most 2 MX hosts and 5 addresses in all per attempt (3 hosts with 4 addresses each)', async () => {
+    const tried: string[] = [];
+    const hangUps = await Promise.all(
+      [1, 2, 3].flatMap((h) => [1, 2, 3, 4].map((a) => `127.0.${h}.${a}`)).map(
+        (address) =>
+          new Promise<Server>((resolve) => {
+            const server = createServer((socket) => {
+              tried.push(address);
+              socket.destroy();
+            });
+            server.listen(port, address, () => resolve(server));
+          }),
+      ),
+    );
+    dns.set('wide.example', [1, 2, 3].map((h) => ({ type: 'MX' as const, exchange: `mx${h}.wide.example`, priority: h })));
+    for (const h of [1, 2, 3]) dns.set(`mx${h}.wide.example`, [1, 2, 3, 4].map((a) => ({ type: 'A' as const, address: `127.0.${h}.${a}` })));
+    const report = await send(transport(), 'wide.example', ['a@wide.example']);
+    await Promise.all(hangUps.map((server) => new Promise((resolve) => server.close(resolve))));
+    expect(summary(report)).toEqual({ 'a@wide.example': 'deferred:connection_failed' });
+    expect(report.connected).toBe(false);
+    // The first host's 4 addresses, then one of the second host's; the third host never.
+    expect(tried).toHaveLength(5);
+    expect(tried.filter((a) => a.startsWith('127.0.1.')).sort()).toEqual(['127.0.1.1', '127.0.1.2', '127.0.1.3', '127.0.1.4']);
+    expect(tried[4]).toMatch(/^127\.0\.2\./);
   });
 
   it('tries the next address of an MX host', async () => {
@@ -329,15 +356,5 @@ describe('connections', () => {
     target.behavior.data = { kind: 'reply', reply: '421 4.3.2 System shutting down' };
     expect(summary(await send(ctx, 'closing.example', ['b@closing.example']))).toEqual({ 'b@closing.example': 'deferred:connection_lost' });
     expect(target.connections()).toBe(1);
-  });
-
-  it('keeps concurrent transactions per destination within DESTINATION_CONCURRENCY', async () => {
-    const target = await peer('127.0.0.2', { data: { kind: 'delay', ms: 150 } });
-    route('busy.example', 'mx.busy.example', '127.0.0.2');
-    const ctx = transport({ DESTINATION_CONCURRENCY: '2' });
-    const reports = await Promise.all(Array.from({ length: 6 }, (_, i) => send(ctx, 'busy.example', [`u${i}@busy.example`])));
-    expect(reports.every((r) => [...r.outcomes.values()].every((o) => o.outcome === 'accepted'))).toBe(true);
-    expect(target.messages).toHaveLength(6);
-    expect(target.peakConnections()).toBe(2);
   });
 });

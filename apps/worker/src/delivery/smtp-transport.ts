@@ -1,4 +1,5 @@
 import {
+  boundMxAttempt,
   bounced,
   classifySmtpReply,
   deferred,
@@ -6,8 +7,8 @@ import {
   parseSmtpReply,
   type DeliveryOutcome,
 } from '@mailer/domain';
+import type { MailRoute } from '@mailer/dns';
 import type { SmtpConnectionPool } from './connection-pool';
-import type { SlotLimiter } from './slot-limiter';
 import type { RouteLookups } from './route-cache';
 import { openSession, SmtpSession, type NodemailerError, type OpenFailure, type SendOutcome, type SessionSettings, type TlsPolicy } from './smtp-session';
 
@@ -15,7 +16,6 @@ export interface TransportContext {
   /** MX and address lookups through the configured resolver (DNS_SERVERS). */
   routes: RouteLookups;
   pool: SmtpConnectionPool;
-  limiter: SlotLimiter;
   settings: SessionSettings;
   /** SMTP_PORT: the port of every MX. */
   port: number;
@@ -32,6 +32,8 @@ export interface DomainTransaction {
   policy: TlsPolicy;
   /** Aborts at the lease deadline or on shutdown. */
   signal: AbortSignal;
+  /** A connection is closed once it carried this many messages (an operator limit); unbounded when absent. */
+  messagesPerConnection?: number;
 }
 
 export interface TransactionReport {
@@ -44,76 +46,85 @@ export interface TransactionReport {
   tlsFailure?: string;
   /** Set when the signal cut the attempt short; after the final dot the message may have arrived. */
   aborted?: { finalDotSent: boolean };
+  /** Whether a session was up (for the destination's feedback: false means no address took a connection). */
+  connected: boolean;
 }
 
 const forAll = (recipients: string[], outcome: DeliveryOutcome) => new Map(recipients.map((r) => [r, outcome]));
 
-/**
- * Routes one domain's recipients (docs/api-decisions.md, "Delivery", Routing): MX lookup through the
- * configured resolver, then MX hosts by preference and their addresses in turn until one
- * takes a session; connection-level failures move on to the next address or host within
- * this same attempt. Non-public addresses are skipped unless ALLOW_PRIVATE_MX.
- */
+/** How a recipient domain's mail is routed: MX hosts, or an outcome for all its recipients at once. */
+export type RouteDecision = { kind: 'hosts'; hosts: string[] } | { kind: 'decided'; outcome: DeliveryOutcome };
+
+/** The MX lookup through the configured resolver; routing failures decide the domain's recipients at once. */
+export async function routeDomain(ctx: TransportContext, domain: string, signal: AbortSignal): Promise<RouteDecision> {
+  const route: MailRoute = await ctx.routes.mailRoute(domain, signal);
+  if (signal.aborted) return { kind: 'decided', outcome: deferred('timeout') };
+  switch (route.kind) {
+    case 'not_found':
+      return { kind: 'decided', outcome: bounced('recipient_domain_not_found') };
+    case 'null_mx':
+    case 'no_mail_server':
+      return { kind: 'decided', outcome: bounced('no_mail_server') };
+    case 'temporary':
+      return { kind: 'decided', outcome: deferred('dns_temporary_failure') };
+    case 'hosts':
+      return { kind: 'hosts', hosts: route.hosts };
+  }
+}
+
+/** Routes one domain's recipients and sends them (routeDomain, then deliverToHosts). */
 export async function deliverToDomain(ctx: TransportContext, tx: DomainTransaction): Promise<TransactionReport> {
+  const route = await routeDomain(ctx, tx.domain, tx.signal);
+  if (route.kind === 'hosts') return deliverToHosts(ctx, route.hosts, tx);
+  return { outcomes: forAll(tx.recipients, route.outcome), tls: false, mxHost: null, connected: false, ...(tx.signal.aborted ? { aborted: { finalDotSent: false } } : {}) };
+}
+
+/**
+ * Sends one domain's recipients to its MX hosts (docs/api-decisions.md, "Delivery", Routing,
+ * and "Scheduling"): hosts by preference and their addresses in turn until one takes a
+ * session, at most 2 hosts and 5 addresses in all (boundMxAttempt); connection-level
+ * failures move on to the next address within this same attempt. Non-public addresses are
+ * skipped unless ALLOW_PRIVATE_MX.
+ */
+export async function deliverToHosts(ctx: TransportContext, hosts: readonly string[], tx: DomainTransaction): Promise<TransactionReport> {
   const report = (outcome: DeliveryOutcome, mxHost: string | null = null): TransactionReport => ({
     outcomes: forAll(tx.recipients, outcome),
     tls: false,
     mxHost,
+    connected: false,
     ...(tx.signal.aborted ? { aborted: { finalDotSent: false } } : {}),
   });
-  const route = await ctx.routes.mailRoute(tx.domain, tx.signal);
-  if (tx.signal.aborted) return report(deferred('timeout'));
-  switch (route.kind) {
-    case 'not_found':
-      return report(bounced('recipient_domain_not_found'));
-    case 'null_mx':
-    case 'no_mail_server':
-      return report(bounced('no_mail_server'));
-    case 'temporary':
-      return report(deferred('dns_temporary_failure'));
-  }
-
   let failure = deferred('connection_failed');
-  let lastHost: string | null = null;
+  const lookups = await Promise.all(hosts.map(async (host) => ({ host, found: await ctx.routes.hostAddresses(host, tx.signal) })));
+  if (tx.signal.aborted) return report(deferred('timeout'), hosts[0] ?? null);
+  if (lookups.some((l) => l.found.kind === 'temporary')) failure = deferred('dns_temporary_failure');
+  const usable = lookups.map(({ host, found }) => ({
+    host,
+    addresses: found.kind === 'found' ? found.addresses.filter((a) => isDeliverableAddress(a, ctx.allowPrivateMx)) : [],
+  }));
+  let lastHost: string | null = hosts.at(-1) ?? null;
   let tlsFailure: string | undefined;
-  for (const host of route.hosts) {
+  for (const { host, address } of boundMxAttempt(usable)) {
     lastHost = host;
-    const addresses = await ctx.routes.hostAddresses(host, tx.signal);
-    if (tx.signal.aborted) return report(deferred('timeout'), host);
-    if (addresses.kind === 'temporary') failure = worse(failure, deferred('dns_temporary_failure'));
-    if (addresses.kind !== 'found') continue;
-    const usable = addresses.addresses.filter((a) => isDeliverableAddress(a, ctx.allowPrivateMx));
-    if (usable.length === 0) continue;
-
-    let release: () => void;
-    try {
-      release = await ctx.limiter.acquire(host, tx.signal);
-    } catch {
-      return report(deferred('timeout'), host);
+    const transaction = await transact(ctx, { host, address, port: ctx.port, policy: tx.policy }, tx);
+    if (!('sent' in transaction)) {
+      if (transaction.kind === 'aborted') return report(deferred('timeout'), host);
+      if (transaction.kind === 'tls') tlsFailure = transaction.message;
+      failure = worse(failure, openFailureOutcome(transaction, tx.policy));
+      continue;
     }
-    try {
-      for (const address of usable) {
-        const transaction = await transact(ctx, { host, address, port: ctx.port, policy: tx.policy }, tx);
-        if (!('sent' in transaction)) {
-          if (transaction.kind === 'aborted') return report(deferred('timeout'), host);
-          if (transaction.kind === 'tls') tlsFailure = transaction.message;
-          failure = worse(failure, openFailureOutcome(transaction, tx.policy));
-          continue;
-        }
-        const { session, sent } = transaction;
-        // An aborted session was dropped already; put() keeps only usable ones.
-        ctx.pool.put(session);
-        return {
-          outcomes: outcomesFromSend(tx.recipients, sent),
-          tls: session.tls,
-          mxHost: host,
-          ...(session.tlsFailure ? { tlsFailure: session.tlsFailure } : {}),
-          ...(sent.kind === 'aborted' ? { aborted: { finalDotSent: sent.finalDotSent } } : {}),
-        };
-      }
-    } finally {
-      release();
-    }
+    const { session, sent } = transaction;
+    // An aborted session was dropped already; put() keeps only usable ones.
+    if (tx.messagesPerConnection === undefined || session.messagesSent < tx.messagesPerConnection) ctx.pool.put(session);
+    else session.close();
+    return {
+      outcomes: outcomesFromSend(tx.recipients, sent),
+      tls: session.tls,
+      mxHost: host,
+      connected: true,
+      ...(session.tlsFailure ? { tlsFailure: session.tlsFailure } : {}),
+      ...(sent.kind === 'aborted' ? { aborted: { finalDotSent: sent.finalDotSent } } : {}),
+    };
   }
   return { ...report(failure, lastHost), ...(tlsFailure ? { tlsFailure } : {}) };
 }

@@ -18,6 +18,15 @@ export async function countDeliveriesByStatus(db: Queryable): Promise<Record<Del
   return counts;
 }
 
+/** Recipient domains with the most owed deliveries (queued, deferred or sending), at most `limit`, most first. */
+export async function owedDeliveriesByRecipientDomain(db: Queryable, limit: number): Promise<Map<string, number>> {
+  const rows = await db`
+    select recipient_domain, count(*) as owed from deliveries
+     where status in ('queued', 'deferred', 'sending')
+     group by recipient_domain order by owed desc, recipient_domain limit ${limit}`;
+  return new Map(rows.map((r) => [r.recipient_domain as string, Number(r.owed)]));
+}
+
 export interface OwedDeliveriesSummary {
   /** Owed deliveries by status. */
   byStatus: { queued: number; sending: number; deferred: number };

@@ -1,0 +1,95 @@
+import { createLogger } from '@mailer/logger';
+import type { TransactionFeedback } from '@mailer/domain';
+import { DestinationScheduler } from './destination-scheduler';
+import type { ScheduledGroup } from './destination';
+
+const logger = createLogger({ level: 'error', service: 'test' });
+const tuning = { initial: 5, max: 20, suspendAfterFailures: 2, suspendMs: 60_000 };
+
+/** A group whose transaction ends when the test says so, recording what happened to it. */
+function group(accountId: string, name: string, log: string[]) {
+  let finish: (feedback: TransactionFeedback) => void = () => undefined;
+  const g: ScheduledGroup & { finish: (feedback: TransactionFeedback) => void } = {
+    accountId,
+    domain: `${name}.test`,
+    deliveries: 1,
+    run: () =>
+      new Promise((resolve) => {
+        log.push(`run ${name}`);
+        finish = resolve;
+      }),
+    skip: async () => void log.push(`skip ${name}`),
+    release: async () => void log.push(`release ${name}`),
+    finish: (feedback) => finish(feedback),
+  };
+  return g;
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('DestinationScheduler', () => {
+  it('never gives one destination every slot: another destination queued later still runs at once', async () => {
+    const log: string[] = [];
+    const scheduler = new DestinationScheduler({ globalLimit: 3, activeLimit: 100, tuning, rules: [], logger });
+    const slow = Array.from({ length: 10 }, (_, i) => group('a', `slow${i}`, log));
+    for (const g of slow) scheduler.hold(['mx.slow.test'], g);
+    const fast = group('a', 'fast', log);
+    scheduler.hold(['mx.fast.test'], fast);
+    await tick();
+    expect(log).toEqual(['run slow0', 'run slow1', 'run fast']);
+    const stopped = scheduler.stop();
+    for (const g of [slow[0]!, slow[1]!, fast]) g.finish('success');
+    await stopped;
+    expect(log.filter((l) => l.startsWith('release'))).toHaveLength(8);
+  });
+
+  it('serves the accounts of a destination round robin', async () => {
+    const log: string[] = [];
+    const scheduler = new DestinationScheduler({ globalLimit: 10, activeLimit: 100, tuning: { ...tuning, initial: 1, max: 1 }, rules: [], logger });
+    const groups = [...Array.from({ length: 4 }, (_, i) => group('big', `big${i}`, log)), group('small', 'small0', log), group('small', 'small1', log)];
+    for (const g of groups) scheduler.hold(['mx.one.test'], g);
+    for (let i = 0; i < groups.length; i++) {
+      await tick();
+      groups.find((g) => log.at(-1) === `run ${g.domain.replace('.test', '')}`)!.finish('success');
+      await tick();
+    }
+    // big0 ran as it came; then the two accounts in turn.
+    expect(log).toEqual(['run big0', 'run big1', 'run small0', 'run big2', 'run small1', 'run big3']);
+  });
+
+  it('suspends a destination after consecutive connection failures and skips its queued groups without running them', async () => {
+    const log: string[] = [];
+    const scheduler = new DestinationScheduler({ globalLimit: 10, activeLimit: 100, tuning: { ...tuning, initial: 1 }, rules: [], logger });
+    const groups = Array.from({ length: 5 }, (_, i) => group('a', `down${i}`, log));
+    for (const g of groups) scheduler.hold(['mx.down.test'], g);
+    await tick();
+    groups[0]!.finish('connection_failed');
+    await tick();
+    groups[1]!.finish('connection_failed');
+    await tick();
+    await tick();
+    expect(log).toEqual(['run down0', 'run down1', 'skip down2', 'skip down3', 'skip down4']);
+    expect(scheduler.snapshot()[0]).toMatchObject({ destination: 'mx.down.test', concurrency: 1, held: 0 });
+    expect(scheduler.snapshot()[0]!.suspendedUntil).not.toBeNull();
+  });
+
+  it('makes claimers wait while WORKER_ACTIVE_LIMIT deliveries are held, and releases queued groups on stop', async () => {
+    const log: string[] = [];
+    const scheduler = new DestinationScheduler({ globalLimit: 2, activeLimit: 3, tuning, rules: [], logger });
+    const groups = Array.from({ length: 3 }, (_, i) => group('a', `g${i}`, log));
+    for (const g of groups) scheduler.hold(['mx.one.test'], g);
+    let roomy = false;
+    const room = scheduler.room(new AbortController().signal).then(() => (roomy = true));
+    await tick();
+    expect(roomy).toBe(false);
+    groups[0]!.finish('success');
+    await room;
+    expect(scheduler.held).toBe(2);
+    const stopped = scheduler.stop();
+    await tick();
+    expect(log).toContain('release g2');
+    groups[1]!.finish('success');
+    await stopped;
+    await expect(scheduler.room(new AbortController().signal)).rejects.toThrow('shutdown');
+  });
+});

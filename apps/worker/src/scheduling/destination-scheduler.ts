@@ -1,0 +1,254 @@
+import { destinationId, destinationKey, limitRuleFor, type DestinationLimitRule, type DestinationTuning, type TransactionFeedback } from '@mailer/domain';
+import type { Logger } from '@mailer/logger';
+import { SharedDestinationLimits, type DestinationSnapshot } from '@mailer/queue';
+import { Destination, type ScheduledGroup } from './destination';
+
+export interface DestinationSchedulerOptions {
+  /** WORKER_CONCURRENCY: SMTP transactions in flight at once, over all destinations. */
+  globalLimit: number;
+  /** WORKER_ACTIVE_LIMIT: deliveries held at most before claiming waits. */
+  activeLimit: number;
+  tuning: DestinationTuning;
+  /** DESTINATION_LIMITS. */
+  rules: readonly DestinationLimitRule[];
+  /** The rules' limits shared with every daemon (absent: each daemon applies them alone). */
+  shared?: SharedDestinationLimits;
+  logger: Logger;
+  now?: () => number;
+}
+
+/**
+ * How a rule's transactions use connections. Under `connections` a connection carries one
+ * transaction and is closed: an idle pooled one would stay open unseen by the other daemons'
+ * count (docs/api-decisions.md, "Scheduling").
+ */
+function connectionLimits(rule: DestinationLimitRule | undefined): { messagesPerConnection?: number } {
+  if (rule?.connections !== undefined) return { messagesPerConnection: 1 };
+  return rule?.messagesPerConnection !== undefined ? { messagesPerConnection: rule.messagesPerConnection } : {};
+}
+
+/** A destination idle this long is forgotten (its learned concurrency with it), unless suspended. */
+const IDLE_FORGET_MS = 10 * 60_000;
+
+/**
+ * The daemon's delivery work, held in memory per destination instead of in queue order
+ * (docs/api-decisions.md, "Scheduling"), as Postfix's queue manager does: claimed groups wait
+ * in their destination's queue, and a free transaction slot goes round robin to the next
+ * destination that has work and room under its own concurrency, so that a slow, silent,
+ * refusing, throttling or backlogged destination holds only its own slots.
+ */
+export class DestinationScheduler {
+  private readonly destinations = new Map<string, Destination>();
+  /** Destinations with queued groups; the Map's order is the round-robin turn. */
+  private readonly ready = new Map<string, Destination>();
+  private readonly running = new Set<Promise<void>>();
+  private readonly roomWaiters = new Set<{ resolve: () => void; reject: (error: Error) => void }>();
+  private inFlight = 0;
+  /** Deliveries held: queued, in a transaction, or being recorded as skipped. */
+  private heldDeliveries = 0;
+  private stopping = false;
+  private wakeTimer?: NodeJS.Timeout;
+  private readonly now: () => number;
+
+  constructor(private readonly options: DestinationSchedulerOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  get held(): number {
+    return this.heldDeliveries;
+  }
+
+  /**
+   * Resolves once fewer than WORKER_ACTIVE_LIMIT deliveries are held (the claim may take it a
+   * message's recipients past); rejects when the scheduler stops or `signal` aborts first.
+   */
+  room(signal: AbortSignal): Promise<void> {
+    if (this.stopping) return Promise.reject(new Error('shutdown'));
+    if (this.heldDeliveries < this.options.activeLimit) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        resolve: () => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        },
+        reject: (error: Error) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      };
+      const onAbort = () => {
+        this.roomWaiters.delete(waiter);
+        reject(signal.reason as Error);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.roomWaiters.add(waiter);
+    });
+  }
+
+  /** Holds a group for the destination of `hosts` (its recipient domain's MX hosts, in MX order). */
+  hold(hosts: readonly string[], group: ScheduledGroup): void {
+    if (this.stopping) {
+      this.heldDeliveries += group.deliveries;
+      void this.track(group.release('shutdown'), group);
+      return;
+    }
+    const key = destinationKey(hosts);
+    let destination = this.destinations.get(key);
+    if (!destination) {
+      const rule = limitRuleFor(this.options.rules, hosts);
+      destination = new Destination(key, rule, this.options.tuning, this.now());
+      this.destinations.set(key, destination);
+    }
+    destination.push(group);
+    this.heldDeliveries += group.deliveries;
+    if (!this.ready.has(key)) this.ready.set(key, destination);
+    this.pump();
+  }
+
+  /** What each destination holds now, for the listing and the metrics. */
+  snapshot(): DestinationSnapshot[] {
+    const now = this.now();
+    const snapshots: DestinationSnapshot[] = [];
+    for (const [key, d] of this.destinations) {
+      const suspended = d.suspended(now);
+      if (!d.queued && d.inFlight === 0 && !suspended && now - d.lastActive > IDLE_FORGET_MS) {
+        this.destinations.delete(key);
+        continue;
+      }
+      snapshots.push({
+        destination: key,
+        id: destinationId(key),
+        domains: [...d.domains],
+        held: d.held + d.inFlightDeliveries,
+        inFlight: d.inFlight,
+        concurrency: d.cap(this.options.globalLimit),
+        suspendedUntil: suspended ? new Date(d.state.suspendedUntil!).toISOString() : null,
+      });
+    }
+    return snapshots;
+  }
+
+  /** Takes work again after a stop (a daemon started anew in the same process). */
+  start(): void {
+    this.stopping = false;
+  }
+
+  /**
+   * Stops dispatching: queued groups are released (their leases given back, no attempt
+   * counted) and claimers waiting for room are refused; resolves once the transactions in
+   * flight have ended (the shutdown signal cuts them at the grace period).
+   */
+  async stop(): Promise<void> {
+    if (this.stopping) {
+      while (this.running.size > 0) await Promise.all([...this.running]);
+      return;
+    }
+    this.stopping = true;
+    clearTimeout(this.wakeTimer);
+    for (const waiter of this.roomWaiters) waiter.reject(new Error('shutdown'));
+    this.roomWaiters.clear();
+    const released = [...this.destinations.values()].flatMap((d) => d.drain()).map((g) => this.track(g.release('shutdown'), g));
+    this.ready.clear();
+    await Promise.all(released);
+    while (this.running.size > 0) await Promise.all([...this.running]);
+  }
+
+  /**
+   * Starts transactions while slots are free: each pass gives one slot to each ready
+   * destination in turn that is below its cap and not refused by a shared limit; a suspended
+   * destination's groups are all recorded as skipped at once.
+   */
+  private pump(): void {
+    if (this.stopping) return;
+    const now = this.now();
+    let started = true;
+    let wakeAt = Infinity;
+    while (started && this.ready.size > 0) {
+      started = false;
+      for (const [key, destination] of [...this.ready]) {
+        if (destination.suspended(now)) {
+          this.ready.delete(key);
+          for (const group of destination.drain()) this.track(group.skip(), group);
+          continue;
+        }
+        if (this.inFlight >= this.options.globalLimit) return;
+        if (destination.blockedUntil > now) {
+          wakeAt = Math.min(wakeAt, destination.blockedUntil);
+          continue;
+        }
+        if (destination.inFlight >= destination.cap(this.options.globalLimit)) continue;
+        const group = destination.take()!;
+        this.ready.delete(key);
+        if (destination.queued) this.ready.set(key, destination);
+        this.dispatch(destination, group);
+        started = true;
+      }
+    }
+    if (wakeAt < Infinity) {
+      clearTimeout(this.wakeTimer);
+      this.wakeTimer = setTimeout(() => this.pump(), Math.max(1, wakeAt - now));
+      this.wakeTimer.unref();
+    }
+  }
+
+  private dispatch(destination: Destination, group: ScheduledGroup): void {
+    this.inFlight++;
+    destination.inFlight++;
+    destination.inFlightDeliveries += group.deliveries;
+    const work = (async () => {
+      const rule = destination.rule;
+      let release = () => undefined as void;
+      if (this.options.shared && SharedDestinationLimits.shares(rule)) {
+        const grant = await this.options.shared.acquire(rule);
+        if (!grant.granted) {
+          destination.blockedUntil = this.now() + grant.retryInMs;
+          destination.putBack(group);
+          if (!this.ready.has(destination.key)) this.ready.set(destination.key, destination);
+          return;
+        }
+        release = grant.release;
+      }
+      let feedback: TransactionFeedback = 'neutral';
+      try {
+        feedback = await group.run(connectionLimits(rule));
+      } catch (error) {
+        this.options.logger.error('scheduled transaction failed', { destination: destination.key, error: (error as Error).message });
+      } finally {
+        release();
+        this.heldDeliveries -= group.deliveries;
+      }
+      const wasSuspended = destination.suspended(this.now());
+      destination.feedback(feedback, this.now());
+      if (!wasSuspended && destination.suspended(this.now())) {
+        this.options.logger.warn('destination suspended', { destination: destination.key, until: new Date(destination.state.suspendedUntil!).toISOString() });
+      }
+    })();
+    const tracked = work.catch(() => undefined).finally(() => {
+      this.inFlight--;
+      destination.inFlight--;
+      destination.inFlightDeliveries -= group.deliveries;
+      this.running.delete(tracked);
+      this.afterChange();
+    });
+    this.running.add(tracked);
+  }
+
+  /** Follows a skip or release until it is recorded, then gives its deliveries' room back. */
+  private track(work: Promise<void>, group: ScheduledGroup): Promise<void> {
+    const tracked = work.catch(() => undefined).finally(() => {
+      this.heldDeliveries -= group.deliveries;
+      this.running.delete(tracked);
+      this.afterChange();
+    });
+    this.running.add(tracked);
+    return tracked;
+  }
+
+  private afterChange(): void {
+    if (this.heldDeliveries < this.options.activeLimit) {
+      for (const waiter of this.roomWaiters) waiter.resolve();
+      this.roomWaiters.clear();
+    }
+    this.pump();
+  }
+}

@@ -1,0 +1,114 @@
+import {
+  afterTransaction,
+  initialDestinationState,
+  isSuspended,
+  type DestinationLimitRule,
+  type DestinationState,
+  type DestinationTuning,
+  type TransactionFeedback,
+} from '@mailer/domain';
+
+/** One recipient domain's deliveries of one message, held until their destination has room for the transaction. */
+export interface ScheduledGroup {
+  accountId: string;
+  domain: string;
+  /** Leased deliveries it holds (its recipients). */
+  deliveries: number;
+  /** Runs the SMTP transaction; resolves with what it tells about the destination, never rejects. */
+  run(limits: { messagesPerConnection?: number }): Promise<TransactionFeedback>;
+  /** The destination is suspended: the group is recorded deferred (`connection_failed`) without a connection; never rejects. */
+  skip(): Promise<void>;
+  /** Given back unattempted (shutdown); never rejects. */
+  release(reason: string): Promise<void>;
+}
+
+/** Recipient domains a destination remembers for the listing. */
+const DOMAINS_KEPT = 20;
+
+/**
+ * A destination (an MX host set): its groups in one queue per account, served round robin so
+ * that one account's backlog takes only its share; its adaptive concurrency and suspension
+ * (destination-feedback in @mailer/domain); and the operator rule matching its hosts.
+ */
+export class Destination {
+  state: DestinationState;
+  inFlight = 0;
+  /** Deliveries of the groups in flight. */
+  inFlightDeliveries = 0;
+  /** Deliveries queued (not yet in a transaction). */
+  held = 0;
+  /** Epoch ms before which a shared (Redis) limit refused it. */
+  blockedUntil = 0;
+  lastActive: number;
+  readonly domains = new Set<string>();
+  /** Account → its groups, first come first served; the Map's order is the round-robin turn. */
+  private readonly queues = new Map<string, ScheduledGroup[]>();
+
+  constructor(
+    readonly key: string,
+    readonly rule: DestinationLimitRule | undefined,
+    private readonly tuning: DestinationTuning,
+    now: number,
+  ) {
+    this.state = initialDestinationState(tuning);
+    this.lastActive = now;
+  }
+
+  get queued(): boolean {
+    return this.queues.size > 0;
+  }
+
+  push(group: ScheduledGroup): void {
+    const queue = this.queues.get(group.accountId);
+    if (queue) queue.push(group);
+    else this.queues.set(group.accountId, [group]);
+    this.held += group.deliveries;
+    if (!this.domains.has(group.domain) && this.domains.size < DOMAINS_KEPT) this.domains.add(group.domain);
+  }
+
+  /** Puts a group taken but not run back at the head of its account's queue (its turn is kept). */
+  putBack(group: ScheduledGroup): void {
+    this.held += group.deliveries;
+    const queue = this.queues.get(group.accountId);
+    if (queue) queue.unshift(group);
+    else this.queues.set(group.accountId, [group]);
+  }
+
+  /** The next account's oldest group; that account then goes to the back of the turn. */
+  take(): ScheduledGroup | undefined {
+    const next = this.queues.entries().next();
+    if (next.done) return undefined;
+    const [account, queue] = next.value;
+    const group = queue.shift()!;
+    this.held -= group.deliveries;
+    this.queues.delete(account);
+    if (queue.length > 0) this.queues.set(account, queue);
+    return group;
+  }
+
+  /** Every queued group, taken out. */
+  drain(): ScheduledGroup[] {
+    const groups = [...this.queues.values()].flat();
+    this.queues.clear();
+    this.held = 0;
+    return groups;
+  }
+
+  suspended(now: number): boolean {
+    return isSuspended(this.state, now);
+  }
+
+  /**
+   * Transactions it may have in flight now: its adaptive concurrency, within the operator's
+   * `connections`, and never every slot of the daemon (`globalLimit`), so that other
+   * destinations always find one.
+   */
+  cap(globalLimit: number): number {
+    return Math.min(this.state.concurrency, this.rule?.connections ?? Infinity, Math.max(1, globalLimit - 1));
+  }
+
+  feedback(feedback: TransactionFeedback, now: number): void {
+    this.state = afterTransaction(this.state, feedback, this.tuning, now);
+    this.lastActive = now;
+  }
+}

@@ -1,0 +1,98 @@
+import { loadConfig } from '@mailer/config';
+import { openRedis, SharedDestinationLimits, HOLDER_TTL_MS, type Redis } from '@mailer/queue';
+import { startTestSmtpServer, testRedisPrefix } from '@mailer/testing';
+import { closeContainer, createContainer, type WorkerDependencies } from '../container';
+import { deliverMessage } from '../jobs/deliver-message';
+import { startWorkerHarness, type WorkerHarness } from '../testing/worker-harness';
+
+describe('operator limits shared through Redis', () => {
+  const redises: Redis[] = [];
+  afterAll(() => redises.forEach((r) => r.disconnect()));
+  /** Two daemons' views of one REDIS_PREFIX, each on its own connection, with a clock the test moves. */
+  function twoDaemons() {
+    const prefix = testRedisPrefix();
+    let now = Date.now();
+    const make = () => {
+      const redis = openRedis('redis://127.0.0.1:6379', 'worker');
+      redises.push(redis);
+      return new SharedDestinationLimits(redis, prefix, (error) => { throw error; }, () => now);
+    };
+    return { a: make(), b: make(), advance: (ms: number) => (now += ms) };
+  }
+
+  it('holds `connections` across daemons, and gives a slot back on release', async () => {
+    const { a, b } = twoDaemons();
+    const rule = { pattern: '*.shared.test', connections: 2 };
+    const first = await a.acquire(rule);
+    const second = await b.acquire(rule);
+    expect([first.granted, second.granted]).toEqual([true, true]);
+    expect(await a.acquire(rule)).toMatchObject({ granted: false });
+    expect(await b.acquire(rule)).toMatchObject({ granted: false });
+    if (first.granted) first.release();
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await b.acquire(rule)).granted).toBe(true);
+  });
+
+  it("gives a dead daemon's connection slots back once their holders expire", async () => {
+    const { a, b, advance } = twoDaemons();
+    const rule = { pattern: 'mx.dead.test', connections: 1 };
+    expect((await a.acquire(rule)).granted).toBe(true);
+    expect((await b.acquire(rule)).granted).toBe(false);
+    advance(HOLDER_TTL_MS + 1);
+    expect((await b.acquire(rule)).granted).toBe(true);
+  });
+
+  it('counts messagesPerMinute across daemons, and says when the minute ends', async () => {
+    const { a, b } = twoDaemons();
+    const rule = { pattern: 'mx.rate.test', messagesPerMinute: 3 };
+    const grants = [await a.acquire(rule), await b.acquire(rule), await a.acquire(rule), await b.acquire(rule)];
+    expect(grants.map((g) => g.granted)).toEqual([true, true, true, false]);
+    const refused = grants[3]!;
+    expect(refused.granted === false && refused.retryInMs > 0 && refused.retryInMs <= 60_000).toBe(true);
+  });
+});
+
+describe('two daemons sharing a pattern limit', () => {
+  let h: WorkerHarness;
+  let second: WorkerDependencies;
+  beforeAll(async () => {
+    h = await startWorkerHarness({
+      DESTINATION_LIMITS: JSON.stringify([
+        { pattern: 'mx.limited.test', connections: 2 },
+        { pattern: 'mx.reused.test', messagesPerConnection: 3 },
+      ]),
+      SMTP_POOL_IDLE: '10s',
+    });
+    second = createContainer(loadConfig(h.env));
+  });
+  afterAll(async () => {
+    await closeContainer(second);
+    await h.close();
+  });
+
+  it('never has more connections open than the limit, whatever each daemon would allow', async () => {
+    const peer = await startTestSmtpServer({ host: '127.0.0.8', port: h.smtpPort, tls: 'none', data: { kind: 'delay', ms: 100 } });
+    h.dns.set('limited.test', [{ type: 'MX', exchange: 'mx.limited.test', priority: 10 }]);
+    h.dns.set('mx.limited.test', [{ type: 'A', address: '127.0.0.8' }]);
+    const setup = await h.createSendingSetup({ domain: 'limits.test' });
+    const ids = await Promise.all(Array.from({ length: 24 }, (_, i) => h.queueEmail(setup, { to: [`u${i}@limited.test`] })));
+    await Promise.all(ids.map((id, i) => deliverMessage(i % 2 ? second : h.deps, id, h.deps.logger)));
+    for (const id of ids) expect((await h.readEmail(id)).email.status).toBe('accepted');
+    expect(peer.messages).toHaveLength(24);
+    expect(peer.peakConnections()).toBeLessThanOrEqual(2);
+    // Under a connections limit a connection is not kept idle (the other daemon could not count it): one each.
+    expect(peer.connections()).toBe(24);
+    await peer.close();
+  });
+
+  it('closes a connection once it carried messagesPerConnection messages', async () => {
+    const peer = await startTestSmtpServer({ host: '127.0.0.9', port: h.smtpPort, tls: 'none' });
+    h.dns.set('reused.test', [{ type: 'MX', exchange: 'mx.reused.test', priority: 10 }]);
+    h.dns.set('mx.reused.test', [{ type: 'A', address: '127.0.0.9' }]);
+    const setup = await h.createSendingSetup({ domain: 'reuse.test' });
+    for (let i = 0; i < 9; i++) await h.runJob(await h.queueEmail(setup, { to: [`u${i}@reused.test`] }));
+    expect(peer.messages).toHaveLength(9);
+    expect(peer.connections()).toBe(3);
+    await peer.close();
+  });
+});

@@ -1,0 +1,3 @@
+export * from './destination-feedback';
+export * from './destination-limits';
+export * from './mx-bounds';
