@@ -211,7 +211,11 @@ async function main() {
       drainedAt,
       attributionWindowMs: ATTRIBUTION_WINDOW_MS,
     });
-    const restarts = Object.fromEntries(processes.map((p) => [p.name, { unexpected_exits: p.unexpectedExits.length, failed_starts: p.failedStarts }]));
+    // A graceful stop (SIGTERM) is part of the audit: a process that cannot finish its work never stops.
+    await Promise.all(processes.map((p) => p.stop()));
+    const restarts = Object.fromEntries(
+      processes.map((p) => [p.name, { unexpected_exits: p.unexpectedExits.length, failed_starts: p.failedStarts, stop_timed_out: p.stopTimedOut }]),
+    );
     console.log(JSON.stringify({ ...summary, targets_met: targetsMet(summary, DRAIN_TARGET_S), processes: restarts }, null, 2));
     await report(summary, faults.map((f) => ({ ...f, atMs: f.at - loadStarted })), restarts);
   } finally {
@@ -235,7 +239,9 @@ function commit(): string {
 
 const startLoad = loadavg()[0]!.toFixed(2);
 
-async function report(summary: AuditSummary, faults: (FaultDone & { atMs: number })[], restarts: Record<string, { unexpected_exits: number; failed_starts: number }>) {
+type ProcessFigures = Record<string, { unexpected_exits: number; failed_starts: number; stop_timed_out: boolean }>;
+
+async function report(summary: AuditSummary, faults: (FaultDone & { atMs: number })[], restarts: ProcessFigures) {
   const met = targetsMet(summary, DRAIN_TARGET_S);
   const yes = (ok: boolean) => (ok ? 'met' : 'MISSED');
   const date = new Date().toISOString();
@@ -264,13 +270,17 @@ Fault timeline (seconds after the load started): ${faults.map((f) => `${(f.atMs 
 | deliveries by status at the end | ${Object.entries(summary.delivery_statuses).map(([k, v]) => `${k}: ${v}`).join(', ')} |
 | drained after the last fault | ${summary.drain_seconds === null ? `not within ${DRAIN_CAP_MS / 1000} s` : `${summary.drain_seconds.toFixed(1)} s`} |
 | processes that exited by themselves / failed starts | ${Object.entries(restarts).map(([name, r]) => `${name}: ${r.unexpected_exits}/${r.failed_starts}`).join(', ')} |
+| processes that did not stop on SIGTERM at the end | ${Object.entries(restarts).filter(([, r]) => r.stop_timed_out).map(([name]) => name).join(', ') || 'none'} |
 
 Targets: 0 undelivered: ${yes(met.undelivered)}; 0 5xx other than 503: ${yes(met.server_errors)}; drained within ${DRAIN_TARGET_S} s of the last fault: ${yes(met.drain)}.`,
   );
   console.log(`written to RELIABILITY.md ("Chaos run of ${date}")`);
 }
 
-main().catch((error: Error) => {
-  console.error(error);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (error: Error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

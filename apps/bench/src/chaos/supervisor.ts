@@ -8,6 +8,8 @@ export interface Running {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Between two starts that failed, and before restarting a process that exited by itself. */
 const RESTART_BACKOFF_MS = 1_000;
+/** A process still running this long after SIGTERM is killed (and counted). */
+const STOP_GRACE_MS = 45_000;
 
 /**
  * Keeps one API or daemon process running, as systemd's `Restart=always` would: a process
@@ -23,6 +25,8 @@ export class Supervised {
   /** When processes exited without being asked to (epoch ms). */
   readonly unexpectedExits: number[] = [];
   failedStarts = 0;
+  /** Whether the last process had to be killed because SIGTERM did not stop it. */
+  stopTimedOut = false;
 
   constructor(
     readonly name: string,
@@ -64,7 +68,14 @@ export class Supervised {
   async stop(): Promise<void> {
     this.stopping = true;
     await this.starting;
-    await this.current?.stop();
+    const running = this.current;
+    if (!running) return;
+    const stopped = await Promise.race([running.stop().then(() => true), sleep(STOP_GRACE_MS).then(() => false)]);
+    if (!stopped) {
+      this.stopTimedOut = true;
+      this.log(`${this.name} still running ${STOP_GRACE_MS / 1000}s after SIGTERM; killed`);
+      await running.kill();
+    }
   }
 
   private onExit(running: Running): void {
