@@ -117,7 +117,7 @@ async function main() {
 
     const loadStarted = Date.now();
     const faults: FaultDone[] = [];
-    const next = { api: 0, daemon: 0 };
+    const next = { 'kill-daemon': 0, 'kill-api': 0 };
     const runFaults = async () => {
       for (const fault of TIMELINE) {
         await sleep(loadStarted + fault.atMs - Date.now());
@@ -125,14 +125,10 @@ async function main() {
         let what: string = fault.kind;
         try {
           switch (fault.kind) {
-            case 'kill-daemon': {
-              const target = daemons[next.daemon++ % daemons.length]!;
-              what = `kill -9 ${target.name}, restarted ${RESTART_AFTER_MS / 1000}s later`;
-              await target.kill9(RESTART_AFTER_MS);
-              break;
-            }
+            case 'kill-daemon':
             case 'kill-api': {
-              const target = apis[next.api++ % apis.length]!;
+              const group = fault.kind === 'kill-daemon' ? daemons : apis;
+              const target = group[next[fault.kind]++ % group.length]!;
               what = `kill -9 ${target.name}, restarted ${RESTART_AFTER_MS / 1000}s later`;
               await target.kill9(RESTART_AFTER_MS);
               break;
