@@ -19,6 +19,7 @@ const base: AuditInput = {
   attempts: { 'accepted/none': 3 },
   drainedAt: 75_000,
   attributionWindowMs: 5_000,
+  originAt: 0,
 };
 
 describe('the chaos audit', () => {
@@ -55,6 +56,7 @@ describe('the chaos audit', () => {
     // em_c's second copy (12 s) came 8 s before the crash, outside the window.
     expect(summary.duplicate_causes).toEqual({ daemon_killed: 1, database_restarted: 1, unexplained: 2 });
     expect(summary.duplicates).toBe(4);
+    expect(summary.unexplained_duplicate_samples).toEqual([{ email_id: 'em_c', copies_at_s: [1, 12, 60] }]);
     expect(summary.undelivered).toBe(0);
   });
 

@@ -38,6 +38,8 @@ export interface AuditInput {
   drainedAt: number | null;
   /** A copy received this long before a daemon kill or a PostgreSQL restart is put down to it. */
   attributionWindowMs: number;
+  /** When the load started (epoch ms): sample times are given from it, as the fault timeline is. */
+  originAt: number;
 }
 
 /** Why a message arrived more than once, as far as the timeline can tell. */
@@ -59,6 +61,8 @@ export interface AuditSummary {
   /** Extra copies at the sinks, beyond the first of each accepted message. */
   duplicates: number;
   duplicate_causes: DuplicateCauses;
+  /** A few messages with an unexplained extra copy: the seconds (from the load's start) at which each copy arrived. */
+  unexplained_duplicate_samples: { email_id: string; copies_at_s: number[] }[];
   undelivered: number;
   /** Emails stored that no 2xx answer named (a retry that created a second message would show here). */
   stored_not_accepted: number;
@@ -87,9 +91,16 @@ export function audit(input: AuditInput): AuditSummary {
     copies.set(receipt.emailId, [...(copies.get(receipt.emailId) ?? []), receipt.at]);
   }
   const causes: DuplicateCauses = { daemon_killed: 0, database_restarted: 0, unexplained: 0 };
-  for (const times of copies.values()) {
+  const unexplained: AuditSummary['unexplained_duplicate_samples'] = [];
+  for (const [emailId, times] of copies) {
     const sorted = [...times].sort((a, b) => a - b);
-    for (const previous of sorted.slice(0, -1)) causes[duplicateCause(previous, input, input.attributionWindowMs)]++;
+    for (const previous of sorted.slice(0, -1)) {
+      const cause = duplicateCause(previous, input, input.attributionWindowMs);
+      causes[cause]++;
+      if (cause === 'unexplained' && unexplained.length < SERVER_ERROR_SAMPLES && unexplained.at(-1)?.email_id !== emailId) {
+        unexplained.push({ email_id: emailId, copies_at_s: sorted.map((t) => Math.round((t - input.originAt) / 100) / 10) });
+      }
+    }
   }
   const lastFault = Math.max(...input.faults.map((f) => f.at));
   const serverErrors = Object.entries(input.answers)
@@ -103,6 +114,7 @@ export function audit(input: AuditInput): AuditSummary {
     delivered: copies.size,
     duplicates: causes.daemon_killed + causes.database_restarted + causes.unexplained,
     duplicate_causes: causes,
+    unexplained_duplicate_samples: unexplained,
     undelivered: accepted.size - copies.size,
     stored_not_accepted: input.storedEmailIds.filter((id) => !accepted.has(id)).length,
     unknown_at_sinks: unknown,

@@ -206,6 +206,7 @@ async function main() {
       attempts: Object.fromEntries(attempts.map((r) => [r.kind as string, r.n as number])),
       drainedAt,
       attributionWindowMs: ATTRIBUTION_WINDOW_MS,
+      originAt: loadStarted,
     });
     // A graceful stop (SIGTERM) is part of the audit: a process that cannot finish its work never stops.
     await Promise.all(processes.map((p) => p.stop()));
@@ -258,7 +259,7 @@ Fault timeline (seconds after the load started): ${faults.map((f) => `${(f.atMs 
 | refused (final 4xx) / abandoned by the client | ${summary.refused} / ${summary.abandoned} |
 | delivered (at the sink, by email id) | ${summary.delivered} |
 | undelivered | ${summary.undelivered} |
-| duplicates (extra copies) | ${summary.duplicates} (daemon killed after the final dot: ${summary.duplicate_causes.daemon_killed}; just before a PostgreSQL crash: ${summary.duplicate_causes.database_restarted}; unexplained: ${summary.duplicate_causes.unexplained}) |
+| duplicates (extra copies) | ${summary.duplicates} (daemon killed after the final dot: ${summary.duplicate_causes.daemon_killed}; just before a PostgreSQL crash: ${summary.duplicate_causes.database_restarted}; unexplained: ${summary.duplicate_causes.unexplained}${summary.unexplained_duplicate_samples.length > 0 ? `, e.g. copies at ${summary.unexplained_duplicate_samples.map((d) => d.copies_at_s.map((t) => `${t}`).join(' and ') + ' s').join('; ')}` : ''}) |
 | emails stored that no 2xx named / unknown copies at the sink | ${summary.stored_not_accepted} / ${summary.unknown_at_sinks} |
 | 5xx answers other than 503 | ${summary.server_errors_other_than_503}${summary.server_error_samples.length > 0 ? ` (samples: ${summary.server_error_samples.map((s) => `\`${s}\``).join('; ')})` : ''} |
 | answers by status | ${Object.entries(summary.answers).map(([k, v]) => `${k}: ${v}`).join(', ')} |
