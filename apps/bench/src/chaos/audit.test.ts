@@ -60,6 +60,15 @@ describe('the chaos audit', () => {
     expect(summary.undelivered).toBe(0);
   });
 
+  it('counts a copy the sink read just after a kill was sent as sent before it', () => {
+    const receipts = (firstAt: number) => [
+      { emailId: 'em_a', at: firstAt },
+      { emailId: 'em_a', at: 70_000 },
+    ];
+    expect(audit({ ...base, receipts: receipts(10_400) }).duplicate_causes.daemon_killed).toBe(1);
+    expect(audit({ ...base, receipts: receipts(11_500) }).duplicate_causes.unexplained).toBe(1);
+  });
+
   it('puts a duplicate down to a daemon that crashed by itself as to one that was killed', () => {
     const receipts = [
       { emailId: 'em_a', at: 36_000 },

@@ -127,8 +127,14 @@ export function audit(input: AuditInput): AuditSummary {
   };
 }
 
+/**
+ * The sink may read a copy a killed daemon had already written a moment after the kill was
+ * sent (the run's own event loop is busy too): a copy this soon after a fault still counts.
+ */
+const SINK_READ_SLACK_MS = 1_000;
+
 function duplicateCause(copyAt: number, input: Pick<AuditInput, 'faults' | 'daemonCrashes'>, windowMs: number): keyof DuplicateCauses {
-  const soonAfter = (at: number) => at >= copyAt && at - copyAt <= windowMs;
+  const soonAfter = (at: number) => at - copyAt >= -SINK_READ_SLACK_MS && at - copyAt <= windowMs;
   const timesOf = (kind: FaultKind) => input.faults.filter((f) => f.kind === kind).map((f) => f.at);
   if ([...timesOf('kill-daemon'), ...input.daemonCrashes].some(soonAfter)) return 'daemon_killed';
   if (timesOf('pg-restart').some(soonAfter)) return 'database_restarted';

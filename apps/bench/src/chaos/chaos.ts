@@ -11,7 +11,7 @@ import { endProcess, freshDatabase, startApi, startWorker } from '../bench-envir
 import { RELIABILITY_FILE, writeMarkdownSection } from '../benchmarks-file';
 import { audit, targetsMet, type AuditSummary, type FaultDone } from './audit';
 import { sendUnderChaos } from './chaos-client';
-import { defaultTimeline, formatTimeline, parseTimeline, type Fault } from './fault-timeline';
+import { defaultTimeline, formatTimeline, parseTimeline, type Fault, type FaultKind } from './fault-timeline';
 import { startPrivatePostgres, startPrivateRedis } from './private-services';
 import { Supervised } from './supervisor';
 
@@ -118,37 +118,30 @@ async function main() {
     const loadStarted = Date.now();
     const faults: FaultDone[] = [];
     const next = { 'kill-daemon': 0, 'kill-api': 0 };
+    const killNext = async (kind: 'kill-daemon' | 'kill-api') => {
+      const group = kind === 'kill-daemon' ? daemons : apis;
+      const target = group[next[kind]++ % group.length]!;
+      await target.kill9(RESTART_AFTER_MS);
+      return `kill -9 ${target.name}, restarted ${RESTART_AFTER_MS / 1000}s later`;
+    };
+    /** Each fault, carried out; resolves with what it did. */
+    const actions: Record<FaultKind, () => Promise<string>> = {
+      'kill-daemon': () => killNext('kill-daemon'),
+      'kill-api': () => killNext('kill-api'),
+      'redis-flushall': () => redis.flushAll().then(() => 'Redis FLUSHALL'),
+      'redis-restart': () => redis.restart(REDIS_DOWN_MS).then(() => `Redis killed, restarted empty ${REDIS_DOWN_MS / 1000}s later`),
+      'pg-restart': () => pg.crashRestart().then(() => 'PostgreSQL pg_ctl restart -m immediate'),
+    };
     const runFaults = async () => {
       for (const fault of TIMELINE) {
         await sleep(loadStarted + fault.atMs - Date.now());
         const at = Date.now();
-        let what: string = fault.kind;
+        const when = `fault at +${((at - loadStarted) / 1000).toFixed(1)}s`;
         try {
-          switch (fault.kind) {
-            case 'kill-daemon':
-            case 'kill-api': {
-              const group = fault.kind === 'kill-daemon' ? daemons : apis;
-              const target = group[next[fault.kind]++ % group.length]!;
-              what = `kill -9 ${target.name}, restarted ${RESTART_AFTER_MS / 1000}s later`;
-              await target.kill9(RESTART_AFTER_MS);
-              break;
-            }
-            case 'redis-flushall':
-              what = 'Redis FLUSHALL';
-              await redis.flushAll();
-              break;
-            case 'redis-restart':
-              what = `Redis killed, restarted empty ${REDIS_DOWN_MS / 1000}s later`;
-              await redis.restart(REDIS_DOWN_MS);
-              break;
-            case 'pg-restart':
-              what = 'PostgreSQL pg_ctl restart -m immediate';
-              await pg.crashRestart();
-              break;
-          }
-          log(`fault at +${((at - loadStarted) / 1000).toFixed(1)}s: ${what} (took ${((Date.now() - at) / 1000).toFixed(1)}s)`);
+          const what = await actions[fault.kind]();
+          log(`${when}: ${what} (took ${((Date.now() - at) / 1000).toFixed(1)}s)`);
         } catch (error) {
-          log(`fault at +${((at - loadStarted) / 1000).toFixed(1)}s: ${what} FAILED: ${(error as Error).message}`);
+          log(`${when}: ${fault.kind} FAILED: ${(error as Error).message}`);
         }
         faults.push({ kind: fault.kind, at });
       }
