@@ -57,6 +57,8 @@ describe('the chaos audit', () => {
     expect(summary.duplicate_causes).toEqual({ daemon_killed: 1, database_restarted: 1, unexplained: 2 });
     expect(summary.duplicates).toBe(4);
     expect(summary.unexplained_duplicate_samples).toEqual([{ email_id: 'em_c', copies_at_s: [1, 12, 60] }]);
+    // em_a: daemon killed at 10 s, sent again at 50 s.
+    expect(summary.takeover_after_daemon_death_s).toEqual({ median: 40, max: 40 });
     expect(summary.undelivered).toBe(0);
   });
 

@@ -1,3 +1,4 @@
+import { median } from '../median';
 import type { FaultKind } from './fault-timeline';
 
 /** A fault as it was carried out (epoch ms). */
@@ -61,6 +62,11 @@ export interface AuditSummary {
   /** Extra copies at the sinks, beyond the first of each accepted message. */
   duplicates: number;
   duplicate_causes: DuplicateCauses;
+  /**
+   * For the copies put down to a daemon's death: seconds from that death to the next copy, i.e.
+   * how soon another daemon took the delivery over (the contract allows 60 s). Null when none.
+   */
+  takeover_after_daemon_death_s: { median: number; max: number } | null;
   /** A few messages with an unexplained extra copy: the seconds (from the load's start) at which each copy arrived. */
   unexplained_duplicate_samples: { email_id: string; copies_at_s: number[] }[];
   undelivered: number;
@@ -92,11 +98,13 @@ export function audit(input: AuditInput): AuditSummary {
   }
   const causes: DuplicateCauses = { daemon_killed: 0, database_restarted: 0, unexplained: 0 };
   const unexplained: AuditSummary['unexplained_duplicate_samples'] = [];
+  const takeovers: number[] = [];
   for (const [emailId, times] of copies) {
     const sorted = [...times].sort((a, b) => a - b);
-    for (const previous of sorted.slice(0, -1)) {
-      const cause = duplicateCause(previous, input, input.attributionWindowMs);
+    for (const [i, previous] of sorted.slice(0, -1).entries()) {
+      const { cause, at } = duplicateCause(previous, input, input.attributionWindowMs);
       causes[cause]++;
+      if (cause === 'daemon_killed') takeovers.push((sorted[i + 1]! - at!) / 1000);
       if (cause === 'unexplained' && unexplained.length < SERVER_ERROR_SAMPLES && unexplained.at(-1)?.email_id !== emailId) {
         unexplained.push({ email_id: emailId, copies_at_s: sorted.map((t) => Math.round((t - input.originAt) / 100) / 10) });
       }
@@ -115,6 +123,7 @@ export function audit(input: AuditInput): AuditSummary {
     duplicates: causes.daemon_killed + causes.database_restarted + causes.unexplained,
     duplicate_causes: causes,
     unexplained_duplicate_samples: unexplained,
+    takeover_after_daemon_death_s: takeovers.length === 0 ? null : { median: median(takeovers), max: Math.max(...takeovers) },
     undelivered: accepted.size - copies.size,
     stored_not_accepted: input.storedEmailIds.filter((id) => !accepted.has(id)).length,
     unknown_at_sinks: unknown,
@@ -133,12 +142,15 @@ export function audit(input: AuditInput): AuditSummary {
  */
 const SINK_READ_SLACK_MS = 1_000;
 
-function duplicateCause(copyAt: number, input: Pick<AuditInput, 'faults' | 'daemonCrashes'>, windowMs: number): keyof DuplicateCauses {
+/** The fault a copy sent again is put down to, and when it happened. */
+function duplicateCause(copyAt: number, input: Pick<AuditInput, 'faults' | 'daemonCrashes'>, windowMs: number): { cause: keyof DuplicateCauses; at?: number } {
   const soonAfter = (at: number) => at - copyAt >= -SINK_READ_SLACK_MS && at - copyAt <= windowMs;
   const timesOf = (kind: FaultKind) => input.faults.filter((f) => f.kind === kind).map((f) => f.at);
-  if ([...timesOf('kill-daemon'), ...input.daemonCrashes].some(soonAfter)) return 'daemon_killed';
-  if (timesOf('pg-restart').some(soonAfter)) return 'database_restarted';
-  return 'unexplained';
+  const death = [...timesOf('kill-daemon'), ...input.daemonCrashes].find(soonAfter);
+  if (death !== undefined) return { cause: 'daemon_killed', at: death };
+  const crash = timesOf('pg-restart').find(soonAfter);
+  if (crash !== undefined) return { cause: 'database_restarted', at: crash };
+  return { cause: 'unexplained' };
 }
 
 export interface Targets {

@@ -253,6 +253,7 @@ Fault timeline (seconds after the load started): ${faults.map((f) => `${(f.atMs 
 | delivered (at the sink, by email id) | ${summary.delivered} |
 | undelivered | ${summary.undelivered} |
 | duplicates (extra copies) | ${summary.duplicates} (daemon killed after the final dot: ${summary.duplicate_causes.daemon_killed}; just before a PostgreSQL crash: ${summary.duplicate_causes.database_restarted}; unexplained: ${summary.duplicate_causes.unexplained}${summary.unexplained_duplicate_samples.length > 0 ? `, e.g. copies at ${summary.unexplained_duplicate_samples.map((d) => d.copies_at_s.map((t) => `${t}`).join(' and ') + ' s').join('; ')}` : ''}) |
+| after a daemon's death, its deliveries sent again within (median / max) | ${summary.takeover_after_daemon_death_s ? `${summary.takeover_after_daemon_death_s.median.toFixed(1)} s / ${summary.takeover_after_daemon_death_s.max.toFixed(1)} s` : 'n/a'} |
 | emails stored that no 2xx named / unknown copies at the sink | ${summary.stored_not_accepted} / ${summary.unknown_at_sinks} |
 | 5xx answers other than 503 | ${summary.server_errors_other_than_503}${summary.server_error_samples.length > 0 ? ` (samples: ${summary.server_error_samples.map((s) => `\`${s}\``).join('; ')})` : ''} |
 | answers by status | ${Object.entries(summary.answers).map(([k, v]) => `${k}: ${v}`).join(', ')} |
