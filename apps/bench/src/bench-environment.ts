@@ -10,6 +10,7 @@ import { openRedis } from '@mailer/queue';
 export const BENCH_DATABASE = 'mailer_bench';
 export const BENCH_REDIS_PREFIX = 'mailer_bench';
 const API_MAIN = path.resolve(__dirname, '../../api/dist/main.js');
+const WORKER_MAIN = path.resolve(__dirname, '../../worker/dist/main.js');
 
 /** The configured cluster's URL for the given database. */
 export function databaseUrlFor(config: Config, name: string): string {
@@ -51,6 +52,10 @@ export interface ApiProcess {
   pid: number;
   encryptionKey: Buffer;
   stop(): Promise<void>;
+  /** SIGKILL: the process dies at once, mid-request (the chaos run's crash). */
+  kill(): Promise<void>;
+  /** Resolves when the process has exited, however it ended. */
+  exited: Promise<void>;
 }
 
 /** What a built API or daemon process needs to run as in production against the bench's database and Redis prefix. */
@@ -66,10 +71,23 @@ export function productionEnv(config: Config, databaseUrl: string, encryptionKey
   };
 }
 
+export interface StartApiOptions {
+  cpuProfileDir?: string;
+  redisPrefix?: string;
+  /** The key every API and daemon of a run shares (a fresh one unless given). */
+  encryptionKey?: Buffer;
+  /** A free port unless given (a restarted API keeps its port). */
+  port?: number;
+  /** How long it may take to answer /readyz with 200. */
+  readyTimeoutMs?: number;
+  /** Where its stdout and stderr go (a file descriptor); the benchmark's own unless given. */
+  outputFd?: number;
+}
+
 /** The built API as production runs it (NODE_ENV=production, warn-level logs), in a child process. */
-export async function startApi(config: Config, databaseUrl: string, options: { cpuProfileDir?: string; redisPrefix?: string } = {}): Promise<ApiProcess> {
-  const port = await freePort();
-  const encryptionKey = randomBytes(32);
+export async function startApi(config: Config, databaseUrl: string, options: StartApiOptions = {}): Promise<ApiProcess> {
+  const port = options.port ?? (await freePort());
+  const encryptionKey = options.encryptionKey ?? randomBytes(32);
   const child: ChildProcess = spawn(
     process.execPath,
     [...(options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : []), API_MAIN],
@@ -79,25 +97,63 @@ export async function startApi(config: Config, databaseUrl: string, options: { c
         HOST: '127.0.0.1',
         PORT: String(port),
       },
-      stdio: ['ignore', 'inherit', 'inherit'],
+      stdio: ['ignore', options.outputFd ?? 'inherit', options.outputFd ?? 'inherit'],
     },
   );
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const baseUrl = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
+  const readyBy = Date.now() + (options.readyTimeoutMs ?? 10_000);
+  for (;;) {
     const up = await fetch(`${baseUrl}/readyz`).then((r) => r.ok, () => false);
     if (up) break;
-    if (i > 100 || child.exitCode !== null) throw new Error('the API did not become ready');
+    if (Date.now() > readyBy || child.exitCode !== null) {
+      child.kill('SIGKILL');
+      throw new Error('the API did not become ready');
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return {
-    baseUrl,
-    pid: child.pid!,
-    encryptionKey,
-    stop: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
+  return { baseUrl, pid: child.pid!, encryptionKey, stop: () => endProcess(child, 'SIGTERM'), kill: () => endProcess(child, 'SIGKILL'), exited };
+}
+
+/** Sends the signal and resolves once the process is gone. */
+export function endProcess(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill(signal);
+  });
+}
+
+export interface WorkerOptions {
+  redisPrefix: string;
+  /** The loopback DNS server that names the sinks (host:port). */
+  dnsServer: string;
+  /** The port every sink listens on (SMTP_PORT). */
+  smtpPort: number;
+  cpuProfileDir?: string;
+  /** Where its stdout and stderr go (a file descriptor); the benchmark's own unless given. */
+  outputFd?: number;
+}
+
+/**
+ * The built delivery daemon as production runs it, delivering to loopback sinks through a
+ * test DNS server; WORKER_*, DESTINATION_*, COMPOSITION_THREADS, DATABASE_POOL_SIZE and
+ * SMTP_POOL_IDLE pass through from the environment.
+ */
+export function startWorker(config: Config, databaseUrl: string, encryptionKey: Buffer, options: WorkerOptions): ChildProcess {
+  const profile = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
+  return spawn(process.execPath, [...profile, WORKER_MAIN], {
+    env: {
+      ...productionEnv(config, databaseUrl, encryptionKey, options.redisPrefix),
+      DNS_SERVERS: options.dnsServer,
+      SMTP_PORT: String(options.smtpPort),
+      SMTP_HELO_NAME: 'worker.bench.test',
+      ALLOW_PRIVATE_MX: 'true',
+      // The benchmark's webhook receiver listens on loopback, over http.
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      WORKER_METRICS_PORT: '0',
+      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => /^(WORKER_|DESTINATION_|COMPOSITION_THREADS|DATABASE_POOL_SIZE|SMTP_POOL_IDLE)/.test(k))),
+    },
+    stdio: ['ignore', options.outputFd ?? 'inherit', options.outputFd ?? 'inherit'],
+  });
 }

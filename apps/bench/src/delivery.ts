@@ -1,12 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { loadConfig, type Config } from '@mailer/config';
+import { loadConfig } from '@mailer/config';
 import { createAccount, createWebhookEndpoint, openDatabase, setAccountPlan } from '@mailer/db';
 import { newWebhookSecret, seal, WEBHOOK_SECRET_SEAL_PURPOSE } from '@mailer/domain';
-import { insertReadyDomain, insertSender, startTestDnsServer, startWebhookReceiver, type TestDnsServer } from '@mailer/testing';
-import { clearRedisPrefix, freshDatabase, productionEnv, startApi } from './bench-environment';
+import { insertReadyDomain, insertSender, startTestDnsServer, startWebhookReceiver } from '@mailer/testing';
+import { clearRedisPrefix, endProcess, freshDatabase, startApi, startWorker } from './bench-environment';
 import { writeBenchmarkSection } from './benchmarks-file';
 import { median } from './median';
 import { postMessages } from './post-messages';
@@ -83,7 +82,6 @@ machine 1.63 cores busy): the daemon's event loop is then the bottleneck. A fast
 as it stands never applies: nodemailer's quoted-printable text keeps bare LFs, which the relaxed canonicalization (and
 the SMTP data stream) turn into CRLF. Postfix in this comparison relays without DKIM signing, MIME building or
 per-recipient records in a database.`;
-const WORKER_MAIN = path.resolve(__dirname, '../../worker/dist/main.js');
 /** Its own database and Redis prefix, so that it never meets the intake benchmark's. */
 const DATABASE = 'mailer_bench_delivery';
 const REDIS_PREFIX = 'mailer_bench_delivery';
@@ -117,24 +115,6 @@ async function postfixRound(phase: 'single' | 'multi', dkim: boolean): Promise<P
 
 const PROFILE_DIR = process.argv.includes('--cpu-prof') ? 'bench-results' : undefined;
 
-function startWorker(config: Config, databaseUrl: string, encryptionKey: Buffer, dns: TestDnsServer): ChildProcess {
-  const profile = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
-  return spawn(process.execPath, [...profile, WORKER_MAIN], {
-    env: {
-      ...productionEnv(config, databaseUrl, encryptionKey, REDIS_PREFIX),
-      DNS_SERVERS: dns.address,
-      SMTP_PORT: String(SINK_PORT),
-      SMTP_HELO_NAME: 'worker.bench.test',
-      ALLOW_PRIVATE_MX: 'true',
-      // The benchmark's webhook receiver listens on loopback, over http.
-      WEBHOOK_ALLOW_PRIVATE: 'true',
-      WORKER_METRICS_PORT: '0',
-      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => /^(WORKER_|DESTINATION_|COMPOSITION_THREADS|DATABASE_POOL_SIZE|SMTP_POOL_IDLE)/.test(k))),
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-}
-
 /** Peak resident set size of a process so far, in MiB (VmHWM). */
 function peakRssMiB(pid: number): number {
   const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -163,7 +143,7 @@ async function main() {
     sinks.push(await startSmtpSink(sinkBinary, address, SINK_PORT, path.join(sinkDir, `${domain}.out`)));
   }
   const api = await startApi(config, databaseUrl, { redisPrefix: REDIS_PREFIX, cpuProfileDir: PROFILE_DIR });
-  const worker = startWorker(config, databaseUrl, api.encryptionKey, dns);
+  const worker = startWorker(config, databaseUrl, api.encryptionKey, { redisPrefix: REDIS_PREFIX, dnsServer: dns.address, smtpPort: SINK_PORT, cpuProfileDir: PROFILE_DIR });
   // Interrupted: take the processes this benchmark started down with it.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
@@ -254,11 +234,7 @@ async function main() {
   } finally {
     await database.close();
     await api.stop();
-    await new Promise<void>((resolve) => {
-      if (worker.exitCode !== null) return resolve();
-      worker.once('exit', () => resolve());
-      worker.kill('SIGTERM');
-    });
+    await endProcess(worker, 'SIGTERM');
     for (const sink of sinks) await sink.stop();
     await dns.close();
     await clearRedisPrefix(config, REDIS_PREFIX);

@@ -2,6 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { connect } from 'node:net';
 import path from 'node:path';
+import { endProcess } from './bench-environment';
 
 /**
  * Postfix's `smtp-sink` (from Debian's postfix package) as the benchmark's recipient MX:
@@ -66,11 +67,6 @@ export async function startSmtpSink(binary: string, address: string, port: numbe
   return {
     address,
     count,
-    stop: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
+    stop: () => endProcess(child, 'SIGTERM'),
   };
 }

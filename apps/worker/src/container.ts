@@ -96,11 +96,16 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     dns: createDnsResolver(config.dns),
     composer: createMessageComposer(config.encryptionKey, config.worker.compositionThreads),
     returnPathKey: returnPathKey(config.encryptionKey),
-    claims: new Batcher((emailIds) => claim(database, config, emailIds, now())),
-    attempts: new Batcher(async (writes) => {
-      const written = await writeAttempts(database.db, writes);
-      return writes.map((_, i) => written.has(i));
-    }),
+    // A claim or a record unanswered for a whole lease is stalled (see BatcherOptions): it fails, and
+    // the next ones go out, rather than every later job waiting behind it.
+    claims: new Batcher((emailIds) => claim(database, config, emailIds, now()), { stallMs: config.worker.leaseMs }),
+    attempts: new Batcher(
+      async (writes) => {
+        const written = await writeAttempts(database.db, writes);
+        return writes.map((_, i) => written.has(i));
+      },
+      { stallMs: config.worker.leaseMs },
+    ),
     leases: new LeaseKeeper({ db: database.db, leaseMs: config.worker.leaseMs, now, logger, renewals: metrics.leaseRenewals }),
     scheduler,
     metrics,

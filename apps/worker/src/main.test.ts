@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { startTestSmtpServer, type ReceivedMessage, type TestSmtpServer } from '@mailer/testing';
+import { messageIdOf, startTestSmtpServer, type ReceivedMessage, type TestSmtpServer } from '@mailer/testing';
 import { deferDeliveries, startWorkerHarness, type SendingSetup, type WorkerHarness } from './testing/worker-harness';
 import { verifyDkim } from './testing/verify-dkim';
 
@@ -64,7 +64,7 @@ async function allAccepted(ids: string[], timeoutMs = 40_000) {
   );
 }
 
-const messageIds = (messages: ReceivedMessage[]) => messages.map((m) => /^Message-ID: (.+)\r$/m.exec(m.raw.toString())?.[1]);
+const messageIds = (messages: ReceivedMessage[]) => messages.map(messageIdOf);
 
 function expectEachOnce(messages: ReceivedMessage[], count: number) {
   const ids = messageIds(messages);

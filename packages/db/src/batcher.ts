@@ -1,3 +1,16 @@
+import { DatabaseStallError } from './database-errors';
+
+export interface BatcherOptions {
+  maxBatch?: number;
+  /**
+   * A batch unanswered for this long fails its calls with a DatabaseStallError (the database
+   * is unavailable) and the next batch goes out: after a PostgreSQL crash the driver can leave
+   * a statement unanswered for good (docs/api-decisions.md, "Data layer"), which would
+   * otherwise hold every later call. Its late answer, if any, is ignored. Unbounded unless given.
+   */
+  stallMs?: number;
+}
+
 /**
  * Runs the database calls of concurrent jobs together: while one batch is in flight the
  * next calls wait and then go out in a single statement. Under load that turns many
@@ -9,11 +22,17 @@ export class Batcher<I, O> {
   private pending: { item: I; resolve: (output: O) => void; reject: (error: unknown) => void }[] = [];
   private busy = false;
 
+  private readonly maxBatch: number;
+  private readonly stallMs?: number;
+
   /** `run` answers each item, in order. */
   constructor(
     private readonly run: (items: I[]) => Promise<O[]>,
-    private readonly maxBatch = 200,
-  ) {}
+    options: BatcherOptions = {},
+  ) {
+    this.maxBatch = options.maxBatch ?? 200;
+    this.stallMs = options.stallMs;
+  }
 
   submit(item: I): Promise<O> {
     return new Promise((resolve, reject) => {
@@ -27,14 +46,25 @@ export class Batcher<I, O> {
     this.busy = true;
     const batch = this.pending.splice(0, this.maxBatch);
     try {
-      const outputs = await this.run(batch.map((p) => p.item));
+      const outputs = await this.bounded(this.run(batch.map((p) => p.item)));
       batch.forEach((p, i) => p.resolve(outputs[i]!));
     } catch (error) {
-      if (batch.length === 1) batch[0]!.reject(error);
-      else for (const p of batch) await this.run([p.item]).then(([output]) => p.resolve(output!), p.reject);
+      if (batch.length === 1 || error instanceof DatabaseStallError) for (const p of batch) p.reject(error);
+      else for (const p of batch) await this.bounded(this.run([p.item])).then(([output]) => p.resolve(output!), p.reject);
     } finally {
       this.busy = false;
       void this.flush();
     }
+  }
+
+  private bounded<T>(work: Promise<T>): Promise<T> {
+    if (this.stallMs === undefined) return work;
+    // A failure after the stall belongs to no call.
+    work.catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    const stalled = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new DatabaseStallError(this.stallMs!)), this.stallMs);
+    });
+    return Promise.race([work, stalled]).finally(() => clearTimeout(timer));
   }
 }

@@ -16,7 +16,17 @@ const DRIVER_CONNECTION_ERRORS = new Set([
   'CONNECTION_DESTROYED',
 ]);
 
+/** A statement left unanswered past a bound (see Batcher): treated as the database being unavailable. */
+export class DatabaseStallError extends Error {
+  override readonly name = 'DatabaseStallError';
+
+  constructor(readonly afterMs: number) {
+    super(`no answer from the database within ${afterMs} ms`);
+  }
+}
+
 export function isDatabaseUnavailable(error: unknown): boolean {
+  if (error instanceof DatabaseStallError) return true;
   const e = error as { code?: unknown; cause?: unknown } | undefined;
   if (!e || typeof e !== 'object') return false;
   if (e.cause && isDatabaseUnavailable(e.cause)) return true;

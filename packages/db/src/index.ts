@@ -1,6 +1,6 @@
 export { openDatabase, type Database, type DatabaseHandle, type Queryable, type Row, type Statement } from './database';
 export { inTransaction, type Transaction } from './transaction';
-export { isDatabaseUnavailable } from './database-errors';
+export { DatabaseStallError, isDatabaseUnavailable } from './database-errors';
 export { lockAccountUsage, lockDeliveries, lockMessagesDeliveries, lockSenders, toLockedDelivery, type LockedDelivery } from './lock-order';
 export { migrateDatabase, ensureDatabase, MIGRATIONS_FOLDER } from './migrate';
 export * from './stores/accounts-store';
@@ -18,7 +18,7 @@ export * from './stores/intake-store';
 export { findActiveDomainById, countDeliveriesByStatus, makeDeferredDeliveriesDue, owedDeliveriesSummary, owedDeliveriesByRecipientDomain, type OwedDeliveriesSummary } from './stores/operator-store';
 export * from './stores/lease-store';
 export * from './stores/secrets-store';
-export { Batcher } from './batcher';
+export { Batcher, type BatcherOptions } from './batcher';
 export * from './stores/suppressions-store';
 export * from './stores/webhooks-store';
 export * from './stores/webhook-outbox-store';

@@ -46,6 +46,8 @@ export interface ReceivedMessage {
   /** Whether the transaction ran over STARTTLS. */
   tls: boolean;
   sessionId: string;
+  /** When the message was recorded (epoch ms). */
+  at: number;
 }
 
 export interface TestSmtpServer {
@@ -77,6 +79,11 @@ function replyError(reply: string): Error & { responseCode: number } {
   const match = /^(\d{3})\s*(.*)$/.exec(reply);
   if (!match) throw new Error(`not an SMTP reply: ${reply}`);
   return Object.assign(new Error(match[2]), { responseCode: Number(match[1]) });
+}
+
+/** The Message-ID header of a received message, angle brackets included (the service writes `<em_…@domain>`). */
+export function messageIdOf(message: ReceivedMessage): string | undefined {
+  return /^Message-ID: (.+)\r$/im.exec(message.raw.toString('latin1'))?.[1];
 }
 
 const VERBS = new Set(['EHLO', 'HELO', 'MAIL', 'RCPT', 'DATA', 'RSET', 'NOOP', 'QUIT', 'STARTTLS']);
@@ -168,6 +175,7 @@ export async function startTestSmtpServer(options: TestSmtpServerOptions): Promi
             raw,
             tls: session.secure,
             sessionId: session.id,
+            at: Date.now(),
           });
         switch (data.kind) {
           case 'accept':

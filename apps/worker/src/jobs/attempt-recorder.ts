@@ -2,6 +2,7 @@ import { decideRetry, deriveMessageStatus, type DeliveryOutcome, type RetryPolic
 import {
   applyDecisions,
   exclusiveView,
+  isDatabaseUnavailable,
   recordAttempt,
   type DeliveryDecision,
   type DeliveryRowState,
@@ -11,6 +12,15 @@ import {
 } from '@mailer/db';
 import type { Logger } from '@mailer/logger';
 import type { WorkerDependencies } from '../container';
+
+/**
+ * A record that fails because the database is away (a crash, a restart, a stalled round trip) is
+ * written again this many times, this far apart: the message has gone out, and a record lost
+ * would have the delivery attempted again once its lease ran out, a duplicate. Under the lease
+ * token, a record that comes too late (the lease taken over) changes nothing.
+ */
+const RECORD_TRIES = 4;
+const RECORD_RETRY_MS = 2_000;
 
 export interface AttemptFacts {
   startedAt: Date;
@@ -42,7 +52,7 @@ export class AttemptRecorder {
 
   /** Passes deferrals through the retry policy, then writes the attempt (see recordAttempt). */
   record(group: LeasedDelivery[], outcomeOf: (delivery: LeasedDelivery) => DeliveryOutcome, facts: AttemptFacts): Promise<void> {
-    const next = this.last.then(() => this.write(group, outcomeOf, facts));
+    const next = this.last.then(() => this.writeUntilStored(group, outcomeOf, facts));
     this.last = next.catch(() => undefined);
     return next;
   }
@@ -59,6 +69,20 @@ export class AttemptRecorder {
     });
     this.last = next.catch(() => undefined);
     return next;
+  }
+
+  private async writeUntilStored(group: LeasedDelivery[], outcomeOf: (delivery: LeasedDelivery) => DeliveryOutcome, facts: AttemptFacts): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.write(group, outcomeOf, facts);
+      } catch (error) {
+        if (attempt >= RECORD_TRIES || !isDatabaseUnavailable(error)) throw error;
+        this.log.warn('attempt not recorded, database unavailable; trying again', { error: (error as Error).message, try: attempt });
+        // What the job knew of the message may be stale now: the next record reads it again.
+        this.view = undefined;
+        await new Promise((resolve) => setTimeout(resolve, RECORD_RETRY_MS));
+      }
+    }
   }
 
   private async write(group: LeasedDelivery[], outcomeOf: (delivery: LeasedDelivery) => DeliveryOutcome, facts: AttemptFacts): Promise<void> {
