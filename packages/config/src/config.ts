@@ -110,7 +110,7 @@ const envSchema = z
     SMTP_COMMAND_TIMEOUT: duration('5m'),
     SMTP_DATA_TIMEOUT: duration('10m'),
     ALLOW_PRIVATE_MX: bool(false),
-    WORKER_CONCURRENCY: int(50, 1, 1000),
+    WORKER_CONCURRENCY: int(200, 1, 1000),
     DESTINATION_CONCURRENCY: int(20, 1, 1000),
     DESTINATION_SUSPEND_AFTER: int(5, 1, 1000),
     DESTINATION_SUSPENSION: duration('60s'),
