@@ -152,7 +152,7 @@ export function startWorker(config: Config, databaseUrl: string, encryptionKey: 
       // The benchmark's webhook receiver listens on loopback, over http.
       WEBHOOK_ALLOW_PRIVATE: 'true',
       WORKER_METRICS_PORT: '0',
-      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => /^(WORKER_|DESTINATION_|COMPOSITION_THREADS|DATABASE_POOL_SIZE|SMTP_POOL_IDLE)/.test(k))),
+      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => /^(WORKER_|DESTINATION_|COMPOSITION_THREADS|DATABASE_POOL_SIZE|SMTP_POOL_IDLE|SMTP_CONNECT_TIMEOUT)/.test(k))),
     },
     stdio: ['ignore', options.outputFd ?? 'inherit', options.outputFd ?? 'inherit'],
   });

@@ -1,11 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
-import { loadConfig, type Config } from '@mailer/config';
+import { loadConfig } from '@mailer/config';
 import { createAccount, openDatabase, type Database } from '@mailer/db';
 import { createDeliveryQueue, openRedis } from '@mailer/queue';
-import { insertQueuedEmail, insertReadyDomain, insertSender, startTestDnsServer, startTestSmtpServer, type TestDnsServer } from '@mailer/testing';
-import { clearRedisPrefix, freshDatabase, productionEnv } from './bench-environment';
+import { insertQueuedEmail, insertReadyDomain, insertSender, startTestDnsServer, startTestSmtpServer } from '@mailer/testing';
+import { clearRedisPrefix, freshDatabase, startWorker } from './bench-environment';
 import { writeBenchmarkSection } from './benchmarks-file';
 import { percentile } from './percentile';
 
@@ -25,7 +23,6 @@ const PROBES = Number(process.env.PROBES ?? 100);
 const PROBE_EVERY_MS = Number(process.env.PROBE_EVERY_MS ?? 100);
 const BAD = (process.env.BAD ?? 'slow') as 'slow' | 'silent';
 const SMTP_PORT = 2700;
-const WORKER_MAIN = path.resolve(__dirname, '../../worker/dist/main.js');
 const DATABASE = 'mailer_bench_scheduling';
 const REDIS_PREFIX = 'mailer_bench_scheduling';
 const INSERT_BATCH = 50;
@@ -50,21 +47,6 @@ async function backlog(db: Database, enqueue: (ids: string[]) => Promise<void>, 
     const batch = Array.from({ length: Math.min(INSERT_BATCH, count - i) }, (_, k) => insertQueuedEmail(db, { ...from, to: [`u${i + k}@${domain}`] }));
     await enqueue((await Promise.all(batch)).map((e) => e.id));
   }
-}
-
-function startWorker(config: Config, databaseUrl: string, key: Buffer, dns: TestDnsServer): ChildProcess {
-  return spawn(process.execPath, [WORKER_MAIN], {
-    env: {
-      ...productionEnv(config, databaseUrl, key, REDIS_PREFIX),
-      DNS_SERVERS: dns.address,
-      SMTP_PORT: String(SMTP_PORT),
-      SMTP_HELO_NAME: 'worker.bench.test',
-      ALLOW_PRIVATE_MX: 'true',
-      WORKER_METRICS_PORT: '0',
-      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => /^(WORKER_|DESTINATION_|SMTP_CONNECT_TIMEOUT|COMPOSITION_THREADS)/.test(k))),
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
 }
 
 /** Posts PROBES messages one every PROBE_EVERY_MS, then waits for `timeOf` of each; answers the delays in seconds. */
@@ -115,7 +97,7 @@ async function main() {
     const dueAt = new Date();
     return queue.enqueueTogether(ids.map((emailId) => ({ emailId, dueAt })));
   };
-  const worker = startWorker(config, databaseUrl, key, dns);
+  const worker = startWorker(config, databaseUrl, key, { redisPrefix: REDIS_PREFIX, dnsServer: dns.address, smtpPort: SMTP_PORT });
   process.once('SIGINT', () => {
     worker.kill('SIGKILL');
     process.exit(130);
