@@ -9,14 +9,18 @@ import type { Transaction } from './transaction';
  *   1. deliveries, by id (claims skip the ones another transaction holds)
  *   2. account_usage, by account id (intake's plan check; the active-delivery counter)
  *   3. senders, by id (their `last_used_at` and delivery counters)
+ *   4. webhook_endpoints, by id (their failing streak and status)
+ *   5. webhook_deliveries, by id (their attempts and status)
  *
  * A message row (`emails`) is only updated by a transaction that holds the locks of the
  * deliveries it reports on, after them. Every writer of these tables takes its locks
  * through the functions below before it writes; a transaction that asks for a level at or
  * below one it already holds is a programming error, thrown before anything is sent.
- * Within a level, rows are locked in key order.
+ * Within a level, rows are locked in key order. A change of one webhook endpoint (its owner's
+ * update or deletion) is one statement that updates the endpoint row first and then ends its
+ * pending webhook deliveries (endPendingWebhookDeliveries): levels 4 then 5, as here.
  */
-export const LOCK_LEVELS = ['deliveries', 'account_usage', 'senders'] as const;
+export const LOCK_LEVELS = ['deliveries', 'account_usage', 'senders', 'webhook_endpoints', 'webhook_deliveries'] as const;
 type Level = (typeof LOCK_LEVELS)[number];
 
 const held = new WeakMap<Transaction, number>();
@@ -113,4 +117,16 @@ export function lockAccountUsage(tx: Transaction, accountIds: readonly string[])
 export function lockSenders(tx: Transaction, senderIds: readonly string[]) {
   enter(tx, 'senders');
   return tx.sql`select id from senders where id = any(${[...new Set(senderIds)].sort()}::text[]) order by id for no key update`;
+}
+
+/** Level 4: webhook endpoint rows. */
+export function lockWebhookEndpoints(tx: Transaction, endpointIds: readonly string[]) {
+  enter(tx, 'webhook_endpoints');
+  return tx.sql`select id from webhook_endpoints where id = any(${[...new Set(endpointIds)].sort()}::text[]) order by id for no key update`;
+}
+
+/** Level 5: webhook delivery rows. */
+export function lockWebhookDeliveries(tx: Transaction, deliveryIds: readonly string[]) {
+  enter(tx, 'webhook_deliveries');
+  return tx.sql`select id from webhook_deliveries where id = any(${[...new Set(deliveryIds)].sort()}::text[]) order by id for no key update`;
 }

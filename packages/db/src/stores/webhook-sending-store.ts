@@ -1,5 +1,6 @@
 import type { DeliveryCause, WebhookEventType } from '@mailer/domain';
 import { booleansParam, timestampsParam, type Database, type Queryable, type Row, type Statement } from '../database';
+import { lockWebhookDeliveries, lockWebhookEndpoints } from '../lock-order';
 import { inTransaction } from '../transaction';
 
 /** A webhook delivery a sender owns until `leaseExpiresAt`: what to send, where, signed with which secrets. */
@@ -125,13 +126,17 @@ export interface WebhookAttemptResult {
 
 /**
  * Records attempts: each delivery's outcome, attempt count and next attempt, and its
- * endpoint's failing streak (cleared by a success, started by a failure) and status.
+ * endpoint's failing streak (cleared by a success, started by a failure) and status. The
+ * endpoints are locked before the deliveries (the lock order): a change of an endpoint locks
+ * it and then ends its pending deliveries, and the other order deadlocked against it.
  */
 export async function recordWebhookAttempts(db: Database, results: readonly WebhookAttemptResult[]): Promise<void> {
   if (results.length === 0) return;
   const status = (r: WebhookAttemptResult) => (r.succeeded ? 'succeeded' : r.nextAttemptAt ? 'pending' : 'failed');
   await inTransaction(db, (tx) =>
     tx.commit(
+      lockWebhookEndpoints(tx, results.map((r) => r.endpointId)),
+      lockWebhookDeliveries(tx, results.map((r) => r.deliveryId)),
       tx.sql`
         update webhook_deliveries d
            set status = case when x.status = 'pending' and d.status = 'failed' then 'failed' else x.status end, attempt_count = d.attempt_count + 1, last_attempt_at = x.at, last_response_status = x.response_status,
