@@ -6,6 +6,7 @@ import type { WorkerDependencies } from '../container';
 import { compositionRequest } from '../delivery/compose-message';
 import { deliverToHosts, routeDomain } from '../delivery/smtp-transport';
 import type { ScheduledGroup } from '../scheduling/destination';
+import { onAbort } from './abort-listeners';
 import { AttemptRecorder } from './attempt-recorder';
 
 /** A message taken from a job: its deliveries are held by the scheduler (or recorded already). */
@@ -91,16 +92,11 @@ async function holdGroups(
   const signal = cutoff.signal;
   // Each domain's transaction listens to it (up to 50 recipient domains).
   setMaxListeners(0, signal);
-  const onShutdown = () => cutoff.abort(deps.shutdown.signal.reason);
-  const onLapse = () => cutoff.abort(leaseLapse.reason);
-  for (const [source, listener] of [[deps.shutdown.signal, onShutdown], [leaseLapse, onLapse]] as const) {
-    if (source.aborted) listener();
-    source.addEventListener('abort', listener, { once: true });
-  }
-  const detach = () => {
-    deps.shutdown.signal.removeEventListener('abort', onShutdown);
-    leaseLapse.removeEventListener('abort', onLapse);
-  };
+  const removals = [
+    onAbort(deps.shutdown.signal, () => cutoff.abort(deps.shutdown.signal.reason)),
+    onAbort(leaseLapse, () => cutoff.abort(leaseLapse.reason)),
+  ];
+  const detach = () => removals.forEach((remove) => remove());
 
   // Built at the first transaction and shared by the others; dropped with the message.
   let composed: Promise<Buffer> | undefined;
