@@ -41,7 +41,11 @@ async function until<T>(read: () => T | undefined, timeoutMs = 20_000): Promise<
   for (;;) {
     const value = read();
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
+    if (Date.now() > deadline) {
+      // What the sender logged above debug says why (a failed claim or record, say).
+      const logged = h.logLines().filter((line) => line.level === 'warn' || line.level === 'error');
+      throw new Error(`timed out; warnings and errors logged: ${JSON.stringify(logged)}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
