@@ -35,7 +35,7 @@ export class SmtpConnectionPool {
         const index = list.indexOf(entry);
         if (index >= 0) list.splice(index, 1);
         if (list.length === 0 && this.idle.get(key) === list) this.idle.delete(key);
-        session.close();
+        void session.close();
       }, this.idleMs),
     };
     entry.timer.unref();
@@ -54,7 +54,7 @@ export class SmtpConnectionPool {
     for (const list of this.idle.values()) {
       for (const { session, timer } of list) {
         clearTimeout(timer);
-        session.close();
+        void session.close();
       }
     }
     this.idle.clear();

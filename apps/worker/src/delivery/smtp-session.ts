@@ -174,14 +174,19 @@ export class SmtpSession {
     });
   }
 
-  /** Ends an idle session politely (QUIT) when it is still open. */
-  close(): void {
-    if (!this.usable) return;
+  /**
+   * Ends an idle session politely (QUIT) when it is still open; resolves once the connection
+   * is closed (after the reply to QUIT, or the command timeout).
+   */
+  close(): Promise<void> {
+    if (!this.usable) return Promise.resolve();
+    const ended = new Promise<void>((resolve) => this.conn.once('end', () => resolve()));
     try {
       this.conn.quit();
     } catch {
       this.conn.close();
     }
+    return ended;
   }
 
   private socketTimeout(ms: number) {

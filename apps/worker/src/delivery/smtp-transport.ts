@@ -115,8 +115,10 @@ export async function deliverToHosts(ctx: TransportContext, hosts: readonly stri
     }
     const { session, sent } = transaction;
     // An aborted session was dropped already; put() keeps only usable ones.
+    // A connection closed for a per-connection limit is closed before the transaction ends, so that a
+    // limit on connections (which the transaction's end gives back) never counts one still closing.
     if (tx.messagesPerConnection === undefined || session.messagesSent < tx.messagesPerConnection) ctx.pool.put(session);
-    else session.close();
+    else await session.close();
     return {
       outcomes: outcomesFromSend(tx.recipients, sent),
       tls: session.tls,
@@ -144,13 +146,13 @@ async function transact(
   const sendOn = async (session: SmtpSession) => ({ session, sent: await session.send(tx.from, tx.recipients, tx.message, tx.signal) });
   let pooled = ctx.pool.take(target);
   while (pooled && !(await pooled.ready())) {
-    pooled.close();
+    void pooled.close();
     pooled = ctx.pool.take(target);
   }
   if (pooled) {
     const transaction = await sendOn(pooled);
     if (!staleSession(transaction.sent)) return transaction;
-    pooled.close();
+    void pooled.close();
   }
   const session = await openSession(target, ctx.settings, tx.signal);
   return session instanceof SmtpSession ? sendOn(session) : session;

@@ -167,7 +167,10 @@ async function holdGroups(
               return 'neutral';
             }
             const outcomeOf = (d: LeasedDelivery) => report.outcomes.get(d.recipient) ?? deferred('internal_error');
-            await settle(recorder.record(group, outcomeOf, { startedAt: groupStartedAt, tls: report.tls, mxHost: report.mxHost, tlsFailure: report.tlsFailure }));
+            // Recorded after the destination's slot is given back: the slot bounds transactions
+            // to the destination, and a record waits for its batch's round trips to PostgreSQL
+            // (docs/api-decisions.md, "Scheduling"). The message's settlement follows the record.
+            void settle(recorder.record(group, outcomeOf, { startedAt: groupStartedAt, tls: report.tls, mxHost: report.mxHost, tlsFailure: report.tlsFailure }));
             return transactionFeedback({ connected: report.connected, aborted: report.aborted !== undefined, causes: recipients.map((r) => report.outcomes.get(r)?.cause?.code) });
           },
         };

@@ -14,7 +14,7 @@ export interface ScheduledGroup {
   domain: string;
   /** Leased deliveries it holds (its recipients). */
   deliveries: number;
-  /** Runs the SMTP transaction; resolves with what it tells about the destination, never rejects. */
+  /** Runs the SMTP transaction; resolves with what it tells about the destination once it has ended (its record may still be under way), never rejects. */
   run(limits: { messagesPerConnection?: number }): Promise<TransactionFeedback>;
   /** The destination is suspended: the group is recorded deferred (`connection_failed`) without a connection; never rejects. */
   skip(): Promise<void>;
