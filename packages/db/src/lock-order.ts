@@ -113,20 +113,17 @@ export function lockAccountUsage(tx: Transaction, accountIds: readonly string[])
   return tx.sql`select account_id from account_usage where account_id = any(${[...new Set(accountIds)].sort()}::text[]) order by account_id for no key update`;
 }
 
-/** Level 3: sender rows. */
-export function lockSenders(tx: Transaction, senderIds: readonly string[]) {
-  enter(tx, 'senders');
-  return tx.sql`select id from senders where id = any(${[...new Set(senderIds)].sort()}::text[]) order by id for no key update`;
+/** The rows of a level keyed by `id` (its table's name), in id order. */
+function lockById(tx: Transaction, level: 'senders' | 'webhook_endpoints' | 'webhook_deliveries', ids: readonly string[]) {
+  enter(tx, level);
+  return tx.sql`select id from ${tx.sql(level)} where id = any(${[...new Set(ids)].sort()}::text[]) order by id for no key update`;
 }
+
+/** Level 3: sender rows. */
+export const lockSenders = (tx: Transaction, senderIds: readonly string[]) => lockById(tx, 'senders', senderIds);
 
 /** Level 4: webhook endpoint rows. */
-export function lockWebhookEndpoints(tx: Transaction, endpointIds: readonly string[]) {
-  enter(tx, 'webhook_endpoints');
-  return tx.sql`select id from webhook_endpoints where id = any(${[...new Set(endpointIds)].sort()}::text[]) order by id for no key update`;
-}
+export const lockWebhookEndpoints = (tx: Transaction, endpointIds: readonly string[]) => lockById(tx, 'webhook_endpoints', endpointIds);
 
 /** Level 5: webhook delivery rows. */
-export function lockWebhookDeliveries(tx: Transaction, deliveryIds: readonly string[]) {
-  enter(tx, 'webhook_deliveries');
-  return tx.sql`select id from webhook_deliveries where id = any(${[...new Set(deliveryIds)].sort()}::text[]) order by id for no key update`;
-}
+export const lockWebhookDeliveries = (tx: Transaction, deliveryIds: readonly string[]) => lockById(tx, 'webhook_deliveries', deliveryIds);

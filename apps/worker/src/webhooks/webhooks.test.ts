@@ -42,9 +42,9 @@ async function until<T>(read: () => T | undefined, timeoutMs = 20_000): Promise<
     const value = read();
     if (value !== undefined) return value;
     if (Date.now() > deadline) {
-      // What the sender logged above debug says why (a failed claim or record, say).
-      const logged = h.logLines().filter((line) => line.level === 'warn' || line.level === 'error');
-      throw new Error(`timed out; warnings and errors logged: ${JSON.stringify(logged)}`);
+      // What the sender logged says why: a failed claim or record, or an attempt that failed before the receiver saw it.
+      const logged = h.logLines().filter((line) => line.level === 'warn' || line.level === 'error' || line.message === 'webhook attempt failed');
+      throw new Error(`timed out; the sender logged: ${JSON.stringify(logged)}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
