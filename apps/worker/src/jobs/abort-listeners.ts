@@ -13,21 +13,22 @@ export function onAbort(signal: AbortSignal, listener: () => void): () => void {
     listener();
     return () => undefined;
   }
-  let set = listeners.get(signal);
-  if (!set) {
-    const created = new Set<() => void>();
-    listeners.set(signal, created);
-    signal.addEventListener(
-      'abort',
-      () => {
-        listeners.delete(signal);
-        for (const l of created) l();
-      },
-      { once: true },
-    );
-    set = created;
-  }
+  const set = listeners.get(signal) ?? listen(signal);
   set.add(listener);
-  const added = set;
-  return () => void added.delete(listener);
+  return () => void set.delete(listener);
+}
+
+/** The signal's one EventTarget listener, calling the listeners added through onAbort. */
+function listen(signal: AbortSignal): Set<() => void> {
+  const set = new Set<() => void>();
+  listeners.set(signal, set);
+  signal.addEventListener(
+    'abort',
+    () => {
+      listeners.delete(signal);
+      for (const listener of set) listener();
+    },
+    { once: true },
+  );
+  return set;
 }
