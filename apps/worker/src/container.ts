@@ -2,7 +2,18 @@ import { setMaxListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import type { Config } from '@mailer/config';
-import { Batcher, claimMessages, openDatabase, writeAttempts, type AttemptWrite, type Claim, type Database, type DatabaseHandle } from '@mailer/db';
+import {
+  Batcher,
+  claimMessages,
+  loadMessageContents,
+  openDatabase,
+  writeAttempts,
+  type AttemptWrite,
+  type Claim,
+  type Database,
+  type DatabaseHandle,
+  type MessageContent,
+} from '@mailer/db';
 import { createDnsResolver, type DnsResolver } from '@mailer/dns';
 import { returnPathKey } from '@mailer/domain';
 import { createLogger, type Logger } from '@mailer/logger';
@@ -39,6 +50,8 @@ export interface WorkerDependencies {
   returnPathKey: Buffer;
   /** Claims (context and lease) of concurrent jobs, one statement per batch; undefined for a message that does not exist. */
   claims: Batcher<string, Claim | undefined>;
+  /** Contents of the messages being built, one statement per batch; undefined once purged. */
+  contents: Batcher<string, MessageContent | undefined>;
   /** Attempts of concurrent jobs, one statement per batch; false when a lease was lost. */
   attempts: Batcher<AttemptWrite, boolean>;
   /** Renews the leases of the attempts in flight; aborts an attempt whose lease could not be renewed in time. */
@@ -99,6 +112,13 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     // A claim or a record unanswered for a whole lease is stalled (see BatcherOptions): it fails, and
     // the next ones go out, rather than every later job waiting behind it.
     claims: new Batcher((emailIds) => claim(database, config, emailIds, now()), { stallMs: config.worker.leaseMs }),
+    contents: new Batcher(
+      async (emailIds) => {
+        const contents = await loadMessageContents(database.db, emailIds);
+        return emailIds.map((id) => contents.get(id));
+      },
+      { stallMs: config.worker.leaseMs },
+    ),
     attempts: new Batcher(
       async (writes) => {
         const written = await writeAttempts(database.db, writes);

@@ -8,6 +8,7 @@ import {
   findEmailDetail,
   inTransaction,
   listEmails,
+  loadMessageContents,
   messageState,
   openDatabase,
   otherRequestsRecords,
@@ -137,6 +138,7 @@ async function runHotStatements(): Promise<void> {
   }).catch((error: Error) => expect(error.message).toBe('rolled back'));
   // Delivery: claim, renew, record (batched and alone), release, the next obligation.
   const lease = (await claimMessages(db, [email.id, 'em_old20'], now, 60_000)).get(email.id)!.lease;
+  expect((await loadMessageContents(db, [email.id, 'em_old20'])).has(email.id)).toBe(true);
   expect(lease.deliveries).toHaveLength(2);
   expect(await renewLeases(db, [{ token: lease.token, deliveryIds: lease.deliveries.map((d) => d.id) }], new Date(now.getTime() + 60_000), 1_000)).toBe(2);
   const [first, second] = lease.deliveries;

@@ -1,3 +1,4 @@
+import { claimMessages, loadMessageContents, releaseLease } from '@mailer/db';
 import { deliverMessageJobId } from '@mailer/queue';
 import { startTestSmtpServer, type TestSmtpServer } from '@mailer/testing';
 import { startWorkerHarness, type SendingSetup, type WorkerHarness } from '../testing/worker-harness';
@@ -99,6 +100,29 @@ describe('a delivered message', () => {
     expect(events.slice(1, 4).sort()).toEqual(['sending:-', 'sending:ann@one.test', 'sending:bob@two.test']);
     expect(events.slice(4).sort()).toEqual(['accepted:-', 'accepted:ann@one.test', 'accepted:bob@two.test']);
     expect(stored.sender).toMatchObject({ acceptedCount: 3, bouncedCount: 0, failedCount: 0, deferredCount: 0 });
+  });
+
+  it('is held without its content, which is read for a batch of builds and is gone once the message is terminal', async () => {
+    await mx('held.test', '127.0.0.4');
+    const held = await h.queueEmail(setup, { to: ['ann@held.test'], subject: 'Held', text: 'Body of the held one.' });
+    const other = await h.queueEmail(setup, {
+      to: ['bob@held.test'],
+      subject: 'Other',
+      html: '<p>Other</p>',
+      attachments: [{ filename: 'a.txt', contentType: 'text/plain', content: Buffer.from('attached') }],
+    });
+    const claims = await claimMessages(h.deps.db, [held], h.deps.now(), h.config.worker.leaseMs);
+    expect(Object.keys(claims.get(held)!.context).sort()).toEqual(['domain', 'email', 'sender']);
+    await releaseLease(h.deps.db, claims.get(held)!.lease, claims.get(held)!.lease.deliveries.map((d) => d.id), h.deps.now());
+
+    const contents = await loadMessageContents(h.deps.db, [held, other, 'em_missing']);
+    expect(contents.get(held)).toMatchObject({ to: ['ann@held.test'], subject: 'Held', text: 'Body of the held one.', html: null, hasAttachments: false });
+    expect(contents.get(other)).toMatchObject({ subject: 'Other', html: '<p>Other</p>', hasAttachments: true });
+    expect(contents.has('em_missing')).toBe(false);
+
+    await h.runJob(held);
+    expect((await h.readEmail(held)).email.status).toBe('accepted');
+    expect((await loadMessageContents(h.deps.db, [held, other])).has(held)).toBe(false);
   });
 
   it('uses the From display name intake stored, or none', async () => {

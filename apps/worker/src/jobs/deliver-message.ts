@@ -26,8 +26,8 @@ export interface TakenMessage {
  * sends only those. Recipients are grouped by domain and routed (routing failures are
  * recorded at once); each domain's group then waits in its destination's queue of the
  * scheduler, which runs one SMTP transaction per group when the destination has room, and
- * each outcome is recorded in its own transaction as it ends. The message is built and
- * signed at its first transaction, once. The lease is renewed while any group is held (see
+ * each outcome is recorded in its own transaction as it ends. The message's content is read,
+ * built and signed at its first transaction, once. The lease is renewed while any group is held (see
  * LeaseKeeper). Once all are done, a job exists for the message's next obligation (a retry,
  * or the expiry of a lease another worker holds).
  */
@@ -98,11 +98,11 @@ async function holdGroups(
   ];
   const detach = () => removals.forEach((remove) => remove());
 
-  // Built at the first transaction and shared by the others; dropped with the message.
+  // Read and built at the first transaction and shared by the others; dropped with the message.
   let composed: Promise<Buffer> | undefined;
   const compose = () =>
     (composed ??= (async () => {
-      const { content } = context;
+      const content = await deps.contents.submit(lease.emailId);
       if (!content) throw new Error('the message content was already purged');
       const attachments = content.hasAttachments ? await loadAttachments(deps.db, lease.emailId) : [];
       return deps.composer.compose(compositionRequest(context, content, attachments));

@@ -3,13 +3,16 @@ import { booleansParam, timestampsParam, type Database, type Row } from '../data
 import type { LockedDelivery } from '../lock-order';
 import type { Transaction } from '../transaction';
 
-/** What the worker needs to build and route a message. `content` is undefined once purged. */
+/**
+ * What the worker needs to route a message and hold its deliveries. Its content is read only
+ * when it is built (loadMessageContents): a daemon holds up to WORKER_ACTIVE_LIMIT deliveries,
+ * whose bodies may each be megabytes (docs/api-decisions.md, "Scheduling").
+ */
 export interface DeliveryContext {
   email: { id: string; accountId: string; fromEmail: string; fromName: string | null; createdAt: Date };
   sender: { id: string; email: string; policy: 'require_tls' | 'opportunistic'; active: boolean };
   /** `returnPathVerified`: MAIL FROM is a return-path address of the domain (envelopeSender). */
   domain: { name: string; dkimSelector: string; dkimPrivateKeySealed: string; ready: boolean; returnPathVerified: boolean };
-  content?: MessageContent;
 }
 
 export interface MessageContent {
@@ -30,6 +33,35 @@ export interface AttachmentContent {
   contentType: string;
   contentId: string | null;
   content: Buffer;
+}
+
+/**
+ * The content of each message that still has it (a terminal message loses its body), in one
+ * statement for the batch. A message's content never changes while it has one, so it is read
+ * without a lock.
+ */
+export async function loadMessageContents(db: Database, emailIds: readonly string[]): Promise<Map<string, MessageContent>> {
+  const rows = await db`
+    select e.id, e."to", e.cc, e.subject, e.text_body, e.html_body, e.message_id_header, e.reply_to, e.headers,
+           exists (select 1 from attachments a where a.email_id = e.id) as has_attachments
+      from emails e
+     where e.id = any(${[...new Set(emailIds)]}::text[]) and e.content_purged_at is null`;
+  return new Map(
+    rows.map((r) => [
+      r.id as string,
+      {
+        to: r.to,
+        cc: r.cc,
+        subject: r.subject,
+        text: r.text_body,
+        html: r.html_body,
+        messageId: r.message_id_header,
+        replyTo: r.reply_to,
+        headers: r.headers,
+        hasAttachments: r.has_attachments,
+      },
+    ]),
+  );
 }
 
 export async function loadAttachments(db: Database, emailId: string): Promise<AttachmentContent[]> {

@@ -13,17 +13,16 @@ import {
   type Lease,
 } from './delivery-store';
 
-/** A message as a delivery job finds it: what to build and route, and what it now owns. */
+/** A message as a delivery job finds it: who sends it and how, and what it now owns. */
 export interface Claim {
   context: DeliveryContext;
   lease: Lease;
 }
 
-/** Sender, domain and content of each message (content is gone once the message is terminal). */
+/** Sender and domain of each message (its content is read when it is built: loadMessageContents). */
 function contextsStatement(tx: Transaction, emailIds: string[]) {
   return tx.sql`
-    select e.id, e.account_id, e.from_email, e.from_name, e.created_at, e."to", e.cc, e.subject, e.text_body, e.html_body,
-           e.message_id_header, e.reply_to, e.headers, e.content_purged_at, exists (select 1 from attachments a where a.email_id = e.id) as has_attachments,
+    select e.id, e.account_id, e.from_email, e.from_name, e.created_at,
            s.id as sender_id, s.email as sender_email, s.transport_security_policy, s.configured_state, s.deleted_at as sender_deleted_at,
            d.name as domain_name, d.dkim_selector, d.dkim_private_key_sealed, d.deleted_at as domain_deleted_at,
            d.ownership_status, d.dkim_status, d.dmarc_status, d.return_path_status
@@ -49,26 +48,11 @@ function toContext(r: Row): DeliveryContext {
       returnPathVerified: r.return_path_status === 'verified',
       ready: r.domain_deleted_at === null && isDomainReady({ ownershipStatus: r.ownership_status, dkimStatus: r.dkim_status, dmarcStatus: r.dmarc_status }),
     },
-    ...(r.content_purged_at
-      ? {}
-      : {
-          content: {
-            to: r.to,
-            cc: r.cc,
-            subject: r.subject,
-            text: r.text_body,
-            html: r.html_body,
-            messageId: r.message_id_header,
-            replyTo: r.reply_to,
-            headers: r.headers,
-            hasAttachments: r.has_attachments,
-          },
-        }),
   };
 }
 
 /**
- * For each message: its context (sender, domain, content) and a lease on its deliveries
+ * For each message: its context (sender and domain) and a lease on its deliveries
  * that are owed an attempt (isOwedAttempt), under a token of its own, until `now + leaseMs`. Deliveries another transaction holds are
  * skipped. The leased deliveries become `sending` with a `sending` event each, their
  * messages' derived states are written, and deliveries leaving `deferred` come off their
