@@ -29,6 +29,13 @@ import { DestinationScheduler } from './scheduling/destination-scheduler';
 
 /** A destination seen for the first time starts at this concurrency (then adapts, docs/api-decisions.md, "Scheduling"). */
 const INITIAL_DESTINATION_CONCURRENCY = 5;
+/**
+ * Attempt records go out at most this often under load (see BatcherOptions): a record's
+ * statements cost their planning per batch, not per message (docs/api-decisions.md, "Data
+ * layer"). A record waits at most this long more; the destination's slot is already free.
+ * Content reads are not spaced: a message's content is read inside its transaction's slot.
+ */
+const RECORD_SPACING_MS = 20;
 
 /** Everything a delivery job may touch, built once at boot (and by tests, against real services). */
 export interface WorkerDependencies {
@@ -95,7 +102,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   });
   registerDestinationGauges(metrics.registry, () => scheduler.snapshot());
   const shutdown = new AbortController();
-  // Every in-flight attempt listens to it.
+  // The lease keeper, route lookups and jobs waiting for room listen to it.
   setMaxListeners(0, shutdown.signal);
   return {
     config,
@@ -124,9 +131,9 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
         const written = await writeAttempts(database.db, writes);
         return writes.map((_, i) => written.has(i));
       },
-      { stallMs: config.worker.leaseMs },
+      { stallMs: config.worker.leaseMs, spacingMs: RECORD_SPACING_MS },
     ),
-    leases: new LeaseKeeper({ db: database.db, leaseMs: config.worker.leaseMs, now, logger, renewals: metrics.leaseRenewals }),
+    leases: new LeaseKeeper({ db: database.db, leaseMs: config.worker.leaseMs, now, logger, renewals: metrics.leaseRenewals, shutdown: shutdown.signal }),
     scheduler,
     metrics,
     shutdown,

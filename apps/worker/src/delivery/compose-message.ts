@@ -28,7 +28,7 @@ export function compositionRequest(context: DeliveryContext, content: MessageCon
       messageId: content.messageId,
       date: context.email.createdAt,
     },
-    domain: { name: context.domain.name, selector: context.domain.dkimSelector, sealedPrivateKey: context.domain.dkimPrivateKeySealed },
+    domain: { name: context.domain.name, selector: context.domain.dkimSelector, sealedPrivateKey: content.dkimPrivateKeySealed },
   };
 }
 

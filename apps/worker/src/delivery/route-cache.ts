@@ -1,4 +1,5 @@
 import { resolveHostAddresses, resolveMailRoute, type DnsResolver, type HostAddresses, type MailRoute } from '@mailer/dns';
+import { onAbort } from '../jobs/abort-listeners';
 
 /**
  * Answers kept this long: a busy recipient domain costs one MX and one address lookup per
@@ -43,19 +44,21 @@ export function createRouteLookups(dns: DnsResolver, ttlMs = ROUTE_CACHE_MS): Ro
   };
 }
 
-/** The answer, or `deadline` (a temporary failure) as soon as the caller's signal aborts. */
+/**
+ * The answer, or `deadline` (a temporary failure) as soon as the caller's signal aborts. Every
+ * message routed waits on the daemon's one shutdown signal: its listeners go through onAbort.
+ */
 function raceSignal<T>(answer: Promise<T>, signal: AbortSignal, deadline: T): Promise<T> {
   if (signal.aborted) return Promise.resolve(deadline);
   return new Promise((resolve, reject) => {
-    const onAbort = () => resolve(deadline);
-    signal.addEventListener('abort', onAbort, { once: true });
+    const removeListener = onAbort(signal, () => resolve(deadline));
     answer.then(
       (value) => {
-        signal.removeEventListener('abort', onAbort);
+        removeListener();
         resolve(value);
       },
       (error) => {
-        signal.removeEventListener('abort', onAbort);
+        removeListener();
         reject(error);
       },
     );

@@ -1,4 +1,5 @@
 import { claimMessages, loadMessageContents, releaseLease } from '@mailer/db';
+import { DKIM_SEAL_PURPOSE, unseal } from '@mailer/domain';
 import { deliverMessageJobId } from '@mailer/queue';
 import { startTestSmtpServer, type TestSmtpServer } from '@mailer/testing';
 import { startWorkerHarness, type SendingSetup, type WorkerHarness } from '../testing/worker-harness';
@@ -102,7 +103,7 @@ describe('a delivered message', () => {
     expect(stored.sender).toMatchObject({ acceptedCount: 3, bouncedCount: 0, failedCount: 0, deferredCount: 0 });
   });
 
-  it('is held without its content, which is read for a batch of builds and is gone once the message is terminal', async () => {
+  it('is held without its content or signing key, which are read for a batch of builds and are gone once the message is terminal', async () => {
     await mx('held.test', '127.0.0.4');
     const held = await h.queueEmail(setup, { to: ['ann@held.test'], subject: 'Held', text: 'Body of the held one.' });
     const other = await h.queueEmail(setup, {
@@ -111,12 +112,18 @@ describe('a delivered message', () => {
       html: '<p>Other</p>',
       attachments: [{ filename: 'a.txt', contentType: 'text/plain', content: Buffer.from('attached') }],
     });
-    const claims = await claimMessages(h.deps.db, [held], h.deps.now(), h.config.worker.leaseMs);
-    expect(Object.keys(claims.get(held)!.context).sort()).toEqual(['domain', 'email', 'sender']);
-    await releaseLease(h.deps.db, claims.get(held)!.lease, claims.get(held)!.lease.deliveries.map((d) => d.id), h.deps.now());
+    const claims = await claimMessages(h.deps.db, [held, other], h.deps.now(), h.config.worker.leaseMs);
+    const context = claims.get(held)!.context;
+    expect(Object.keys(context).sort()).toEqual(['domain', 'email', 'sender']);
+    expect(Object.keys(context.domain)).not.toContain('dkimPrivateKeySealed');
+    // Messages of one sender claimed together share its sender and domain objects.
+    expect(claims.get(other)!.context.sender).toBe(context.sender);
+    expect(claims.get(other)!.context.domain).toBe(context.domain);
+    for (const { lease } of claims.values()) await releaseLease(h.deps.db, lease, lease.deliveries.map((d) => d.id), h.deps.now());
 
     const contents = await loadMessageContents(h.deps.db, [held, other, 'em_missing']);
     expect(contents.get(held)).toMatchObject({ to: ['ann@held.test'], subject: 'Held', text: 'Body of the held one.', html: null, hasAttachments: false });
+    expect(unseal(h.config.encryptionKey, DKIM_SEAL_PURPOSE, contents.get(held)!.dkimPrivateKeySealed)).toBe(setup.domain.dkim.privateKeyPem);
     expect(contents.get(other)).toMatchObject({ subject: 'Other', html: '<p>Other</p>', hasAttachments: true });
     expect(contents.has('em_missing')).toBe(false);
 

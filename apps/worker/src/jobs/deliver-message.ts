@@ -1,4 +1,3 @@
-import { setMaxListeners } from 'node:events';
 import { deferred, envelopeSender, failed, transactionFeedback, type DeliveryOutcome, type TransactionFeedback } from '@mailer/domain';
 import { loadAttachments, nextObligation, type DeliveryContext, type Lease, type LeasedDelivery } from '@mailer/db';
 import type { Logger } from '@mailer/logger';
@@ -6,8 +5,8 @@ import type { WorkerDependencies } from '../container';
 import { compositionRequest } from '../delivery/compose-message';
 import { deliverToHosts, routeDomain } from '../delivery/smtp-transport';
 import type { ScheduledGroup } from '../scheduling/destination';
-import { onAbort } from './abort-listeners';
 import { AttemptRecorder } from './attempt-recorder';
+import type { KeptLease } from './lease-keeper';
 
 /** A message taken from a job: its deliveries are held by the scheduler (or recorded already). */
 export interface TakenMessage {
@@ -40,25 +39,14 @@ export async function takeMessage(deps: WorkerDependencies, emailId: string, log
   const { context, lease } = claim;
   if (lease.deliveries.length === 0) return { done: scheduleNextObligation(deps, emailId, log) };
   const kept = deps.leases.keep(lease);
-  let groups: Promise<void>[];
-  let recorder: AttemptRecorder;
-  let detach = () => undefined as void;
   try {
-    recorder = new AttemptRecorder(deps, lease, log);
-    ({ groups, detach } = await holdGroups(deps, context, lease, recorder, kept.signal, log));
+    const message = new HeldMessage(deps, context, lease, kept, log);
+    await message.hold();
+    return { done: message.done };
   } catch (error) {
     kept.release();
     throw error;
   }
-  const done = (async () => {
-    const results = await Promise.allSettled(groups);
-    detach();
-    kept.release();
-    const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failure) throw failure.reason;
-    if (!recorder.terminal) await scheduleNextObligation(deps, emailId, log);
-  })();
-  return { done };
 }
 
 /** A job's message from claim to its last record, in this process (the tests' and tools' way of running one). */
@@ -67,119 +55,181 @@ export async function deliverMessage(deps: WorkerDependencies, emailId: string, 
 }
 
 /**
- * Records what needs no transaction and hands each routed domain's group to the scheduler.
- * Resolves with one promise per group (settled once it is recorded or released) and the
- * teardown of the message's cut-off signal. `leaseLapse` aborts when the lease could not
- * be renewed in time.
+ * A message whose deliveries are held: it settles once each of its groups is recorded or
+ * released. A daemon holds up to WORKER_ACTIVE_LIMIT deliveries for as long as their
+ * destinations make them wait, and the collector copies whatever they own before it is old
+ * (docs/api-decisions.md, "Scheduling"), so a held message is this object, its recorder and
+ * one object per group, with no listener, timer or closure of its own (its lease's abort
+ * signal is made when its transaction starts).
  */
-async function holdGroups(
-  deps: WorkerDependencies,
-  context: DeliveryContext,
-  lease: Lease,
-  recorder: AttemptRecorder,
-  leaseLapse: AbortSignal,
-  log: Logger,
-): Promise<{ groups: Promise<void>[]; detach: () => void }> {
-  const startedAt = deps.now();
-  const decide = (group: LeasedDelivery[], outcome: DeliveryOutcome) => recorder.record(group, () => outcome, { startedAt: deps.now(), tls: false, mxHost: null });
-  if (!context.sender.active) return { groups: [decide(lease.deliveries, failed('sender_disabled'))], detach: () => undefined };
-  if (!context.domain.ready) return { groups: [decide(lease.deliveries, deferred('domain_not_ready'))], detach: () => undefined };
+class HeldMessage {
+  readonly recorder: AttemptRecorder;
+  readonly done: Promise<void>;
+  /** When the message was taken: routing decisions are timed from it. */
+  readonly startedAt: Date;
+  private composed?: Promise<Buffer>;
+  private unsettled = 0;
+  private failure?: { error: unknown };
+  private settle!: { resolve: () => void; reject: (error: unknown) => void };
 
-  // Aborted on shutdown or when the lease lapses; otherwise a transaction is bounded by its
-  // own timeouts (DNS, connect, commands, the final dot). Built by hand and torn down at the
-  // end: AbortSignal.any ties each message's signal to the long-lived shutdown signal.
-  const cutoff = new AbortController();
-  const signal = cutoff.signal;
-  // Each domain's transaction listens to it (up to 50 recipient domains).
-  setMaxListeners(0, signal);
-  const removals = [
-    onAbort(deps.shutdown.signal, () => cutoff.abort(deps.shutdown.signal.reason)),
-    onAbort(leaseLapse, () => cutoff.abort(leaseLapse.reason)),
-  ];
-  const detach = () => removals.forEach((remove) => remove());
+  constructor(
+    readonly deps: WorkerDependencies,
+    readonly context: DeliveryContext,
+    readonly lease: Lease,
+    readonly kept: KeptLease,
+    readonly log: Logger,
+  ) {
+    this.recorder = new AttemptRecorder(deps, lease, log);
+    this.startedAt = deps.now();
+    this.done = new Promise((resolve, reject) => (this.settle = { resolve, reject }));
+  }
 
-  // Read and built at the first transaction and shared by the others; dropped with the message.
-  let composed: Promise<Buffer> | undefined;
-  const compose = () =>
-    (composed ??= (async () => {
-      const content = await deps.contents.submit(lease.emailId);
+  /** Records what needs no transaction and hands each routed domain's group to the scheduler. */
+  async hold(): Promise<void> {
+    const { deps, context, lease } = this;
+    if (!context.sender.active) return this.decideAll(failed('sender_disabled'));
+    if (!context.domain.ready) return this.decideAll(deferred('domain_not_ready'));
+    const byDomain = new Map<string, LeasedDelivery[]>();
+    for (const d of lease.deliveries) {
+      const group = byDomain.get(d.recipientDomain);
+      if (group) group.push(d);
+      else byDomain.set(d.recipientDomain, [d]);
+    }
+    this.unsettled = byDomain.size;
+    await Promise.all(
+      [...byDomain].map(async ([domain, group]) => {
+        // Cut short at shutdown; a lease that lapses meanwhile is seen right after (DNS has its own timeout).
+        const route = await routeDomain(deps.transport, domain, deps.shutdown.signal);
+        const stopped = this.kept.stopped;
+        if (stopped) this.track(this.recorder.release(group, stopped.message));
+        else if (route.kind === 'decided') this.track(this.recorder.record(group, () => route.outcome, { startedAt: this.startedAt, tls: false, mxHost: null }));
+        else deps.scheduler.hold(route.hosts, new HeldGroup(this, domain, group, route.hosts));
+      }),
+    );
+  }
+
+  /** Read and built at the first transaction and shared by the others; dropped with the message. */
+  compose(): Promise<Buffer> {
+    return (this.composed ??= (async () => {
+      const content = await this.deps.contents.submit(this.lease.emailId);
       if (!content) throw new Error('the message content was already purged');
-      const attachments = content.hasAttachments ? await loadAttachments(deps.db, lease.emailId) : [];
-      return deps.composer.compose(compositionRequest(context, content, attachments));
+      const attachments = content.hasAttachments ? await loadAttachments(this.deps.db, this.lease.emailId) : [];
+      return this.deps.composer.compose(compositionRequest(this.context, content, attachments));
     })());
+  }
 
-  const byDomain = new Map<string, LeasedDelivery[]>();
-  for (const d of lease.deliveries) byDomain.set(d.recipientDomain, [...(byDomain.get(d.recipientDomain) ?? []), d]);
-  // Each wrapped in an object: a promise resolving to a promise would wait for the transaction.
-  const held = await Promise.all(
-    [...byDomain].map(async ([domain, group]): Promise<{ settled: Promise<void> }> => {
-      const route = await routeDomain(deps.transport, domain, signal);
-      if (signal.aborted) return { settled: recorder.release(group, (signal.reason as Error).message) };
-      if (route.kind === 'decided') return { settled: recorder.record(group, () => route.outcome, { startedAt, tls: false, mxHost: null }) };
-      const settled = new Promise<void>((resolve, reject) => {
-        const settle = (work: Promise<void>) => work.then(resolve, reject);
-        const release = (reason: string) => settle(recorder.release(group, reason)).then(() => undefined);
-        const scheduled: ScheduledGroup = {
-          accountId: context.email.accountId,
-          domain,
-          deliveries: group.length,
-          release,
-          skip: () => settle(decide(group, deferred('connection_failed'))).then(() => undefined),
-          async run(limits): Promise<TransactionFeedback> {
-            if (signal.aborted) {
-              await release((signal.reason as Error).message);
-              return 'neutral';
-            }
-            let message: Buffer;
-            try {
-              message = await compose();
-            } catch (error) {
-              log.error('message could not be built', { error: (error as Error).message });
-              await settle(decide(group, deferred('internal_error')));
-              return 'neutral';
-            }
-            const groupStartedAt = deps.now();
-            const endTransactionTimer = deps.metrics.transactionSeconds.startTimer();
-            const recipients = group.map((d) => d.recipient);
-            const report = await deliverToHosts(deps.transport, route.hosts, {
-              domain,
-              // The group's first delivery names the transaction in MAIL FROM; a DSN names its recipient.
-              from: envelopeSender({
-                senderEmail: context.sender.email,
-                domain: context.domain.name,
-                returnPathVerified: context.domain.returnPathVerified,
-                deliveryId: group[0]!.id,
-                key: deps.returnPathKey,
-                label: deps.config.returnPath.label,
-              }),
-              recipients,
-              message,
-              policy: context.sender.policy,
-              signal,
-              ...limits,
-            });
-            endTransactionTimer();
-            // Cut short before the message went out in full: nothing was delivered, so the
-            // deliveries go back for the next daemon (after the final dot, the duplicate case:
-            // recorded as deferred, if the lease is still ours).
-            if (report.aborted && !report.aborted.finalDotSent) {
-              await release((signal.reason as Error).message);
-              return 'neutral';
-            }
-            const outcomeOf = (d: LeasedDelivery) => report.outcomes.get(d.recipient) ?? deferred('internal_error');
-            // Recorded after the destination's slot is given back: the slot bounds transactions
-            // to the destination, and a record waits for its batch's round trips to PostgreSQL
-            // (docs/api-decisions.md, "Scheduling"). The message's settlement follows the record.
-            void settle(recorder.record(group, outcomeOf, { startedAt: groupStartedAt, tls: report.tls, mxHost: report.mxHost, tlsFailure: report.tlsFailure }));
-            return transactionFeedback({ connected: report.connected, aborted: report.aborted !== undefined, causes: recipients.map((r) => report.outcomes.get(r)?.cause?.code) });
-          },
-        };
-        deps.scheduler.hold(route.hosts, scheduled);
-      });
-      return { settled };
-    }),
-  );
-  return { groups: held.map((h) => h.settled), detach };
+  /** Every delivery decided without a transaction. */
+  private decideAll(outcome: DeliveryOutcome): void {
+    this.unsettled = 1;
+    this.track(this.decide(this.lease.deliveries, outcome));
+  }
+
+  decide(group: LeasedDelivery[], outcome: DeliveryOutcome): Promise<void> {
+    return this.recorder.record(group, () => outcome, { startedAt: this.deps.now(), tls: false, mxHost: null });
+  }
+
+  /** Follows one group's record or release; the last one settles the message. */
+  track(work: Promise<void>): void {
+    work.then(
+      () => this.groupSettled(),
+      (error: unknown) => {
+        this.failure ??= { error };
+        this.groupSettled();
+      },
+    );
+  }
+
+  private groupSettled(): void {
+    if (--this.unsettled > 0) return;
+    this.kept.release();
+    if (this.failure) return this.settle.reject(this.failure.error);
+    if (this.recorder.terminal) return this.settle.resolve();
+    scheduleNextObligation(this.deps, this.lease.emailId, this.log).then(this.settle.resolve, this.settle.reject);
+  }
+}
+
+/** One recipient domain's deliveries of a held message, waiting in its destination's queue. */
+class HeldGroup implements ScheduledGroup {
+  readonly accountId: string;
+  readonly deliveries: number;
+
+  constructor(
+    private readonly message: HeldMessage,
+    readonly domain: string,
+    private readonly group: LeasedDelivery[],
+    private readonly hosts: readonly string[],
+  ) {
+    this.accountId = message.context.email.accountId;
+    this.deliveries = group.length;
+  }
+
+  release(reason: string): Promise<void> {
+    return this.settled(this.message.recorder.release(this.group, reason));
+  }
+
+  skip(): Promise<void> {
+    return this.settled(this.message.decide(this.group, deferred('connection_failed')));
+  }
+
+  async run(limits: { messagesPerConnection?: number }): Promise<TransactionFeedback> {
+    const { message, group, domain } = this;
+    const { deps, context, kept } = message;
+    if (kept.stopped) {
+      await this.release(kept.stopped.message);
+      return 'neutral';
+    }
+    let built: Buffer;
+    try {
+      built = await message.compose();
+    } catch (error) {
+      message.log.error('message could not be built', { error: (error as Error).message });
+      await this.settled(message.decide(group, deferred('internal_error')));
+      return 'neutral';
+    }
+    const startedAt = deps.now();
+    const endTransactionTimer = deps.metrics.transactionSeconds.startTimer();
+    const recipients = group.map((d) => d.recipient);
+    // Aborted on shutdown or when the lease lapses; otherwise a transaction is bounded by its
+    // own timeouts (DNS, connect, commands, the final dot).
+    const signal = kept.signal;
+    const report = await deliverToHosts(deps.transport, this.hosts, {
+      domain,
+      // The group's first delivery names the transaction in MAIL FROM; a DSN names its recipient.
+      from: envelopeSender({
+        senderEmail: context.sender.email,
+        domain: context.domain.name,
+        returnPathVerified: context.domain.returnPathVerified,
+        deliveryId: group[0]!.id,
+        key: deps.returnPathKey,
+        label: deps.config.returnPath.label,
+      }),
+      recipients,
+      message: built,
+      policy: context.sender.policy,
+      signal,
+      ...limits,
+    });
+    endTransactionTimer();
+    // Cut short before the message went out in full: nothing was delivered, so the
+    // deliveries go back for the next daemon (after the final dot, the duplicate case:
+    // recorded as deferred, if the lease is still ours).
+    if (report.aborted && !report.aborted.finalDotSent) {
+      await this.release((signal.reason as Error).message);
+      return 'neutral';
+    }
+    const outcomeOf = (d: LeasedDelivery) => report.outcomes.get(d.recipient) ?? deferred('internal_error');
+    // Recorded after the destination's slot is given back: the slot bounds transactions
+    // to the destination, and a record waits for its batch's round trips to PostgreSQL
+    // (docs/api-decisions.md, "Scheduling"). The message's settlement follows the record.
+    void this.settled(message.recorder.record(group, outcomeOf, { startedAt, tls: report.tls, mxHost: report.mxHost, tlsFailure: report.tlsFailure }));
+    return transactionFeedback({ connected: report.connected, aborted: report.aborted !== undefined, causes: recipients.map((r) => report.outcomes.get(r)?.cause?.code) });
+  }
+
+  /** The group's record or release, followed by its message; never rejects (the message carries the failure). */
+  private settled(work: Promise<void>): Promise<void> {
+    this.message.track(work);
+    return work.catch(() => undefined);
+  }
 }
 
 async function scheduleNextObligation(deps: WorkerDependencies, emailId: string, log: Logger): Promise<void> {

@@ -47,6 +47,22 @@ describe('LeaseKeeper', () => {
     expect(await leaseColumns(lease.emailId)).toEqual(renewed);
   });
 
+  it('stops every lease it keeps at shutdown, whether its signal was asked for before or after', async () => {
+    const shutdown = new AbortController();
+    const keeper = new LeaseKeeper({ db: h.deps.db, leaseMs: LEASE_MS, now: () => new Date(), logger: h.deps.logger, renewals: createWorkerMetrics().leaseRenewals, shutdown: shutdown.signal });
+    const early = keeper.keep(await claimOne('shutdown-early.test'));
+    const late = keeper.keep(await claimOne('shutdown-late.test'));
+    const signal = early.signal;
+    expect([signal.aborted, early.stopped, late.stopped]).toEqual([false, undefined, undefined]);
+    shutdown.abort(new Error('shutdown'));
+    expect(signal.aborted).toBe(true);
+    expect(late.stopped?.message).toBe('shutdown');
+    expect((late.signal.reason as Error).message).toBe('shutdown');
+    const after = keeper.keep(await claimOne('shutdown-after.test'));
+    expect(after.signal.aborted).toBe(true);
+    for (const kept of [early, late, after]) kept.release();
+  });
+
   it('never extends a lease another worker took over', async () => {
     const lease = await claimOne('taken.test');
     const keeper = keeperOn();

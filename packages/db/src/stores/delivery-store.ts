@@ -4,15 +4,17 @@ import type { LockedDelivery } from '../lock-order';
 import type { Transaction } from '../transaction';
 
 /**
- * What the worker needs to route a message and hold its deliveries. Its content is read only
- * when it is built (loadMessageContents): a daemon holds up to WORKER_ACTIVE_LIMIT deliveries,
- * whose bodies may each be megabytes (docs/api-decisions.md, "Scheduling").
+ * What the worker needs to route a message and hold its deliveries. Its content and signing
+ * key are read only when it is built (loadMessageContents): a daemon holds up to
+ * WORKER_ACTIVE_LIMIT deliveries, whose bodies may each be megabytes, and every byte held
+ * that long is copied by the collector before it is old (docs/api-decisions.md, "Scheduling").
+ * Messages claimed together share their sender's and domain's objects.
  */
 export interface DeliveryContext {
   email: { id: string; accountId: string; fromEmail: string; fromName: string | null; createdAt: Date };
   sender: { id: string; email: string; policy: 'require_tls' | 'opportunistic'; active: boolean };
   /** `returnPathVerified`: MAIL FROM is a return-path address of the domain (envelopeSender). */
-  domain: { name: string; dkimSelector: string; dkimPrivateKeySealed: string; ready: boolean; returnPathVerified: boolean };
+  domain: { name: string; dkimSelector: string; ready: boolean; returnPathVerified: boolean };
 }
 
 export interface MessageContent {
@@ -26,6 +28,8 @@ export interface MessageContent {
   /** Extra header fields, as intake checked them. */
   headers: { name: string; value: string }[];
   hasAttachments: boolean;
+  /** The sending domain's DKIM key as stored (sealed), read with the content that it signs. */
+  dkimPrivateKeySealed: string;
 }
 
 export interface AttachmentContent {
@@ -43,8 +47,9 @@ export interface AttachmentContent {
 export async function loadMessageContents(db: Database, emailIds: readonly string[]): Promise<Map<string, MessageContent>> {
   const rows = await db`
     select e.id, e."to", e.cc, e.subject, e.text_body, e.html_body, e.message_id_header, e.reply_to, e.headers,
-           exists (select 1 from attachments a where a.email_id = e.id) as has_attachments
+           exists (select 1 from attachments a where a.email_id = e.id) as has_attachments, d.dkim_private_key_sealed
       from emails e
+      join domains d on d.id = e.domain_id
      where e.id = any(${[...new Set(emailIds)]}::text[]) and e.content_purged_at is null`;
   return new Map(
     rows.map((r) => [
@@ -59,6 +64,7 @@ export async function loadMessageContents(db: Database, emailIds: readonly strin
         replyTo: r.reply_to,
         headers: r.headers,
         hasAttachments: r.has_attachments,
+        dkimPrivateKeySealed: r.dkim_private_key_sealed,
       },
     ]),
   );

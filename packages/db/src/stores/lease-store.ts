@@ -24,7 +24,7 @@ function contextsStatement(tx: Transaction, emailIds: string[]) {
   return tx.sql`
     select e.id, e.account_id, e.from_email, e.from_name, e.created_at,
            s.id as sender_id, s.email as sender_email, s.transport_security_policy, s.configured_state, s.deleted_at as sender_deleted_at,
-           d.name as domain_name, d.dkim_selector, d.dkim_private_key_sealed, d.deleted_at as domain_deleted_at,
+           d.name as domain_name, d.dkim_selector, d.deleted_at as domain_deleted_at,
            d.ownership_status, d.dkim_status, d.dmarc_status, d.return_path_status
       from emails e
       join senders s on s.id = e.sender_id
@@ -32,23 +32,36 @@ function contextsStatement(tx: Transaction, emailIds: string[]) {
      where e.id = any(${emailIds}::text[])`;
 }
 
-function toContext(r: Row): DeliveryContext {
-  return {
-    email: { id: r.id, accountId: r.account_id, fromEmail: r.from_email, fromName: r.from_name, createdAt: r.created_at },
-    sender: {
-      id: r.sender_id,
-      email: r.sender_email,
-      policy: r.transport_security_policy,
-      active: r.configured_state === 'enabled' && r.sender_deleted_at === null,
-    },
-    domain: {
-      name: r.domain_name,
-      dkimSelector: r.dkim_selector,
-      dkimPrivateKeySealed: r.dkim_private_key_sealed,
-      returnPathVerified: r.return_path_status === 'verified',
-      ready: r.domain_deleted_at === null && isDomainReady({ ownershipStatus: r.ownership_status, dkimStatus: r.dkim_status, dmarcStatus: r.dmarc_status }),
-    },
+/** Each row's context; rows of one sender share its sender and domain objects. */
+function toContexts(rows: readonly Row[]): Map<string, DeliveryContext> {
+  const senders = new Map<string, Pick<DeliveryContext, 'sender' | 'domain'>>();
+  const sharedOf = (r: Row) => {
+    let shared = senders.get(r.sender_id);
+    if (!shared) {
+      shared = {
+        sender: {
+          id: r.sender_id,
+          email: r.sender_email,
+          policy: r.transport_security_policy,
+          active: r.configured_state === 'enabled' && r.sender_deleted_at === null,
+        },
+        domain: {
+          name: r.domain_name,
+          dkimSelector: r.dkim_selector,
+          returnPathVerified: r.return_path_status === 'verified',
+          ready: r.domain_deleted_at === null && isDomainReady({ ownershipStatus: r.ownership_status, dkimStatus: r.dkim_status, dmarcStatus: r.dmarc_status }),
+        },
+      };
+      senders.set(r.sender_id, shared);
+    }
+    return shared;
   };
+  return new Map(
+    rows.map((r) => [
+      r.id as string,
+      { email: { id: r.id, accountId: r.account_id, fromEmail: r.from_email, fromName: r.from_name, createdAt: r.created_at }, ...sharedOf(r) },
+    ]),
+  );
 }
 
 /**
@@ -68,7 +81,7 @@ export async function claimMessages(db: Database, emailIds: string[], now: Date,
       tx.sql`select id, email_id, status, cause, updated_at, attempt_count, lease_expires_at from deliveries where email_id = any(${emailIds}::text[])`,
       contextsStatement(tx, emailIds),
     );
-    const contextById = new Map(contexts.map((r) => [r.id as string, toContext(r)]));
+    const contextById = toContexts(contexts);
     const picked = free
       .map(toLockedDelivery)
       .filter((d) => contextById.has(d.emailId) && isOwedAttempt(d, now, contextById.get(d.emailId)!.sender.active))
