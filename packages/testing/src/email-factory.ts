@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { collectRecipients, firstDueAt, newId, parseMailbox, type Mailbox } from '@mailer/domain';
 import {
   admissionStatements,
-  ensureUsageRow,
   inTransaction,
   lockAccountUsage,
   lockSenders,
@@ -84,7 +83,6 @@ export async function insertQueuedEmail(db: Database, input: QueuedEmailInput): 
   await inTransaction(db, async (tx) => {
     const sent = await tx.send(
       ...messageRowsStatements(tx, input.accountId, createdAt, [email]),
-      ensureUsageRow(tx, input.accountId),
       lockAccountUsage(tx, [input.accountId]),
       usageFigures(tx, input.accountId, createdAt, []),
     );

@@ -31,7 +31,13 @@ export async function createAccount(db: Database, name: string): Promise<Provisi
     const id = newId('account');
     const sending = newKey(tx.sql, id, 'sending', []);
     const management = newKey(tx.sql, id, 'management', SCOPES);
-    await tx.commit(tx.sql`insert into accounts (id, name, plan_id) values (${id}, ${name}, ${FREE_PLAN_ID})`, sending.insert, management.insert);
+    await tx.commit(
+      tx.sql`insert into accounts (id, name, plan_id) values (${id}, ${name}, ${FREE_PLAN_ID})`,
+      // Created with the account: intake only locks and reads it.
+      tx.sql`insert into account_usage (account_id) values (${id})`,
+      sending.insert,
+      management.insert,
+    );
     return { account: { id, name, plan: 'free' }, sending_key: sending.key, management_key: management.key };
   });
 }

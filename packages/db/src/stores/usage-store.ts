@@ -15,8 +15,8 @@ export interface UsageFigures {
 /**
  * The account's usage figures, to be sent right after lockAccountUsage (lock-order) in the
  * same round trip: a statement sees what was committed before it started, so once the
- * lock is granted this reads every usage row the previous holder wrote. Sent after
- * ensureUsageRow, it always finds the row.
+ * lock is granted this reads every usage row the previous holder wrote. Every account has
+ * its row from its creation (createAccount).
  *
  * Per window, its first usage row gives the running total before it: usage in the window
  * is the account's total minus that (recipient_usage.cumulative grows with accepted_at,
@@ -38,10 +38,10 @@ export function usageFigures(tx: Transaction, accountId: string, now: Date, wind
      where u.account_id = ${accountId}`;
 }
 
-/** The figures usageFigures read (sent after ensureUsageRow, it always finds the row). */
+/** The figures usageFigures read (every account has its usage row: createAccount). */
 export function usageFiguresFrom(rows: readonly Row[], windowSeconds: readonly number[]): UsageFigures {
   const row = rows[0];
-  if (!row) throw new Error('the account has no usage row: ensureUsageRow goes first');
+  if (!row) throw new Error('the account has no usage row: createAccount makes it');
   const total = Number(row.recipients_total);
   const firsts = row.windows as ({ before: number | string; at: string } | null)[];
   return {
@@ -60,11 +60,6 @@ export function usageFiguresFrom(rows: readonly Row[], windowSeconds: readonly n
       return first ? { seconds, used: total - Number(first.before), oldestAt: new Date(first.at) } : { seconds, used: 0, oldestAt: null };
     }),
   };
-}
-
-/** Creates the account's usage row on its first message; does nothing once it exists. */
-export function ensureUsageRow(tx: Transaction, accountId: string) {
-  return tx.sql`insert into account_usage (account_id) values (${accountId}) on conflict do nothing`;
 }
 
 /**

@@ -2,7 +2,6 @@ import {
   admissionStatements,
   claimedKeysFrom,
   claimIdempotencyKeys,
-  ensureUsageRow,
   idempotencyRecordsFrom,
   inTransaction,
   lockAccountUsage,
@@ -177,13 +176,11 @@ export async function runIntakeBatch(deps: IntakeDependencies, accountId: string
 
 /**
  * Sends the message rows, then takes the account's usage lock (lock-order) and reads its
- * figures, in one round trip. The usage row is created on the account's first message;
- * for the others the insert finds it and does nothing.
+ * figures, in one round trip (the usage row exists from the account's creation).
  */
 async function lockUsage(tx: Transaction, accountId: string, now: Date, messageRows: ReturnType<typeof messageRowsStatements>): Promise<UsageFigures> {
   const sent = await tx.send(
     ...messageRows,
-    ensureUsageRow(tx, accountId),
     lockAccountUsage(tx, [accountId]),
     usageFigures(tx, accountId, now, WINDOW_SECONDS),
   );
