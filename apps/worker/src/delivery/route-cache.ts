@@ -1,5 +1,5 @@
 import { resolveHostAddresses, resolveMailRoute, type DnsResolver, type HostAddresses, type MailRoute } from '@mailer/dns';
-import { onAbort } from '../jobs/abort-listeners';
+import { onAbort } from './abort-listeners';
 
 /**
  * Answers kept this long: a busy recipient domain costs one MX and one address lookup per
