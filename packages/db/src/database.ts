@@ -43,7 +43,8 @@ export function openDatabase(url: string, poolSize = 20, onNotice: (notice: post
     // plan, kept by a prepared statement after its fifth run, is only replanned after the next
     // ANALYZE: made while a table was young (or where autovacuum is off), it kept probing the
     // account's every idempotency key for each batch, and intake slowed as the table grew.
-    // The statements are short; planning each costs little beside that.
+    // Planning each costs PostgreSQL about 0.1 ms a statement, the price of plans that follow
+    // the tables (docs/api-decisions.md, "Data layer").
     connection: { plan_cache_mode: 'force_custom_plan' },
   });
   return { db, close: () => db.end({ timeout: 5 }) };
