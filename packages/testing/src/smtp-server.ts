@@ -73,6 +73,30 @@ export interface TestSmtpServerOptions extends Partial<PeerBehavior> {
   host: string;
   /** 0 picks a free port; every MX of a test shares one (the worker's SMTP_PORT). */
   port?: number;
+  /** Counts this peer's transactions in their DATA phase, with those of every other peer given the same gauge. */
+  transactions?: TransactionGauge;
+}
+
+/**
+ * Transactions in their DATA phase at once, across the peers that share it, and the most
+ * there were: what a sender's concurrency limit bounds. Open connections would overstate
+ * it, as a peer sees a connection the client has already closed until its close event.
+ */
+export class TransactionGauge {
+  private current = 0;
+  private most = 0;
+
+  enter(): void {
+    this.most = Math.max(this.most, ++this.current);
+  }
+
+  leave(): void {
+    this.current--;
+  }
+
+  peak(): number {
+    return this.most;
+  }
 }
 
 function replyError(reply: string): Error & { responseCode: number } {
@@ -138,6 +162,11 @@ export async function startTestSmtpServer(options: TestSmtpServerOptions): Promi
   let peak = 0;
   let dataReceived = 0;
   const commands: string[] = [];
+  // Sessions in their DATA phase: each leaves the gauge once, at its reply or when it closes without one.
+  const inData = new Set<string>();
+  const leaveData = (sessionId: string) => {
+    if (inData.delete(sessionId)) options.transactions?.leave();
+  };
 
   const smtp = new SMTPServer({
     ...tlsOptions(behavior.tls),
@@ -155,7 +184,16 @@ export async function startTestSmtpServer(options: TestSmtpServerOptions): Promi
       const reply = behavior.rcpt(address.address);
       callback(reply ? replyError(reply) : null);
     },
-    onData(stream, session: SMTPServerSession, callback) {
+    onClose(session) {
+      leaveData(session.id);
+    },
+    onData(stream, session: SMTPServerSession, reply) {
+      inData.add(session.id);
+      options.transactions?.enter();
+      const callback: typeof reply = (error, message) => {
+        leaveData(session.id);
+        reply(error, message);
+      };
       const data = behavior.data;
       const socket = [...smtp.connections].find((c) => c.id === session.id)?._socket;
       const chunks: Buffer[] = [];
