@@ -42,9 +42,14 @@ async function until<T>(read: () => T | undefined, timeoutMs = 20_000): Promise<
     const value = read();
     if (value !== undefined) return value;
     if (Date.now() > deadline) {
-      // What the sender logged says why: a failed claim or record, or an attempt that failed before the receiver saw it.
+      // What the sender logged and where the outbox and the database's sessions stand say why: a failed claim or
+      // record, an attempt that failed before the receiver saw it, a delivery still leased, or a statement waiting.
       const logged = h.logLines().filter((line) => line.level === 'warn' || line.level === 'error' || line.message === 'webhook attempt failed');
-      throw new Error(`timed out; the sender logged: ${JSON.stringify(logged)}`);
+      const outbox = await h.deps.db`select id, status, attempt_count, next_attempt_at, lease_expires_at, now() as now from webhook_deliveries order by created_at desc limit 5`;
+      const sessions = await h.deps.db`
+        select state, wait_event_type, wait_event, now() - xact_start as in_transaction, left(query, 120) as query
+          from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and state <> 'idle'`;
+      throw new Error(`timed out; the sender logged: ${JSON.stringify(logged)}; the outbox: ${JSON.stringify(outbox)}; busy sessions: ${JSON.stringify(sessions)}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
