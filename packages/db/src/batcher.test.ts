@@ -1,5 +1,5 @@
 import { Batcher } from './batcher';
-import { isDatabaseUnavailable } from './database-errors';
+import { DatabaseStallError, isDatabaseUnavailable, withinStall } from './database-errors';
 
 describe('Batcher', () => {
   it('sends the first call at once and the calls made meanwhile together, answering each in order', async () => {
@@ -85,5 +85,15 @@ describe('Batcher', () => {
     rejectFirst(new Error('late'));
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(runs).toEqual([[1], [2, 3]]);
+  });
+});
+
+describe('withinStall', () => {
+  it('answers as the work does within the bound, and fails an unanswered one as the database being unavailable', async () => {
+    expect(await withinStall(Promise.resolve('rows'), 50)).toBe('rows');
+    await expect(withinStall(Promise.reject(new Error('syntax')), 50)).rejects.toThrow('syntax');
+    const unanswered = await withinStall(new Promise<never>(() => undefined), 20).catch((error: unknown) => error);
+    expect(unanswered).toBeInstanceOf(DatabaseStallError);
+    expect(isDatabaseUnavailable(unanswered)).toBe(true);
   });
 });

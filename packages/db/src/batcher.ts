@@ -1,4 +1,4 @@
-import { DatabaseStallError } from './database-errors';
+import { DatabaseStallError, withinStall } from './database-errors';
 
 export interface BatcherOptions {
   maxBatch?: number;
@@ -78,13 +78,6 @@ export class Batcher<I, O> {
   }
 
   private bounded<T>(work: Promise<T>): Promise<T> {
-    if (this.stallMs === undefined) return work;
-    // A failure after the stall belongs to no call.
-    work.catch(() => undefined);
-    let timer: NodeJS.Timeout | undefined;
-    const stalled = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new DatabaseStallError(this.stallMs!)), this.stallMs);
-    });
-    return Promise.race([work, stalled]).finally(() => clearTimeout(timer));
+    return this.stallMs === undefined ? work : withinStall(work, this.stallMs);
   }
 }

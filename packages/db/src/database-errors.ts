@@ -25,6 +25,20 @@ export class DatabaseStallError extends Error {
   }
 }
 
+/**
+ * `work`, or a DatabaseStallError once it has gone unanswered for `stallMs`: after a
+ * PostgreSQL crash the driver can leave a statement unanswered for good (docs/api-decisions.md,
+ * "Data layer"), which would hold its caller forever. A failure after the stall belongs to no one.
+ */
+export function withinStall<T>(work: Promise<T>, stallMs: number): Promise<T> {
+  work.catch(() => undefined);
+  let timer: NodeJS.Timeout | undefined;
+  const stalled = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DatabaseStallError(stallMs)), stallMs);
+  });
+  return Promise.race([work, stalled]).finally(() => clearTimeout(timer));
+}
+
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (error instanceof DatabaseStallError) return true;
   const e = error as { code?: unknown; cause?: unknown } | undefined;

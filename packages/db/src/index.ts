@@ -1,6 +1,6 @@
 export { openDatabase, type Database, type DatabaseHandle, type Queryable, type Row, type Statement } from './database';
 export { inTransaction, type Transaction } from './transaction';
-export { DatabaseStallError, isDatabaseUnavailable } from './database-errors';
+export { DatabaseStallError, isDatabaseUnavailable, withinStall } from './database-errors';
 export { lockAccountUsage, lockDeliveries, lockMessagesDeliveries, lockSenders, toLockedDelivery, type LockedDelivery } from './lock-order';
 export { migrateDatabase, ensureDatabase, MIGRATIONS_FOLDER } from './migrate';
 export * from './stores/accounts-store';

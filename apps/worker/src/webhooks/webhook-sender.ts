@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { Batcher, claimWebhookDeliveries, recordWebhookAttempts, type LeasedWebhook, type WebhookAttemptResult } from '@mailer/db';
+import { Batcher, claimWebhookDeliveries, recordWebhookAttempts, withinStall, type LeasedWebhook, type WebhookAttemptResult } from '@mailer/db';
 import { endpointGivesUp, nextWebhookAttempt, unseal, WEBHOOK_SECRET_SEAL_PURPOSE } from '@mailer/domain';
 import type { WorkerDependencies } from '../container';
 import { webhookBody } from './webhook-body';
@@ -38,10 +38,15 @@ export function startWebhookSender(deps: Dependencies): WebhookSender {
   let inFlight = 0;
   let stopped = false;
   let wake: (() => void) | undefined;
-  const records = new Batcher<WebhookAttemptResult, void>(async (results) => {
-    await recordWebhookAttempts(deps.db, results);
-    return results.map(() => undefined);
-  });
+  // A claim or record left unanswered (see withinStall) fails within a lease, as the delivery daemon's do: the
+  // loop goes on, and a delivery whose record was lost is leased again when its lease expires.
+  const records = new Batcher<WebhookAttemptResult, void>(
+    async (results) => {
+      await recordWebhookAttempts(deps.db, results);
+      return results.map(() => undefined);
+    },
+    { stallMs: LEASE_MS },
+  );
 
   const send = async (leased: LeasedWebhook) => {
     const body = webhookBody(leased.event);
@@ -85,12 +90,11 @@ export function startWebhookSender(deps: Dependencies): WebhookSender {
     while (!stopped) {
       let claimed = 0;
       if (inFlight < concurrency) {
-        const leased = await claimWebhookDeliveries(deps.db, { now: deps.now(), leaseMs: LEASE_MS, limit: concurrency - inFlight, perEndpoint: PER_ENDPOINT, inFlight: perEndpoint }).catch(
-          (error: Error) => {
-            deps.logger.warn('webhook claim failed', { error: error.message });
-            return [];
-          },
-        );
+        const claim = claimWebhookDeliveries(deps.db, { now: deps.now(), leaseMs: LEASE_MS, limit: concurrency - inFlight, perEndpoint: PER_ENDPOINT, inFlight: perEndpoint });
+        const leased = await withinStall(claim, LEASE_MS).catch((error: Error) => {
+          deps.logger.warn('webhook claim failed', { error: error.message });
+          return [];
+        });
         leased.forEach(start);
         claimed = leased.length;
       }
