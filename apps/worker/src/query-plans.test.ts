@@ -169,3 +169,14 @@ it('plans every hot statement with indexes over large tables, before any ANALYZE
   expect(largeTableScans(young)).toEqual([]);
   expect(largeTableScans(plans)).toEqual([]);
 }, 120_000);
+
+it("finds a rare tag among an account's messages through the index of tagged messages, and a common one without scanning the table", async () => {
+  await explained.db`update emails set tags = '{"campaign": "spring"}' where id in (select 'em_old' || n from generate_series(1, ${MESSAGES}, 1600) n)`;
+  await explained.db`update emails set tags = '{"env": "production"}' where id in (select 'em_old' || n from generate_series(2, ${MESSAGES}, 2) n)`;
+  await explained.db`analyze emails`;
+  const from = plans.length;
+  expect(await listEmails(explained.db, accountId, { tag: { key: 'campaign', value: 'spring' } }, undefined, 51)).toHaveLength(25);
+  expect(plans.at(-1)?.plan).toContain('emails_tags_idx');
+  expect(await listEmails(explained.db, accountId, { tag: { key: 'env', value: 'production' } }, undefined, 51)).toHaveLength(51);
+  expect(largeTableScans(plans.slice(from))).toEqual([]);
+}, 60_000);

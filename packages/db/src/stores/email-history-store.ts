@@ -64,7 +64,11 @@ export interface EmailListFilters {
   createdBefore?: Date;
 }
 
-/** One page of the account's messages that match the filters, newest first; the caller asks for `limit + 1` rows. */
+/**
+ * One page of the account's messages that match the filters, newest first; the caller asks for
+ * `limit + 1` rows. A tag filter also states `tags <> '{}'` (implied by it) so that the
+ * planner may use the partial index of tagged messages (emails_tags_idx).
+ */
 export async function listEmails(
   db: Queryable,
   accountId: string,
@@ -77,7 +81,7 @@ export async function listEmails(
     select ${summaryColumns(db)} from emails
     where account_id = ${accountId} ${page.after}
       ${filters.status ? db`and status = ${filters.status}` : db``}
-      ${filters.tag ? db`and tags @> ${JSON.stringify({ [filters.tag.key]: filters.tag.value })}::text::jsonb` : db``}
+      ${filters.tag ? db`and tags @> ${JSON.stringify({ [filters.tag.key]: filters.tag.value })}::text::jsonb and tags <> '{}'::jsonb` : db``}
       ${filters.createdAfter ? db`and created_at > ${filters.createdAfter}` : db``}
       ${filters.createdBefore ? db`and created_at < ${filters.createdBefore}` : db``}
     ${page.page}`;

@@ -1,0 +1,1 @@
+CREATE INDEX "emails_tags_idx" ON "emails" USING gin ("tags" jsonb_path_ops) WHERE "emails"."tags" <> '{}'::jsonb;
