@@ -3,10 +3,8 @@ import { DatabaseStallError, withinStall } from './database-errors';
 export interface BatcherOptions {
   maxBatch?: number;
   /**
-   * A batch unanswered for this long fails its calls with a DatabaseStallError (the database
-   * is unavailable) and the next batch goes out: after a PostgreSQL crash the driver can leave
-   * a statement unanswered for good (docs/api-decisions.md, "Data layer"), which would
-   * otherwise hold every later call. Its late answer, if any, is ignored. Unbounded unless given.
+   * A batch unanswered for this long fails its calls (withinStall) and the next batch goes
+   * out, instead of every later call waiting behind it. Unbounded unless given.
    */
   stallMs?: number;
   /**
