@@ -40,8 +40,8 @@ process from /proc, per-batch timings, \`EXPLAIN ANALYZE\` and auto_explain on t
   statements of a round trip are pipelined, BEGIN going out with the first and COMMIT with the last.
 - Generic plans made while a table was still small were kept until the next ANALYZE (never, on this cluster, whose
   autovacuum is off): the account's every idempotency key was probed for each batch, and intake fell from 1,200 to 718
-  req/s over three rounds. Each execution is now planned with its parameters and the table's current size
-  (\`plan_cache_mode=force_custom_plan\`), and every statement is written so that an index serves it.
+  req/s over three rounds. The intake transaction's generic plans are now discarded once they are 10 s old, its
+  idempotency key is led by the key, and every statement is written so that an index serves it.
 - Foreign-key checks to accounts, senders and domains cost a lookup and a share lock on the parent per inserted row (a fifth
   of PostgreSQL's work); those parents are never deleted, so the hot tables no longer declare them. An index nothing read
   (messages by sender) is gone.

@@ -78,7 +78,7 @@ export interface ContainerOverrides {
 
 export function createContainer(config: Config, overrides: ContainerOverrides = {}): WorkerDependencies {
   const logger = overrides.logger ?? createLogger({ level: config.logLevel, service: 'worker' });
-  const database = openDatabase(config.databaseUrl, config.databasePoolSize);
+  const database = openDatabase(config.databaseUrl, config.databasePoolSize, { genericPlans: true });
   const workerRedis = openRedis(config.redisUrl, 'worker');
   const producerRedis = openRedis(config.redisUrl, 'producer');
   workerRedis.on('error', () => undefined);

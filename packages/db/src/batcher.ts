@@ -9,8 +9,8 @@ export interface BatcherOptions {
   stallMs?: number;
   /**
    * A batch goes out at least this long after the previous one went out: under load the
-   * calls of that time go together. Each batch's statements are planned anew (see
-   * openDatabase), so a batch of 15 costs about what a batch of 4 does. A call that finds
+   * calls of that time go together. A batch costs its statements, round trips and commit
+   * whatever its size, so a batch of 15 costs about what a batch of 4 does. A call that finds
    * the last batch older goes out at once, so light load waits for nothing. 0 unless given.
    */
   spacingMs?: number;

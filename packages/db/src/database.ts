@@ -31,21 +31,42 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
-/** `onNotice` receives the server's notices, which the service itself ignores (e.g. "relation already exists, skipping"). */
-export function openDatabase(url: string, poolSize = 20, onNotice: (notice: postgres.Notice) => void = () => undefined): DatabaseHandle {
+export interface DatabaseOptions {
+  /**
+   * Every statement runs on the generic plan PostgreSQL keeps for it (`force_generic_plan`)
+   * instead of being planned at each execution. For the delivery daemon, whose statements
+   * read and write rows by key or by indexed ranges: planning them costs PostgreSQL more than
+   * running them, and their plans do not depend on the values. A connection's plans are
+   * remade once they are PLAN_LIFETIME_MS old (inTransaction), so they follow the tables'
+   * sizes. Off by default: the API's reads that integrators filter have plans that depend on
+   * the filter (a rare tag through its index, a common one without), and its hot transaction
+   * asks for generic plans itself (TransactionOptions).
+   */
+  genericPlans?: boolean;
+  /** Receives the server's notices, which the service itself ignores (e.g. "relation already exists, skipping"). */
+  onNotice?: (notice: postgres.Notice) => void;
+}
+
+export function openDatabase(url: string, poolSize = 20, options: DatabaseOptions = {}): DatabaseHandle {
   const db = postgres(url, {
     max: poolSize,
     connect_timeout: 5,
-    onnotice: onNotice,
+    onnotice: options.onNotice ?? (() => undefined),
     // An optional value left undefined is stored as NULL, as a column it does not set.
     transform: { undefined: null },
-    // Each execution is planned with its parameters and the table's current size. A generic
-    // plan, kept by a prepared statement after its fifth run, is only replanned after the next
-    // ANALYZE: made while a table was young (or where autovacuum is off), it kept probing the
-    // account's every idempotency key for each batch, and intake slowed as the table grew.
-    // Planning each costs PostgreSQL about 0.1 ms a statement, the price of plans that follow
-    // the tables (docs/api-decisions.md, "Data layer").
-    connection: { plan_cache_mode: 'force_custom_plan' },
+    connection: {
+      // Unless asked for generic plans, each execution is planned with its parameters and the
+      // tables' current sizes. PostgreSQL's own choice (`auto`) is not taken: it keeps a generic
+      // plan priced against the custom plans of a statement's first five executions, made while
+      // its tables were young, and replans only after an ANALYZE (docs/api-decisions.md, "Data
+      // layer", Plans).
+      plan_cache_mode: options.genericPlans ? 'force_generic_plan' : 'force_custom_plan',
+      // Pages come from memory or SSD; at PostgreSQL's default of 4, which prices spinning
+      // disks, a generic plan of an update by key over a list of ids made while the table holds
+      // about a thousand rows is a hash join over a sequential scan (docs/api-decisions.md,
+      // "Data layer", Plans).
+      random_page_cost: '1.1',
+    },
   });
   return { db, close: () => db.end({ timeout: 5 }) };
 }

@@ -1,5 +1,5 @@
-export { openDatabase, type Database, type DatabaseHandle, type Queryable, type Row, type Statement } from './database';
-export { inTransaction, type Transaction } from './transaction';
+export { openDatabase, type Database, type DatabaseHandle, type DatabaseOptions, type Queryable, type Row, type Statement } from './database';
+export { inTransaction, PLAN_LIFETIME_MS, type Transaction, type TransactionOptions } from './transaction';
 export { DatabaseStallError, isDatabaseUnavailable, withinStall } from './database-errors';
 export { lockAccountUsage, lockDeliveries, lockMessagesDeliveries, lockSenders, toLockedDelivery, type LockedDelivery } from './lock-order';
 export { migrateDatabase, ensureDatabase, MIGRATIONS_FOLDER } from './migrate';

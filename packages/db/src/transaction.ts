@@ -20,23 +20,66 @@ export interface Transaction {
   commit<T extends readonly Statement[]>(...statements: T): Promise<Results<T>>;
 }
 
+export interface TransactionOptions {
+  /**
+   * The transaction's statements run on generic plans (see DatabaseOptions) on a connection
+   * that plans each execution: intake's, the API's one hot transaction, whose statements
+   * read and write rows by key.
+   */
+  genericPlans?: boolean;
+}
+
+/**
+ * How long a connection keeps the generic plans it made. PostgreSQL replans a generic plan
+ * only after an ANALYZE of its tables: where autovacuum is off, or while a young table grows
+ * faster than autovacuum analyzes it, a plan made while `deliveries` held a few hundred rows
+ * (a sequential scan, the cheapest then) would be kept as the table grows. Discarded this
+ * often, such a plan costs a young installation seconds, not its life (docs/api-decisions.md,
+ * "Data layer", Plans).
+ */
+export const PLAN_LIFETIME_MS = 10_000;
+
+/** When each connection (postgres.js's backend object, one per pooled connection) last discarded its plans. */
+const plansDiscardedAt = new WeakMap<object, number>();
+
+/**
+ * Gives the connection back to the pool. One whose plans are older than PLAN_LIFETIME_MS
+ * discards them first (`discard plans`: its prepared statements stay, and each is planned
+ * again at its next execution); the transaction's caller does not wait for that.
+ */
+function release(sql: postgres.ReservedSql, backend: object | undefined): void {
+  const now = performance.now();
+  const since = backend && plansDiscardedAt.get(backend);
+  if (backend && since === undefined) plansDiscardedAt.set(backend, now);
+  if (!backend || since === undefined || now - since < PLAN_LIFETIME_MS) return sql.release();
+  plansDiscardedAt.set(backend, now);
+  void sql`discard plans`
+    .execute()
+    .catch(() => undefined)
+    .finally(() => sql.release());
+}
+
 /**
  * Runs `work` in a transaction (see Transaction). When `work` returns without committing,
  * its writes are committed then; when anything fails, the transaction is rolled back and
  * the error rethrown. A statement that fails makes the ones pipelined after it fail too
  * (the transaction is aborted), so nothing half-written can be committed.
  */
-export async function inTransaction<T>(db: Database, work: (tx: Transaction) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(db: Database, work: (tx: Transaction) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
   const sql = await db.reserve();
   // Queued now, written with whatever the work sends first.
   const begun = sql`begin`.execute();
+  const generic = options.genericPlans ? sql`set local plan_cache_mode = force_generic_plan`.execute() : undefined;
   // Awaited with the first statements; a work that fails before sending any rolls back.
   begun.catch(() => undefined);
+  generic?.catch(() => undefined);
+  let backend: object | undefined;
   let committed = false;
   const send = async (statements: readonly Statement[], commit: boolean) => {
     if (committed) throw new Error('the transaction has already committed');
     if (commit) committed = true;
-    const [, ...results] = await Promise.all([begun, ...statements, ...(commit ? [sql`commit`] : [])]);
+    const [opened, , ...results] = await Promise.all([begun, generic, ...statements, ...(commit ? [sql`commit`] : [])]);
+    backend = opened.state;
     return results.slice(0, statements.length);
   };
   const tx: Transaction = {
@@ -52,6 +95,6 @@ export async function inTransaction<T>(db: Database, work: (tx: Transaction) => 
     await sql`rollback`.catch(() => undefined);
     throw error;
   } finally {
-    sql.release();
+    release(sql, backend);
   }
 }

@@ -17,7 +17,9 @@ export const idempotencyKeys = pgTable(
     createdAt: createdAt(),
     expiresAt: instant('expires_at').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.accountId, t.key] }), index('idempotency_keys_expiry_idx').on(t.expiresAt)],
+  // Led by the key: a generic plan of `account_id = $1 and key = any($2)` probes each key,
+  // where led by the account it may walk every key of the account (migration 0019).
+  (t) => [primaryKey({ columns: [t.key, t.accountId] }), index('idempotency_keys_expiry_idx').on(t.expiresAt)],
 );
 
 /**

@@ -171,7 +171,7 @@ export async function runIntakeBatch(deps: IntakeDependencies, accountId: string
       outcomes[refusal.index] = { kind: 'refused', error: limitError(refusal.admission, refusal.rateLimit, retryAfter) };
     }
     return outcomes;
-  });
+  }, { genericPlans: true });
 }
 
 /**
