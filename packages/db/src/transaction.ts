@@ -43,16 +43,24 @@ export const PLAN_LIFETIME_MS = 10_000;
 const plansDiscardedAt = new WeakMap<object, number>();
 
 /**
- * Gives the connection back to the pool. One whose plans are older than PLAN_LIFETIME_MS
- * discards them first (`discard plans`: its prepared statements stay, and each is planned
- * again at its next execution); the transaction's caller does not wait for that.
+ * Whether the connection's plans are PLAN_LIFETIME_MS old, in which case their clock starts
+ * again; a connection seen for the first time starts its clock.
+ */
+function plansAgedOut(backend: object): boolean {
+  const now = performance.now();
+  const since = plansDiscardedAt.get(backend);
+  if (since !== undefined && now - since < PLAN_LIFETIME_MS) return false;
+  plansDiscardedAt.set(backend, now);
+  return since !== undefined;
+}
+
+/**
+ * Gives the connection back to the pool, after `discard plans` when its plans have aged out
+ * (its prepared statements stay, and each is planned again at its next execution); the
+ * transaction's caller does not wait for that.
  */
 function release(sql: postgres.ReservedSql, backend: object | undefined): void {
-  const now = performance.now();
-  const since = backend && plansDiscardedAt.get(backend);
-  if (backend && since === undefined) plansDiscardedAt.set(backend, now);
-  if (!backend || since === undefined || now - since < PLAN_LIFETIME_MS) return sql.release();
-  plansDiscardedAt.set(backend, now);
+  if (!backend || !plansAgedOut(backend)) return sql.release();
   void sql`discard plans`
     .execute()
     .catch(() => undefined)
