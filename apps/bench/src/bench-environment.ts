@@ -9,8 +9,10 @@ import { openRedis } from '@mailer/queue';
 
 export const BENCH_DATABASE = 'mailer_bench';
 export const BENCH_REDIS_PREFIX = 'mailer_bench';
-const API_MAIN = path.resolve(__dirname, '../../api/dist/main.js');
-const WORKER_MAIN = path.resolve(__dirname, '../../worker/dist/main.js');
+/** This checkout; another built one (`npm ci && npx tsc -b` there) can be run instead, for comparisons (compare-builds.ts). */
+export const THIS_CHECKOUT = path.resolve(__dirname, '../../..');
+const apiMain = (checkout = THIS_CHECKOUT) => path.join(checkout, 'apps/api/dist/main.js');
+const workerMain = (checkout = THIS_CHECKOUT) => path.join(checkout, 'apps/worker/dist/main.js');
 
 /** The configured cluster's URL for the given database. */
 export function databaseUrlFor(config: Config, name: string): string {
@@ -19,8 +21,11 @@ export function databaseUrlFor(config: Config, name: string): string {
   return url.toString();
 }
 
-/** A fresh, migrated benchmark database (dropped first if a previous run left one). */
-export async function freshDatabase(config: Config, name = BENCH_DATABASE): Promise<string> {
+/**
+ * A fresh, migrated benchmark database (dropped first if a previous run left one); `migrate`
+ * is the migrator of the build that will use it (this one's unless given).
+ */
+export async function freshDatabase(config: Config, name = BENCH_DATABASE, migrate: (url: string) => Promise<unknown> = migrateDatabase): Promise<string> {
   const admin = postgres(databaseUrlFor(config, 'postgres'), { max: 1, onnotice: () => undefined });
   try {
     await admin`drop database if exists ${admin(name)} with (force)`;
@@ -28,7 +33,7 @@ export async function freshDatabase(config: Config, name = BENCH_DATABASE): Prom
     await admin.end();
   }
   const url = databaseUrlFor(config, name);
-  await migrateDatabase(url);
+  await migrate(url);
   return url;
 }
 
@@ -82,6 +87,8 @@ export interface StartApiOptions {
   readyTimeoutMs?: number;
   /** Where its stdout and stderr go (a file descriptor); the benchmark's own unless given. */
   outputFd?: number;
+  /** The built checkout whose API runs (this one unless given). */
+  checkout?: string;
 }
 
 /** The built API as production runs it (NODE_ENV=production, warn-level logs), in a child process. */
@@ -90,7 +97,7 @@ export async function startApi(config: Config, databaseUrl: string, options: Sta
   const encryptionKey = options.encryptionKey ?? randomBytes(32);
   const child: ChildProcess = spawn(
     process.execPath,
-    [...(options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : []), API_MAIN],
+    [...(options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : []), apiMain(options.checkout)],
     {
       env: {
         ...productionEnv(config, databaseUrl, encryptionKey, options.redisPrefix ?? BENCH_REDIS_PREFIX),
@@ -133,6 +140,8 @@ export interface WorkerOptions {
   cpuProfileDir?: string;
   /** Where its stdout and stderr go (a file descriptor); the benchmark's own unless given. */
   outputFd?: number;
+  /** The built checkout whose daemon runs (this one unless given). */
+  checkout?: string;
 }
 
 /**
@@ -142,7 +151,7 @@ export interface WorkerOptions {
  */
 export function startWorker(config: Config, databaseUrl: string, encryptionKey: Buffer, options: WorkerOptions): ChildProcess {
   const profile = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
-  return spawn(process.execPath, [...profile, WORKER_MAIN], {
+  return spawn(process.execPath, [...profile, workerMain(options.checkout)], {
     env: {
       ...productionEnv(config, databaseUrl, encryptionKey, options.redisPrefix),
       DNS_SERVERS: options.dnsServer,

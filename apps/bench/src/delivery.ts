@@ -2,17 +2,18 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '@mailer/config';
-import { createAccount, createWebhookEndpoint, openDatabase, setAccountPlan } from '@mailer/db';
+import { createWebhookEndpoint, openDatabase } from '@mailer/db';
 import { newWebhookSecret, seal, WEBHOOK_SECRET_SEAL_PURPOSE } from '@mailer/domain';
-import { insertReadyDomain, insertSender, startTestDnsServer, startWebhookReceiver } from '@mailer/testing';
+import { startTestDnsServer, startWebhookReceiver } from '@mailer/testing';
+import { benchMessage, BENCH_BODY_KB, provisionBenchSender, THIS_BUILD } from './bench-provisioning';
 import { clearRedisPrefix, endProcess, freshDatabase, startApi, startWorker } from './bench-environment';
 import { writeBenchmarkSection } from './benchmarks-file';
 import { median } from './median';
-import { postMessages } from './post-messages';
+import { CONNECTIONS, CPU_ROLES, measureDelivery, STALL_MS, type Run } from './measure-delivery';
 import { runPostfixRound, type PostfixRound } from './postfix-relay';
 import { findSmtpSink, SMTP_SINK_MISSING, startSmtpSink, type SmtpSink } from './smtp-sink';
 import { percentile } from './percentile';
-import { backendsOf, cpuBetween, readCpu, type Roles } from './process-cpu';
+import { backendsOf, type Roles } from './process-cpu';
 
 /**
  * Delivery throughput end to end: messages accepted through POST /v1/emails by the built
@@ -39,11 +40,7 @@ const N_WEBHOOKS = Number(process.env.N_WEBHOOKS ?? 5_000);
  * below the next ones in five runs out of five, and level with them after 5,000.
  */
 const WARMUP = Number(process.env.WARMUP ?? 5_000);
-const CONNECTIONS = 50;
 const SINK_PORT = 2600;
-const BODY_BYTES = 4_096;
-/** A run fails when the sinks count nothing new for this long. */
-const STALL_MS = 60_000;
 const TARGET_RATIO = 1;
 const GOAL_RATIO = 2;
 /** What profiling this build showed; the figures above say how far it got. */
@@ -85,19 +82,6 @@ per-recipient records in a database.`;
 /** Its own database and Redis prefix, so that it never meets the intake benchmark's. */
 const DATABASE = 'mailer_bench_delivery';
 const REDIS_PREFIX = 'mailer_bench_delivery';
-const UNLIMITED = { perMinute: 1e9, perHour: 1e9, perDay: 1e9, per30Days: 2e9, maxActive: 2e9 };
-
-interface Run {
-  seconds: number;
-  acceptSeconds: number;
-  accepted: number;
-  refused: number;
-  /** CPU milliseconds per delivery of the service's processes, by role (see CPU_ROLES). */
-  cpuMs: Record<string, number>;
-}
-
-/** The roles whose CPU a run reads from /proc: the worker, the API and the PostgreSQL backends serving them. */
-const CPU_ROLES = ['worker', 'api', 'postgres'] as const;
 
 /** One of ours and the Postfix rounds run right after it: bare, then with OpenDKIM signing. */
 interface Round {
@@ -157,49 +141,13 @@ async function main() {
   let webhooks: WebhookRound | undefined;
   let rssMiB = NaN;
   try {
-    const provisioned = await createAccount(database.db, 'Delivery benchmark');
-    await setAccountPlan(database.db, provisioned.account.id, UNLIMITED);
-    const domain = await insertReadyDomain(database.db, api.encryptionKey, provisioned.account.id, 'bench.test');
-    dns.set(`${domain.dkim.selector}._domainkey.bench.test`, [{ type: 'TXT', data: `v=DKIM1; k=rsa; p=${domain.dkim.publicKey}` }]);
-    await insertSender(database.db, provisioned.account.id, domain.id, 'orders@bench.test', { displayName: 'Bench Shop' });
-
-    const line = 'Thank you for your order. Your parcel is on its way and should arrive within two days.\n';
-    const plain = line.repeat(Math.ceil(BODY_BYTES / line.length)).slice(0, BODY_BYTES);
-    const bodyFor = (to: string[]) => JSON.stringify({ from: 'orders@bench.test', to, subject: 'Your order has shipped', content: { plain } });
-    const singleBody = bodyFor(['customer@single.bench.test']);
-    const multiBody = bodyFor(domains.slice(1).map((d) => `customer@${d}`));
+    const provisioned = await provisionBenchSender(THIS_BUILD, database.db, api.encryptionKey, dns);
+    const singleBody = benchMessage(['customer@single.bench.test']);
+    const multiBody = benchMessage(domains.slice(1).map((d) => `customer@${d}`));
 
     const roles: Roles = { worker: () => [worker.pid!], api: () => [api.pid], postgres: () => backendsOf(DATABASE) };
-    const measure = async (amount: number, body: string, phaseSinks: SmtpSink[], perMessage: number): Promise<Run> => {
-      const before = phaseSinks.reduce((total, sink) => total + sink.count(), 0);
-      const cpuBefore = readCpu(roles);
-      const started = Date.now();
-      const result = await postMessages({
-        url: api.baseUrl,
-        path: '/v1/emails',
-        connections: CONNECTIONS,
-        amount,
-        headers: { authorization: `Bearer ${provisioned.sending_key}`, 'content-type': 'application/json' },
-        body,
-        timeoutMs: 30_000,
-      });
-      const acceptSeconds = (Date.now() - started) / 1000;
-      const expected = before + result.accepted * perMessage;
-      let seen = -1;
-      let progressAt = Date.now();
-      for (;;) {
-        const count = phaseSinks.reduce((total, sink) => total + sink.count(), 0);
-        if (count >= expected) break;
-        if (count > seen) [seen, progressAt] = [count, Date.now()];
-        if (Date.now() - progressAt > STALL_MS) throw new Error(`the sinks stalled at ${count - before} of ${expected - before}`);
-        if (worker.exitCode !== null) throw new Error('the worker exited');
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      const seconds = (Date.now() - started) / 1000;
-      const cpu = cpuBetween(cpuBefore, readCpu(roles));
-      const cpuMs = Object.fromEntries(CPU_ROLES.map((role) => [role, ((cpu[role] ?? 0) * 1000) / (result.accepted * perMessage)]));
-      return { seconds, acceptSeconds, accepted: result.accepted, refused: result.refused, cpuMs };
-    };
+    const target = { baseUrl: api.baseUrl, sendingKey: provisioned.sendingKey, worker, roles };
+    const measure = (amount: number, body: string, phaseSinks: SmtpSink[], perMessage: number) => measureDelivery(target, amount, body, phaseSinks, perMessage);
 
     console.log(`warm-up: ${WARMUP} messages…`);
     await measure(WARMUP, singleBody, [sinks[0]!], 1);
@@ -226,7 +174,7 @@ async function main() {
         `multi #${run}: ${ours.accepted} x ${RCPTS} in ${ours.seconds.toFixed(2)} s: e2e ${((ours.accepted * RCPTS) / ours.seconds).toFixed(0)} deliveries/s, ${ours.refused} refused${postfixNote(round)}; CPU ms/delivery ${cpuNote(ours)}`,
       );
     }
-    webhooks = await webhookRound(database.db, api.encryptionKey, provisioned.account.id, () => measure(N_WEBHOOKS, singleBody, [sinks[0]!], 1));
+    webhooks = await webhookRound(database.db, api.encryptionKey, provisioned.accountId, () => measure(N_WEBHOOKS, singleBody, [sinks[0]!], 1));
     console.log(
       `webhooks: ${webhooks.events} events, ${fmt(webhooks.eventsPerSecond)} events/s, delay p50 ${fmt(webhooks.p50)} ms, p99 ${fmt(webhooks.p99)} ms; mail ${fmt(webhooks.mailPerSecond)} msg/s meanwhile`,
     );
@@ -347,7 +295,7 @@ async function report(single: Round[], multi: Round[], webhooks: WebhookRound | 
 End to end: the benchmark's own lean HTTP client (see post-messages.ts) posts to \`POST /v1/emails\` (${CONNECTIONS} keep-alive connections) on the built API; the built worker (one process,
 default settings: \`WORKER_CONCURRENCY\`, \`DESTINATION_CONCURRENCY\`, \`COMPOSITION_THREADS\` one per core, DKIM-signed, opportunistic TLS, DNS through a local
 test server) delivers to \`smtp-sink\` on 127.0.0.x:${SINK_PORT}; the clock runs from the first request until the sinks counted
-every message. Single: ${N} messages, one recipient, ${BODY_BYTES / 1024} KB body, after a ${WARMUP}-message warm-up.
+every message. Single: ${N} messages, one recipient, ${BENCH_BODY_KB} KB body, after a ${WARMUP}-message warm-up.
 Multi: ${N_MULTI} messages with ${RCPTS} recipients in ${RCPTS} domains (${RCPTS} SMTP transactions per message).
 Postfix: one round of \`postfix_relay.sh\` (its default destination concurrency; smtp-source injects over SMTP, Postfix
 relays into smtp-sink; a fresh instance each round, after the script's own warm-up, its \`WARMUP\` of 1,000 messages

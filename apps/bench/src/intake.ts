@@ -5,6 +5,7 @@ import { loadConfig } from '@mailer/config';
 import { createAccount, openDatabase, setAccountPlan } from '@mailer/db';
 import { insertReadyDomain, insertSender } from '@mailer/testing';
 import { clearRedisPrefix, freshDatabase, startApi } from './bench-environment';
+import { UNLIMITED_PLAN } from './bench-provisioning';
 import { writeBenchmarkSection } from './benchmarks-file';
 import { median } from './median';
 import { measureInsertCeiling } from './pgbench';
@@ -25,8 +26,6 @@ const FLOOR_SECONDS = 5;
 const PGBENCH_CLIENTS = 20;
 const TARGET = { ratio: 0.25, p99Ms: 100 };
 const GOAL = { ratio: 0.4, p99Ms: 50 };
-
-const UNLIMITED = { perMinute: 1e9, perHour: 1e9, perDay: 1e9, per30Days: 2e9, maxActive: 2e9 };
 
 /** What the profiles of this machine showed; written under the figures. */
 const INTAKE_ANALYSIS = `What stood in the way, found by profiling this build (\`perf record\` system-wide and on the API process, CPU per
@@ -76,7 +75,7 @@ async function main() {
   try {
     const provisioned = await createAccount(database.db, 'Benchmark');
     const accountId = provisioned.account.id;
-    await setAccountPlan(database.db, accountId, UNLIMITED);
+    await setAccountPlan(database.db, accountId, UNLIMITED_PLAN);
     const domain = await insertReadyDomain(database.db, api.encryptionKey, accountId, 'bench.test');
     await insertSender(database.db, accountId, domain.id, 'orders@bench.test', { displayName: 'Bench Shop' });
 

@@ -1,0 +1,64 @@
+import type { ChildProcess } from 'node:child_process';
+import { postMessages } from './post-messages';
+import { cpuBetween, readCpu, type Roles } from './process-cpu';
+import type { SmtpSink } from './smtp-sink';
+
+/** Keep-alive connections the benchmark's client posts on. */
+export const CONNECTIONS = 50;
+/** A run fails when the sinks count nothing new for this long. */
+export const STALL_MS = 60_000;
+
+/** The roles whose CPU a run reads from /proc: the worker, the API and the PostgreSQL backends serving them. */
+export const CPU_ROLES = ['worker', 'api', 'postgres'] as const;
+
+/** A running API and daemon, and what sending through them takes. */
+export interface DeliveryTarget {
+  baseUrl: string;
+  sendingKey: string;
+  worker: ChildProcess;
+  roles: Roles;
+}
+
+export interface Run {
+  seconds: number;
+  acceptSeconds: number;
+  accepted: number;
+  refused: number;
+  /** CPU milliseconds per delivery of the service's processes, by role (see CPU_ROLES). */
+  cpuMs: Record<string, number>;
+}
+
+/**
+ * `amount` messages posted through the API, timed from the first request until `sinks` count
+ * `perMessage` deliveries for each one accepted.
+ */
+export async function measureDelivery(target: DeliveryTarget, amount: number, body: string, sinks: SmtpSink[], perMessage: number): Promise<Run> {
+  const before = sinks.reduce((total, sink) => total + sink.count(), 0);
+  const cpuBefore = readCpu(target.roles);
+  const started = Date.now();
+  const result = await postMessages({
+    url: target.baseUrl,
+    path: '/v1/emails',
+    connections: CONNECTIONS,
+    amount,
+    headers: { authorization: `Bearer ${target.sendingKey}`, 'content-type': 'application/json' },
+    body,
+    timeoutMs: 30_000,
+  });
+  const acceptSeconds = (Date.now() - started) / 1000;
+  const expected = before + result.accepted * perMessage;
+  let seen = -1;
+  let progressAt = Date.now();
+  for (;;) {
+    const count = sinks.reduce((total, sink) => total + sink.count(), 0);
+    if (count >= expected) break;
+    if (count > seen) [seen, progressAt] = [count, Date.now()];
+    if (Date.now() - progressAt > STALL_MS) throw new Error(`the sinks stalled at ${count - before} of ${expected - before}`);
+    if (target.worker.exitCode !== null) throw new Error('the worker exited');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const seconds = (Date.now() - started) / 1000;
+  const cpu = cpuBetween(cpuBefore, readCpu(target.roles));
+  const cpuMs = Object.fromEntries(CPU_ROLES.map((role) => [role, ((cpu[role] ?? 0) * 1000) / (result.accepted * perMessage)]));
+  return { seconds, acceptSeconds, accepted: result.accepted, refused: result.refused, cpuMs };
+}
