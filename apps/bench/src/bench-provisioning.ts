@@ -44,20 +44,32 @@ export function provisioningOf(checkout: string): BuildProvisioning {
 }
 
 /** No plan limit a benchmark could reach. */
-export const UNLIMITED_PLAN = { perMinute: 1e9, perHour: 1e9, perDay: 1e9, per30Days: 2e9, maxActive: 2e9 };
+const UNLIMITED_PLAN = { perMinute: 1e9, perHour: 1e9, perDay: 1e9, per30Days: 2e9, maxActive: 2e9 };
 const BODY_BYTES = 4_096;
 export const BENCH_BODY_KB = BODY_BYTES / 1024;
 
+export interface BenchSenderOptions {
+  /** The sending domain (`bench.test` unless given). */
+  domain?: string;
+  /** Where its DKIM key is published, for runs that deliver. */
+  dns?: TestDnsServer;
+}
+
 /**
- * An account without limits, with `bench.test` ready (its DKIM key published on `dns`) and the
- * sender orders@bench.test; returns the account and its sending key.
+ * An account without limits, with its domain ready and the sender orders@<domain>; returns the
+ * account and its sending key.
  */
-export async function provisionBenchSender(build: BuildProvisioning, db: unknown, encryptionKey: Buffer, dns: TestDnsServer): Promise<{ accountId: string; sendingKey: string }> {
-  const provisioned = await build.createAccount(db, 'Delivery benchmark');
+export async function provisionBenchSender(
+  build: BuildProvisioning,
+  db: unknown,
+  encryptionKey: Buffer,
+  { domain: name = 'bench.test', dns }: BenchSenderOptions = {},
+): Promise<{ accountId: string; sendingKey: string }> {
+  const provisioned = await build.createAccount(db, 'Benchmark');
   await build.setAccountPlan(db, provisioned.account.id, UNLIMITED_PLAN);
-  const domain = await build.insertReadyDomain(db, encryptionKey, provisioned.account.id, 'bench.test');
-  dns.set(`${domain.dkim.selector}._domainkey.bench.test`, [{ type: 'TXT', data: `v=DKIM1; k=rsa; p=${domain.dkim.publicKey}` }]);
-  await build.insertSender(db, provisioned.account.id, domain.id, 'orders@bench.test', { displayName: 'Bench Shop' });
+  const domain = await build.insertReadyDomain(db, encryptionKey, provisioned.account.id, name);
+  dns?.set(`${domain.dkim.selector}._domainkey.${name}`, [{ type: 'TXT', data: `v=DKIM1; k=rsa; p=${domain.dkim.publicKey}` }]);
+  await build.insertSender(db, provisioned.account.id, domain.id, `orders@${name}`, { displayName: 'Bench Shop' });
   return { accountId: provisioned.account.id, sendingKey: provisioned.sending_key };
 }
 

@@ -63,7 +63,7 @@ async function runStart(build: Build, config: Config, dns: TestDnsServer, sink: 
   running.add(stop);
   const database = build.provisioning.openDatabase(databaseUrl, 2);
   try {
-    const { sendingKey } = await provisionBenchSender(build.provisioning, database.db, api.encryptionKey, dns);
+    const { sendingKey } = await provisionBenchSender(build.provisioning, database.db, api.encryptionKey, { dns });
     const target = { baseUrl: api.baseUrl, sendingKey, worker, roles: { worker: () => [worker.pid!], api: () => [api.pid], postgres: () => backendsOf(DATABASE) } };
     const body = benchMessage(['customer@single.bench.test']);
     await measureDelivery(target, WARMUP, body, [sink], 1);

@@ -141,7 +141,7 @@ async function main() {
   let webhooks: WebhookRound | undefined;
   let rssMiB = NaN;
   try {
-    const provisioned = await provisionBenchSender(THIS_BUILD, database.db, api.encryptionKey, dns);
+    const provisioned = await provisionBenchSender(THIS_BUILD, database.db, api.encryptionKey, { dns });
     const singleBody = benchMessage(['customer@single.bench.test']);
     const multiBody = benchMessage(domains.slice(1).map((d) => `customer@${d}`));
 

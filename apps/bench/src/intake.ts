@@ -2,10 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { cpus } from 'node:os';
 import autocannon from 'autocannon';
 import { loadConfig } from '@mailer/config';
-import { createAccount, openDatabase, setAccountPlan } from '@mailer/db';
-import { insertReadyDomain, insertSender } from '@mailer/testing';
+import { openDatabase } from '@mailer/db';
 import { clearRedisPrefix, freshDatabase, startApi } from './bench-environment';
-import { UNLIMITED_PLAN } from './bench-provisioning';
+import { provisionBenchSender, THIS_BUILD } from './bench-provisioning';
 import { writeBenchmarkSection } from './benchmarks-file';
 import { median } from './median';
 import { measureInsertCeiling } from './pgbench';
@@ -73,11 +72,7 @@ async function main() {
   const rounds: { intake: autocannon.Result; ceiling: number; ratio: number }[] = [];
   let floor: autocannon.Result;
   try {
-    const provisioned = await createAccount(database.db, 'Benchmark');
-    const accountId = provisioned.account.id;
-    await setAccountPlan(database.db, accountId, UNLIMITED_PLAN);
-    const domain = await insertReadyDomain(database.db, api.encryptionKey, accountId, 'bench.test');
-    await insertSender(database.db, accountId, domain.id, 'orders@bench.test', { displayName: 'Bench Shop' });
+    const provisioned = await provisionBenchSender(THIS_BUILD, database.db, api.encryptionKey);
 
     const body = messageBody();
     const run = (duration: number) =>
@@ -89,7 +84,7 @@ async function main() {
           {
             method: 'POST',
             path: '/v1/emails',
-            headers: { authorization: `Bearer ${provisioned.sending_key}`, 'content-type': 'application/json' },
+            headers: { authorization: `Bearer ${provisioned.sendingKey}`, 'content-type': 'application/json' },
             body,
             setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': randomUUID() } }),
           },

@@ -4,9 +4,10 @@ import { mkdtempSync, openSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig, parseDuration } from '@mailer/config';
-import { createAccount, openDatabase, setAccountPlan } from '@mailer/db';
+import { openDatabase } from '@mailer/db';
 import { isTerminal, type DeliveryStatus } from '@mailer/domain';
-import { freePort, insertReadyDomain, insertSender, messageIdOf, startTestDnsServer, startTestSmtpServer } from '@mailer/testing';
+import { freePort, messageIdOf, startTestDnsServer, startTestSmtpServer } from '@mailer/testing';
+import { provisionBenchSender, THIS_BUILD } from '../bench-provisioning';
 import { endProcess, freshDatabase, startApi, startWorker } from '../bench-environment';
 import { RELIABILITY_FILE, writeMarkdownSection } from '../benchmarks-file';
 import { audit, targetsMet, type AuditSummary, type FaultDone } from './audit';
@@ -41,7 +42,6 @@ const DRAIN_TARGET_S = 120;
 const REQUEST_TIMEOUT_MS = 30_000;
 /** A copy that reached the sink this long before a daemon kill or a database crash is put down to it. */
 const ATTRIBUTION_WINDOW_MS = 5_000;
-const UNLIMITED = { perMinute: 1e9, perHour: 1e9, perDay: 1e9, per30Days: 2e9, maxActive: 2e9 };
 const DOMAIN = 'chaos.test';
 const SINK_DOMAIN = 'sink.chaos.test';
 
@@ -81,11 +81,7 @@ async function main() {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void cleanUp().finally(() => process.exit(130)));
 
   try {
-    const provisioned = await createAccount(database.db, 'Chaos');
-    await setAccountPlan(database.db, provisioned.account.id, UNLIMITED);
-    const domain = await insertReadyDomain(database.db, encryptionKey, provisioned.account.id, DOMAIN);
-    dns.set(`${domain.dkim.selector}._domainkey.${DOMAIN}`, [{ type: 'TXT', data: `v=DKIM1; k=rsa; p=${domain.dkim.publicKey}` }]);
-    await insertSender(database.db, provisioned.account.id, domain.id, `orders@${DOMAIN}`);
+    const provisioned = await provisionBenchSender(THIS_BUILD, database.db, encryptionKey, { domain: DOMAIN, dns });
     dns.set(SINK_DOMAIN, [{ type: 'MX', exchange: `mx.${SINK_DOMAIN}`, priority: 10 }]);
     dns.set(`mx.${SINK_DOMAIN}`, [{ type: 'A', address: '127.0.0.2' }]);
 
@@ -149,7 +145,7 @@ async function main() {
     const [sent] = await Promise.all([
       sendUnderChaos({
         apis: apiPorts.map((port) => `http://127.0.0.1:${port}`),
-        sendingKey: provisioned.sending_key,
+        sendingKey: provisioned.sendingKey,
         rate: RATE,
         messages: MESSAGES,
         timeoutMs: REQUEST_TIMEOUT_MS,
@@ -180,7 +176,7 @@ async function main() {
       log(`draining: ${owed} deliveries owed, ${missing} accepted messages not at the sink (${JSON.stringify(statuses)})`);
       await sleep(5_000);
     }
-    const stored = await database.db`select id from emails where account_id = ${provisioned.account.id}`;
+    const stored = await database.db`select id from emails where account_id = ${provisioned.accountId}`;
     const attempts = await database.db`
       select outcome || '/' || coalesce(cause->>'code', 'none') as kind, count(*)::int as n
       from attempts where email_id = any(${accepted}::text[]) group by 1 order by 2 desc`;
