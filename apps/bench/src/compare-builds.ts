@@ -7,9 +7,9 @@ import { startTestDnsServer, type TestDnsServer } from '@mailer/testing';
 import { clearRedisPrefix, endProcess, freshDatabase, startApi, startWorker, THIS_CHECKOUT } from './bench-environment';
 import { benchMessage, BENCH_BODY_KB, provisionBenchSender, provisioningOf, THIS_BUILD, type BuildProvisioning } from './bench-provisioning';
 import { writeBenchmarkSection } from './benchmarks-file';
-import { CONNECTIONS, CPU_ROLES, measureDelivery, type Run } from './measure-delivery';
+import { fmt } from './format';
+import { CONNECTIONS, CPU_ROLES, deliveryTarget, measureDelivery, SINK_PORT, type Run } from './measure-delivery';
 import { median } from './median';
-import { backendsOf } from './process-cpu';
 import { findSmtpSink, SMTP_SINK_MISSING, startSmtpSink, type SmtpSink } from './smtp-sink';
 
 /**
@@ -28,7 +28,6 @@ const STARTS = Number(process.env.STARTS ?? 3);
 const WARMUP = Number(process.env.WARMUP ?? 5_000);
 const DATABASE = 'mailer_bench_compare';
 const REDIS_PREFIX = 'mailer_bench_compare';
-const SINK_PORT = 2600;
 
 interface Build {
   /** The checkout's directory name and commit. */
@@ -64,7 +63,7 @@ async function runStart(build: Build, config: Config, dns: TestDnsServer, sink: 
   const database = build.provisioning.openDatabase(databaseUrl, 2);
   try {
     const { sendingKey } = await provisionBenchSender(build.provisioning, database.db, api.encryptionKey, { dns });
-    const target = { baseUrl: api.baseUrl, sendingKey, worker, roles: { worker: () => [worker.pid!], api: () => [api.pid], postgres: () => backendsOf(DATABASE) } };
+    const target = deliveryTarget(api, worker, sendingKey, DATABASE);
     const body = benchMessage(['customer@single.bench.test']);
     await measureDelivery(target, WARMUP, body, [sink], 1);
     const runs: Run[] = [];
@@ -83,7 +82,6 @@ async function runStart(build: Build, config: Config, dns: TestDnsServer, sink: 
 }
 
 const rate = (run: Run) => run.accepted / run.seconds;
-const fmt = (value: number, digits = 0) => value.toFixed(digits);
 
 async function main() {
   const others = process.argv.slice(2).map((dir) => path.resolve(dir));

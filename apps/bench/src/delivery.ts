@@ -9,11 +9,11 @@ import { benchMessage, BENCH_BODY_KB, provisionBenchSender, THIS_BUILD } from '.
 import { clearRedisPrefix, endProcess, freshDatabase, startApi, startWorker } from './bench-environment';
 import { writeBenchmarkSection } from './benchmarks-file';
 import { median } from './median';
-import { CONNECTIONS, CPU_ROLES, measureDelivery, STALL_MS, type Run } from './measure-delivery';
+import { fmt } from './format';
+import { CONNECTIONS, CPU_ROLES, deliveryTarget, measureDelivery, SINK_PORT, STALL_MS, type Run } from './measure-delivery';
 import { runPostfixRound, type PostfixRound } from './postfix-relay';
 import { findSmtpSink, SMTP_SINK_MISSING, startSmtpSink, type SmtpSink } from './smtp-sink';
 import { percentile } from './percentile';
-import { backendsOf, type Roles } from './process-cpu';
 
 /**
  * Delivery throughput end to end: messages accepted through POST /v1/emails by the built
@@ -40,7 +40,6 @@ const N_WEBHOOKS = Number(process.env.N_WEBHOOKS ?? 5_000);
  * below the next ones in five runs out of five, and level with them after 5,000.
  */
 const WARMUP = Number(process.env.WARMUP ?? 5_000);
-const SINK_PORT = 2600;
 const TARGET_RATIO = 1;
 const GOAL_RATIO = 2;
 /** What profiling this build showed; the figures above say how far it got. */
@@ -145,8 +144,7 @@ async function main() {
     const singleBody = benchMessage(['customer@single.bench.test']);
     const multiBody = benchMessage(domains.slice(1).map((d) => `customer@${d}`));
 
-    const roles: Roles = { worker: () => [worker.pid!], api: () => [api.pid], postgres: () => backendsOf(DATABASE) };
-    const target = { baseUrl: api.baseUrl, sendingKey: provisioned.sendingKey, worker, roles };
+    const target = deliveryTarget(api, worker, provisioned.sendingKey, DATABASE);
     const measure = (amount: number, body: string, phaseSinks: SmtpSink[], perMessage: number) => measureDelivery(target, amount, body, phaseSinks, perMessage);
 
     console.log(`warm-up: ${WARMUP} messages…`);
@@ -238,7 +236,6 @@ async function webhookRound(db: ReturnType<typeof openDatabase>['db'], encryptio
 /** Other work on the machine skews every figure (2 cores): the load average when the runs started. */
 const startLoad = loadavg()[0]!.toFixed(2);
 
-const fmt = (value: number | undefined, digits = 0) => (value === undefined || Number.isNaN(value) ? 'n/a' : value.toFixed(digits));
 
 /** A reference's median rate and the median of the rounds' ratios against it. */
 interface Reference {

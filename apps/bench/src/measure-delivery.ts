@@ -1,8 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
 import { postMessages } from './post-messages';
-import { cpuBetween, readCpu, type Roles } from './process-cpu';
+import { backendsOf, cpuBetween, readCpu, type Roles } from './process-cpu';
 import type { SmtpSink } from './smtp-sink';
 
+/** The port the delivery benchmarks' sinks listen on. */
+export const SINK_PORT = 2600;
 /** Keep-alive connections the benchmark's client posts on. */
 export const CONNECTIONS = 50;
 /** A run fails when the sinks count nothing new for this long. */
@@ -17,6 +19,11 @@ export interface DeliveryTarget {
   sendingKey: string;
   worker: ChildProcess;
   roles: Roles;
+}
+
+/** A running API and daemon whose PostgreSQL backends serve `database`, sending with `sendingKey`. */
+export function deliveryTarget(api: { baseUrl: string; pid: number }, worker: ChildProcess, sendingKey: string, database: string): DeliveryTarget {
+  return { baseUrl: api.baseUrl, sendingKey, worker, roles: { worker: () => [worker.pid!], api: () => [api.pid], postgres: () => backendsOf(database) } };
 }
 
 export interface Run {
