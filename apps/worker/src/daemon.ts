@@ -4,6 +4,7 @@ import { leaseTiming } from '@mailer/domain';
 import { DELIVERY_QUEUE, RECONCILE_GRACE_MS, reconcileOwedDeliveries, type DeliverMessagePayload } from '@mailer/queue';
 import type { WorkerDependencies } from './container';
 import { takeMessage } from './jobs/deliver-message';
+import type { ClaimRoom } from './scheduling/destination-scheduler';
 import { publishDestinations } from './scheduling/destination-snapshots';
 import { purgeExpiredData } from './jobs/purge-expired-data';
 import { startWebhookSender } from './webhooks/webhook-sender';
@@ -120,8 +121,9 @@ async function runJob(deps: WorkerDependencies, job: Job<DeliverMessagePayload>,
 }
 
 async function runMessage(deps: WorkerDependencies, emailId: string, jobId: string | undefined, taken: Set<Promise<void>>): Promise<void> {
+  let room: ClaimRoom;
   try {
-    await deps.scheduler.room(deps.shutdown.signal);
+    room = await deps.scheduler.room(deps.shutdown.signal);
   } catch {
     // Shutting down before this message had room: nothing of it was claimed, so a job of its
     // own hands it to the next worker at once.
@@ -137,7 +139,7 @@ async function runMessage(deps: WorkerDependencies, emailId: string, jobId: stri
   };
   let message;
   try {
-    message = await takeMessage(deps, emailId, log);
+    message = await takeMessage(deps, emailId, log).finally(() => room.release());
   } catch (error) {
     await failed(error as Error);
     throw error;

@@ -92,4 +92,30 @@ describe('DestinationScheduler', () => {
     await stopped;
     await expect(scheduler.room(new AbortController().signal)).rejects.toThrow('shutdown');
   });
+
+  it('counts a message being claimed until its groups are held, so that claims under way at once stay within WORKER_ACTIVE_LIMIT', async () => {
+    const log: string[] = [];
+    const scheduler = new DestinationScheduler({ globalLimit: 1, activeLimit: 3, tuning, rules: [], logger });
+    const signal = new AbortController().signal;
+    const claims = [await scheduler.room(signal), await scheduler.room(signal), await scheduler.room(signal)];
+    let fourth = false;
+    const fourthRoom = scheduler.room(signal).then((room) => ((fourth = true), room));
+    await tick();
+    expect(fourth).toBe(false);
+    // The first claim's message is held: its room is its group's now, and there is still none.
+    const held = group('a', 'held', log);
+    scheduler.hold(['mx.one.test'], held);
+    claims[0]!.release();
+    claims[0]!.release();
+    await tick();
+    expect(fourth).toBe(false);
+    // The second claim had nothing to hold.
+    claims[1]!.release();
+    await fourthRoom;
+    expect(scheduler.held).toBe(1);
+    const stopped = scheduler.stop();
+    held.finish('success');
+    await stopped;
+    expect(log).toEqual(['run held']);
+  });
 });

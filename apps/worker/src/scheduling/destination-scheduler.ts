@@ -17,6 +17,12 @@ export interface DestinationSchedulerOptions {
   now?: () => number;
 }
 
+/** Room for one message being claimed (see DestinationScheduler#room). */
+export interface ClaimRoom {
+  /** The claim is over: the message's groups are held, or it had none to hold. Idempotent. */
+  release(): void;
+}
+
 /**
  * How a rule's transactions use connections. Under `connections` a connection carries one
  * transaction and is closed: an idle pooled one would stay open unseen by the other daemons'
@@ -42,10 +48,12 @@ export class DestinationScheduler {
   /** Destinations with queued groups; the Map's order is the round-robin turn. */
   private readonly ready = new Map<string, Destination>();
   private readonly running = new Set<Promise<void>>();
-  private readonly roomWaiters = new Set<{ resolve: () => void; reject: (error: Error) => void }>();
+  private readonly roomWaiters = new Set<{ resolve: (room: ClaimRoom) => void; reject: (error: Error) => void }>();
   private inFlight = 0;
   /** Deliveries held: queued, in a transaction, or being recorded as skipped. */
   private heldDeliveries = 0;
+  /** Messages given room and not yet held (see room). */
+  private claiming = 0;
   private stopping = false;
   private wakeTimer?: NodeJS.Timeout;
   private readonly now: () => number;
@@ -59,17 +67,20 @@ export class DestinationScheduler {
   }
 
   /**
-   * Resolves once fewer than WORKER_ACTIVE_LIMIT deliveries are held (the claim may take it a
-   * message's recipients past); rejects when the scheduler stops or `signal` aborts first.
+   * Room for one message's claim, once fewer than WORKER_ACTIVE_LIMIT deliveries are held or
+   * being claimed: the message counts as one delivery from then until its groups are held
+   * (`ClaimRoom.release`), so that claims under way at once do not take the daemon past the
+   * limit together (each may still take it past by its message's other recipients). Rejects
+   * when the scheduler stops or `signal` aborts first.
    */
-  room(signal: AbortSignal): Promise<void> {
+  room(signal: AbortSignal): Promise<ClaimRoom> {
     if (this.stopping) return Promise.reject(new Error('shutdown'));
-    if (this.heldDeliveries < this.options.activeLimit) return Promise.resolve();
+    if (this.hasRoom()) return Promise.resolve(this.reserve());
     return new Promise((resolve, reject) => {
       const waiter = {
-        resolve: () => {
+        resolve: (room: ClaimRoom) => {
           signal.removeEventListener('abort', onAbort);
-          resolve();
+          resolve(room);
         },
         reject: (error: Error) => {
           signal.removeEventListener('abort', onAbort);
@@ -244,10 +255,29 @@ export class DestinationScheduler {
     return tracked;
   }
 
+  private hasRoom(): boolean {
+    return this.heldDeliveries + this.claiming < this.options.activeLimit;
+  }
+
+  private reserve(): ClaimRoom {
+    this.claiming++;
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        this.claiming--;
+        this.afterChange();
+      },
+    };
+  }
+
   private afterChange(): void {
-    if (this.heldDeliveries < this.options.activeLimit) {
-      for (const waiter of this.roomWaiters) waiter.resolve();
-      this.roomWaiters.clear();
+    // Waiters get room one at a time, each counted before the next is looked at.
+    for (const waiter of this.roomWaiters) {
+      if (!this.hasRoom()) break;
+      this.roomWaiters.delete(waiter);
+      waiter.resolve(this.reserve());
     }
     this.pump();
   }
