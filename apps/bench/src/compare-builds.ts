@@ -153,7 +153,7 @@ ${ratios.map((ratio, b) => `This checkout against ${builds[b]!.name}: **${fmt(ra
 
 CPU per message (median of every round; user and system time from /proc):
 
-| build | msg/s (median round) | ${CPU_ROLES.map((role) => `${role} (ms)`).join(' | ')} | all three (ms) |
+| build | msg/s (median round) | ${CPU_ROLES.map((role) => `${role} (ms)`).join(' | ')} | all (ms) |
 |---|---|${'---|'.repeat(CPU_ROLES.length + 1)}
 ${cpuRows.join('\n')}`,
   );

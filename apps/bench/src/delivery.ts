@@ -320,8 +320,8 @@ ${many.rows.join('\n')}
 CPU per delivery (median of the rounds; user and system time of every thread, from /proc, over each run of ours): a
 figure that drifts less than the rates when other work shares the machine.
 
-| phase | worker (ms) | API (ms) | PostgreSQL backends (ms) | all three (ms) |
-|---|---|---|---|---|
+| phase | worker (ms) | API (ms) | PostgreSQL backends (ms) | Redis (ms) | all (ms) |
+|---|---|---|---|---|---|
 ${cpuRow('1 recipient', single)}
 ${cpuRow(`${RCPTS} recipients in ${RCPTS} domains`, multi)}
 

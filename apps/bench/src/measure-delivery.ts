@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { postMessages } from './post-messages';
-import { backendsOf, cpuBetween, readCpu, type Roles } from './process-cpu';
+import { backendsOf, cpuBetween, readCpu, redisServers, type Roles } from './process-cpu';
 import type { SmtpSink } from './smtp-sink';
 
 /** The port the delivery benchmarks' sinks listen on. */
@@ -10,8 +10,8 @@ export const CONNECTIONS = 50;
 /** A run fails when the sinks count nothing new for this long. */
 export const STALL_MS = 60_000;
 
-/** The roles whose CPU a run reads from /proc: the worker, the API and the PostgreSQL backends serving them. */
-export const CPU_ROLES = ['worker', 'api', 'postgres'] as const;
+/** The roles whose CPU a run reads from /proc: the worker, the API, the PostgreSQL backends serving them and Redis. */
+export const CPU_ROLES = ['worker', 'api', 'postgres', 'redis'] as const;
 
 /** A running API and daemon, and what sending through them takes. */
 export interface DeliveryTarget {
@@ -23,7 +23,7 @@ export interface DeliveryTarget {
 
 /** A running API and daemon whose PostgreSQL backends serve `database`, sending with `sendingKey`. */
 export function deliveryTarget(api: { baseUrl: string; pid: number }, worker: ChildProcess, sendingKey: string, database: string): DeliveryTarget {
-  return { baseUrl: api.baseUrl, sendingKey, worker, roles: { worker: () => [worker.pid!], api: () => [api.pid], postgres: () => backendsOf(database) } };
+  return { baseUrl: api.baseUrl, sendingKey, worker, roles: { worker: () => [worker.pid!], api: () => [api.pid], postgres: () => backendsOf(database), redis: redisServers } };
 }
 
 export interface Run {

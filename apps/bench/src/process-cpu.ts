@@ -30,6 +30,20 @@ export function backendsOf(database: string): number[] {
     .map(Number);
 }
 
+/** The machine's Redis servers (the service shares one with nothing else while a benchmark runs). */
+export function redisServers(): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'redis-server';
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
 /** Processes by role (their pids read afresh at each reading: pools open and close backends). */
 export type Roles = Record<string, () => number[]>;
 
