@@ -109,13 +109,24 @@ describe('DestinationScheduler', () => {
     claims[0]!.release();
     await tick();
     expect(fourth).toBe(false);
+    // A claimer that gives up while waiting leaves the queue of waiters.
+    const givingUp = new AbortController();
+    const abandoned = scheduler.room(givingUp.signal);
+    givingUp.abort(new Error('gave up'));
+    await expect(abandoned).rejects.toThrow('gave up');
     // The second claim had nothing to hold.
     claims[1]!.release();
     await fourthRoom;
     expect(scheduler.held).toBe(1);
+    // Held 1, claiming 2 (the third and the fourth): full again, until the scheduler stops.
+    let fifth = false;
+    const fifthRoom = scheduler.room(signal).then(() => (fifth = true));
+    await tick();
+    expect(fifth).toBe(false);
     const stopped = scheduler.stop();
     held.finish('success');
     await stopped;
+    await expect(fifthRoom).rejects.toThrow('shutdown');
     expect(log).toEqual(['run held']);
   });
 });

@@ -1,6 +1,7 @@
 import { destinationId, destinationKey, limitRuleFor, type DestinationLimitRule, type DestinationTuning, type TransactionFeedback } from '@mailer/domain';
 import type { Logger } from '@mailer/logger';
 import { SharedDestinationLimits, type DestinationSnapshot } from '@mailer/queue';
+import { onAbort } from '../delivery/abort-listeners';
 import { Destination, type ScheduledGroup } from './destination';
 
 export interface DestinationSchedulerOptions {
@@ -75,23 +76,24 @@ export class DestinationScheduler {
    */
   room(signal: AbortSignal): Promise<ClaimRoom> {
     if (this.stopping) return Promise.reject(new Error('shutdown'));
+    if (signal.aborted) return Promise.reject(signal.reason as Error);
     if (this.hasRoom()) return Promise.resolve(this.reserve());
     return new Promise((resolve, reject) => {
       const waiter = {
         resolve: (room: ClaimRoom) => {
-          signal.removeEventListener('abort', onAbort);
+          stopListening();
           resolve(room);
         },
         reject: (error: Error) => {
-          signal.removeEventListener('abort', onAbort);
+          stopListening();
           reject(error);
         },
       };
-      const onAbort = () => {
+      // The messages of every job taken may wait here at once, on the daemon's one shutdown signal.
+      const stopListening = onAbort(signal, () => {
         this.roomWaiters.delete(waiter);
         reject(signal.reason as Error);
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
+      });
       this.roomWaiters.add(waiter);
     });
   }
