@@ -76,8 +76,8 @@ export class DestinationScheduler {
    */
   room(signal: AbortSignal): Promise<ClaimRoom> {
     if (this.stopping) return Promise.reject(new Error('shutdown'));
-    if (signal.aborted) return Promise.reject(signal.reason as Error);
     if (this.hasRoom()) return Promise.resolve(this.reserve());
+    if (signal.aborted) return Promise.reject(signal.reason as Error);
     return new Promise((resolve, reject) => {
       const waiter = {
         resolve: (room: ClaimRoom) => {
@@ -269,18 +269,23 @@ export class DestinationScheduler {
         if (released) return;
         released = true;
         this.claiming--;
-        this.afterChange();
+        // Only waiting claimers can use the room: what is dispatchable did not change.
+        this.admitWaiters();
       },
     };
   }
 
-  private afterChange(): void {
-    // Waiters get room one at a time, each counted before the next is looked at.
+  /** Waiting claimers get room one at a time, each counted before the next is looked at. */
+  private admitWaiters(): void {
     for (const waiter of this.roomWaiters) {
       if (!this.hasRoom()) break;
       this.roomWaiters.delete(waiter);
       waiter.resolve(this.reserve());
     }
+  }
+
+  private afterChange(): void {
+    this.admitWaiters();
     this.pump();
   }
 }
