@@ -12,10 +12,36 @@ const dkim = createDkimSigner(Buffer.from((workerData as { encryptionKey: Uint8A
 /** Buffers arrive as Uint8Arrays after the structured clone. */
 const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
-parentPort!.on('message', ({ id, request }: { id: number; request: CompositionRequest }) => {
-  request.message.attachments = request.message.attachments.map((a) => ({ ...a, content: asBuffer(a.content) }));
-  composeSignedMessage(request, dkim).then(
-    (signed) => parentPort!.postMessage({ id, signed }),
-    (error: Error) => parentPort!.postMessage({ id, error: error.message }),
-  );
+/** One message to build, as the daemon sends it. */
+export interface CompositionJob {
+  id: number;
+  request: CompositionRequest;
+}
+
+/** One message built (or why not), as the thread answers. */
+export interface CompositionResult {
+  id: number;
+  signed?: Uint8Array;
+  error?: string;
+}
+
+/**
+ * Jobs arrive, and results leave, in batches: one message per turn of either event loop
+ * rather than one per job, because each message wakes the other thread, and on a busy
+ * machine those wake-ups cost more than the copies (docs/api-decisions.md, "Delivery").
+ */
+let results: CompositionResult[] = [];
+const answer = (result: CompositionResult) => {
+  if (results.length === 0) setImmediate(() => parentPort!.postMessage(results.splice(0)));
+  results.push(result);
+};
+
+parentPort!.on('message', (jobs: CompositionJob[]) => {
+  for (const { id, request } of jobs) {
+    request.message.attachments = request.message.attachments.map((a) => ({ ...a, content: asBuffer(a.content) }));
+    composeSignedMessage(request, dkim).then(
+      (signed) => answer({ id, signed }),
+      (error: Error) => answer({ id, error: error.message }),
+    );
+  }
 });

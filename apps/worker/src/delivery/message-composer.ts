@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { composeSignedMessage, type CompositionRequest } from './compose-message';
+import type { CompositionJob, CompositionResult } from './composition-thread';
 import { createDkimSigner } from './dkim-signer';
 
 export interface MessageComposer {
@@ -14,11 +15,11 @@ const THREAD_SCRIPT = path.join(__dirname, 'composition-thread.js');
 
 /**
  * Builds and signs on `threads` worker threads, round robin; with 0 threads (or when run
- * from TypeScript sources, as the unit tests are, where no compiled thread script exists)
- * on the calling thread.
+ * from TypeScript sources, as the unit tests are, where no compiled thread script exists
+ * unless one is given) on the calling thread.
  */
-export function createMessageComposer(encryptionKey: Buffer, threads: number): MessageComposer {
-  if (threads === 0 || !existsSync(THREAD_SCRIPT)) {
+export function createMessageComposer(encryptionKey: Buffer, threads: number, threadScript = THREAD_SCRIPT): MessageComposer {
+  if (threads === 0 || !existsSync(threadScript)) {
     const dkim = createDkimSigner(encryptionKey);
     return { compose: (request) => composeSignedMessage(request, dkim), close: async () => undefined };
   }
@@ -26,15 +27,24 @@ export function createMessageComposer(encryptionKey: Buffer, threads: number): M
   let nextId = 0;
   let closing = false;
   const workers: Worker[] = [];
+  // Requests of one turn of the event loop cross to each thread in one message (see composition-thread.ts).
+  let queued: CompositionJob[][] = [];
+  const flush = () => {
+    const batches = queued;
+    queued = [];
+    batches.forEach((batch, thread) => workers[thread]!.postMessage(batch));
+  };
   // A thread that dies fails what it was composing and is replaced.
   const spawn = (index: number) => {
-    const worker = new Worker(THREAD_SCRIPT, { workerData: { encryptionKey } });
-    worker.on('message', ({ id, signed, error }: { id: number; signed?: Uint8Array; error?: string }) => {
-      const pending = waiting.get(id);
-      waiting.delete(id);
-      if (!pending) return;
-      if (error !== undefined || !signed) pending.reject(new Error(error ?? 'no message'));
-      else pending.resolve(Buffer.from(signed.buffer, signed.byteOffset, signed.byteLength));
+    const worker = new Worker(threadScript, { workerData: { encryptionKey } });
+    worker.on('message', (results: CompositionResult[]) => {
+      for (const { id, signed, error } of results) {
+        const pending = waiting.get(id);
+        waiting.delete(id);
+        if (!pending) continue;
+        if (error !== undefined || !signed) pending.reject(new Error(error ?? 'no message'));
+        else pending.resolve(Buffer.from(signed.buffer, signed.byteOffset, signed.byteLength));
+      }
     });
     worker.on('error', () => undefined);
     worker.once('exit', () => {
@@ -55,7 +65,8 @@ export function createMessageComposer(encryptionKey: Buffer, threads: number): M
       const thread = id % threads;
       return new Promise((resolve, reject) => {
         waiting.set(id, { thread, resolve, reject });
-        workers[thread]!.postMessage({ id, request });
+        if (queued.length === 0) setImmediate(flush);
+        (queued[thread] ??= []).push({ id, request });
       });
     },
     async close() {
