@@ -15,14 +15,13 @@ function cpuSeconds(pid: number): number | undefined {
   }
 }
 
-/** The PostgreSQL backends serving `database`: their process titles name it (after the cluster's name, when it has one). */
-export function backendsOf(database: string): number[] {
+/** The processes whose /proc/<pid>/`file` passes `test` (a process gone meanwhile does not). */
+function processesWhere(file: 'cmdline' | 'comm', test: (content: string) => boolean): number[] {
   return readdirSync('/proc')
     .filter((name) => /^\d+$/.test(name))
     .filter((pid) => {
       try {
-        const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-        return title.startsWith('postgres: ') && title.includes(` ${database} `);
+        return test(readFileSync(`/proc/${pid}/${file}`, 'utf8'));
       } catch {
         return false;
       }
@@ -30,18 +29,14 @@ export function backendsOf(database: string): number[] {
     .map(Number);
 }
 
+/** The PostgreSQL backends serving `database`: their process titles name it (after the cluster's name, when it has one). */
+export function backendsOf(database: string): number[] {
+  return processesWhere('cmdline', (title) => title.startsWith('postgres: ') && title.includes(` ${database} `));
+}
+
 /** The machine's Redis servers (the service shares one with nothing else while a benchmark runs). */
 export function redisServers(): number[] {
-  return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'redis-server';
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
+  return processesWhere('comm', (name) => name.trim() === 'redis-server');
 }
 
 /** Processes by role (their pids read afresh at each reading: pools open and close backends). */
