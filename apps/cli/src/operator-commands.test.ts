@@ -1,5 +1,5 @@
 import { loadConfig } from '@mailer/config';
-import { createAccount, openDatabase, type DatabaseHandle } from '@mailer/db';
+import { claimMessages, createAccount, openDatabase, writeAttempts, type DatabaseHandle } from '@mailer/db';
 import { requiredDnsRecords, type DomainDnsIdentity } from '@mailer/domain';
 import { deliverMessageJobId } from '@mailer/queue';
 import { createTestDatabase, insertQueuedEmail, insertReadyDomain, insertSender, startTestDnsServer, type TestDnsServer } from '@mailer/testing';
@@ -43,6 +43,50 @@ describe('queue stats', () => {
     expect(status).toBe(0);
     expect(body.deliveries).toMatchObject({ queued: 1, deferred: 1, sending: 0, accepted: 0, bounced: 0, failed: 0 });
     expect(body.jobs).toEqual({ waiting: 1, delayed: 0, active: 0, failed: 0 });
+  });
+});
+
+describe('email show', () => {
+  it('prints any account\'s message with what the transport saw of each attempt, BCC deliveries included', async () => {
+    const email = await insertQueuedEmail(database.db, { accountId, senderId: sender.id, domainId: domain.id, from: sender.email, to: ['ann@example.test'], bcc: ['hidden@example.test'] });
+    const now = new Date();
+    const { lease } = (await claimMessages(database.db, [email.id], now, 60_000)).get(email.id)!;
+    const transport = {
+      mxHost: 'mx.example.test',
+      mxAddress: '192.0.2.7',
+      reply: { code: 250, enhancedStatus: '2.0.0', text: 'Ok: queued as 4Fz9' },
+      tls: { version: 'TLSv1.3', cipher: 'TLS_AES_256_GCM_SHA384', verified: true },
+      policy: 'require_tls' as const,
+    };
+    await writeAttempts(database.db, [
+      {
+        lease,
+        attempt: { startedAt: now, endedAt: now, outcome: 'accepted', cause: null, transport },
+        decisions: lease.deliveries.map((d) => ({ deliveryId: d.id, status: 'accepted' as const, cause: null })),
+      },
+    ]);
+
+    const { status, body } = await json('email', 'show', email.id);
+
+    expect(status).toBe(0);
+    expect(body).toMatchObject({ id: email.id, account_id: accountId, status: 'accepted' });
+    expect(body.deliveries.map((d: { recipient: string; kind: string }) => [d.recipient, d.kind])).toEqual([
+      ['ann@example.test', 'to'],
+      ['hidden@example.test', 'bcc'],
+    ]);
+    expect(body.attempts).toEqual([
+      expect.objectContaining({
+        outcome: 'accepted',
+        recipients: ['ann@example.test'],
+        bcc_recipients: 1,
+        mx_host: 'mx.example.test',
+        mx_address: '192.0.2.7',
+        reply: { code: 250, enhanced_status: '2.0.0', text: 'Ok: queued as 4Fz9' },
+        tls: { version: 'TLSv1.3', cipher: 'TLS_AES_256_GCM_SHA384', certificate_verified: true },
+        tls_policy: 'require_tls',
+      }),
+    ]);
+    expect(await json('email', 'show', 'em_nonexistent')).toEqual({ status: 1, body: { error: { code: 'email_not_found', message: expect.any(String) } } });
   });
 });
 

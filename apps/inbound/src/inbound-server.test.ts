@@ -89,16 +89,30 @@ describe('a DSN sent to a delivery\'s return-path address', () => {
     expect((await state(sent)).events).toHaveLength(1);
   });
 
-  it('suppresses the recipient of a hard bounce, and picks the transaction\'s delivery the DSN names', async () => {
+  it('suppresses the recipient of a hard bounce', async () => {
     const sent = await acceptedMessage('example.com', ['carl@recipient.example', 'bob@recipient.example']);
-    // The transaction's first delivery is in MAIL FROM; the DSN is about the second recipient.
-    const address = returnPathOf(sent.deliveries[0]!.id);
+    const address = returnPathOf(sent.deliveries[1]!.id);
     await h.send([address], fixture('exim-user-unknown.eml', address));
 
     const after = await state(sent);
     expect(after.deliveries.map((d) => d.status)).toEqual(['accepted', 'bounced']);
     expect(after.deliveries[1]!.cause).toMatchObject({ code: 'recipient_unknown', enhanced_status: '5.0.0' });
     expect(after.suppressions).toEqual([{ email: 'bob@recipient.example', reason: 'hard_bounce', email_id: sent.emailId }]);
+  });
+
+  it('never lets one recipient bounce another: a DSN may change only the delivery its token names', async () => {
+    const sent = await acceptedMessage('example.com', ['carl@recipient.example', 'bob@recipient.example'], ['eve@recipient.example']);
+    const unmatchedBefore = await h.reportCount('dsn', 'unmatched');
+    // Carl saw his own return path; the DSN he forges with it names bob (and then the BCC recipient).
+    const carls = returnPathOf(sent.deliveries[0]!.id);
+    await h.send([carls], fixture('exim-user-unknown.eml', carls));
+    await h.send([carls], fixture('exim-user-unknown.eml', carls).replaceAll('bob@recipient.example', 'eve@recipient.example'));
+
+    const after = await state(sent);
+    expect(after.deliveries.map((d) => d.status)).toEqual(['accepted', 'accepted', 'accepted']);
+    expect(after.events).toEqual([]);
+    expect(after.suppressions).toEqual([]);
+    expect(await h.reportCount('dsn', 'unmatched')).toBe(unmatchedBefore + 2);
   });
 
   it('adds a delayed event for a delay and leaves the delivery accepted', async () => {
@@ -126,6 +140,14 @@ describe('a complaint (ARF)', () => {
     expect(after.suppressions).toEqual([{ email: 'heidi@yahoo.com', reason: 'complaint', email_id: sent.emailId }]);
     expect(after.webhooks).toEqual([{ type: 'email.complained', recipient: 'heidi@yahoo.com', recipient_kind: 'to', status: 'accepted', cause: null }]);
     expect(await h.reportCount('arf', 'applied')).toBe(before + 1);
+
+    // Replayed, the same complaint (and a delay) applies once per delivery and kind.
+    for (let i = 0; i < 20; i++) await h.send([address], fixture('yahoo-arf-complaint.eml', address));
+    await h.send([address], fixture('gmail-delayed.eml', address).replaceAll('carol@recipient.example', 'heidi@yahoo.com'));
+    await h.send([address], fixture('gmail-delayed.eml', address).replaceAll('carol@recipient.example', 'heidi@yahoo.com'));
+    const replayed = await state(sent);
+    expect(replayed.events.map((e) => e.type)).toEqual(['complained', 'delayed']);
+    expect(replayed.webhooks).toHaveLength(1);
   });
 
   it('sent to a feedback-loop address of the return-path host, names its delivery by the envelope sender it reports', async () => {

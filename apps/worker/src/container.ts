@@ -2,18 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import type { Config } from '@mailer/config';
-import {
-  Batcher,
-  claimMessages,
-  loadMessageContents,
-  openDatabase,
-  writeAttempts,
-  type AttemptWrite,
-  type Claim,
-  type Database,
-  type DatabaseHandle,
-  type MessageContent,
-} from '@mailer/db';
+import { openDatabase, type Database, type DatabaseHandle } from '@mailer/db';
 import { createDnsResolver, type DnsResolver } from '@mailer/dns';
 import { returnPathKey } from '@mailer/domain';
 import { createLogger, type Logger } from '@mailer/logger';
@@ -22,6 +11,7 @@ import { SmtpConnectionPool } from './delivery/connection-pool';
 import { createMessageComposer, type MessageComposer } from './delivery/message-composer';
 import { createRouteLookups } from './delivery/route-cache';
 import type { TransportContext } from './delivery/smtp-transport';
+import { createDeliveryBatches, type DeliveryBatches } from './jobs/delivery-batches';
 import { LeaseKeeper } from './jobs/lease-keeper';
 import { createWorkerMetrics, type WorkerMetrics } from './metrics';
 import { registerDestinationGauges } from './scheduling/destination-metrics';
@@ -29,16 +19,9 @@ import { DestinationScheduler } from './scheduling/destination-scheduler';
 
 /** A destination seen for the first time starts at this concurrency (then adapts, docs/api-decisions.md, "Scheduling"). */
 const INITIAL_DESTINATION_CONCURRENCY = 5;
-/**
- * Attempt records go out at most this often under load (see BatcherOptions): a record's
- * statements cost their planning per batch, not per message (docs/api-decisions.md, "Data
- * layer"). A record waits at most this long more; the destination's slot is already free.
- * Content reads are not spaced: a message's content is read inside its transaction's slot.
- */
-const RECORD_SPACING_MS = 20;
 
 /** Everything a delivery job may touch, built once at boot (and by tests, against real services). */
-export interface WorkerDependencies {
+export interface WorkerDependencies extends DeliveryBatches {
   config: Config;
   logger: Logger;
   database: DatabaseHandle;
@@ -55,12 +38,6 @@ export interface WorkerDependencies {
   composer: MessageComposer;
   /** Keys the return-path tokens of MAIL FROM (derived from ENCRYPTION_KEY). */
   returnPathKey: Buffer;
-  /** Claims (context and lease) of concurrent jobs, one statement per batch; undefined for a message that does not exist. */
-  claims: Batcher<string, Claim | undefined>;
-  /** Contents of the messages being built, one statement per batch; undefined once purged. */
-  contents: Batcher<string, MessageContent | undefined>;
-  /** Attempts of concurrent jobs, one statement per batch; false when a lease was lost. */
-  attempts: Batcher<AttemptWrite, boolean>;
   /** Renews the leases of the attempts in flight; aborts an attempt whose lease could not be renewed in time. */
   leases: LeaseKeeper;
   /** Held deliveries per destination; runs their SMTP transactions, WORKER_CONCURRENCY at once at most. */
@@ -116,46 +93,13 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     dns: createDnsResolver(config.dns),
     composer: createMessageComposer(config.encryptionKey, config.worker.compositionThreads),
     returnPathKey: returnPathKey(config.encryptionKey),
-    // A claim or a record unanswered for a whole lease is stalled (see BatcherOptions): it fails, and
-    // the next ones go out, rather than every later job waiting behind it.
-    claims: new Batcher((emailIds) => claim(database, config, emailIds, now()), { stallMs: config.worker.leaseMs }),
-    contents: new Batcher(
-      async (emailIds) => {
-        const contents = await loadMessageContents(database.db, emailIds);
-        return emailIds.map((id) => contents.get(id));
-      },
-      { stallMs: config.worker.leaseMs },
-    ),
-    attempts: new Batcher(
-      async (writes) => {
-        const written = await writeAttempts(database.db, writes);
-        return writes.map((_, i) => written.has(i));
-      },
-      { stallMs: config.worker.leaseMs, spacingMs: RECORD_SPACING_MS },
-    ),
+    ...createDeliveryBatches(database.db, config.worker.leaseMs, now),
     leases: new LeaseKeeper({ db: database.db, leaseMs: config.worker.leaseMs, now, logger, renewals: metrics.leaseRenewals, shutdown: shutdown.signal }),
     scheduler,
     metrics,
     shutdown,
     now,
   };
-}
-
-/**
- * Two jobs of one message in a batch must not both get its lease: the first gets the
- * claim, the others the context with nothing leased, as if they had come second.
- */
-async function claim(database: DatabaseHandle, config: Config, emailIds: string[], now: Date): Promise<(Claim | undefined)[]> {
-  const claims = await claimMessages(database.db, [...new Set(emailIds)], now, config.worker.leaseMs);
-  const seen = new Set<string>();
-  return emailIds.map((id) => {
-    const found = claims.get(id);
-    if (!found || !seen.has(id)) {
-      seen.add(id);
-      return found;
-    }
-    return { context: found.context, lease: { ...found.lease, deliveries: [], others: [] } };
-  });
 }
 
 /** DNS, SMTP pool and session settings, as configured. */

@@ -41,11 +41,11 @@ it('remakes the plans a connection made over a young table once they are PLAN_LI
   await grow(db, accountId, 'young', 150);
   await db`load 'auto_explain'`;
   const [session] = await db`select pg_backend_pid() as pid, set_config('auto_explain.log_min_duration', '0', false), set_config('auto_explain.log_level', 'notice', false)`;
-  // The claim's read of its messages' deliveries, as the claim just run planned it.
+  // The claim's lock of its messages' deliveries (lockMessages), as the claim just run planned it.
   const claimedWith = async () => {
     const from = plans.length;
     await claimMessages(db, [email.id], new Date(), 60_000);
-    return plans.slice(from).find((p) => p.text.startsWith('select id, email_id, status, cause, updated_at, attempt_count, lease_expires_at from deliveries'))!.plan;
+    return plans.slice(from).find((p) => p.text.startsWith('select d.id, d.email_id, d.recipient'))!.plan;
   };
   // What the connection ran last, once it has nothing more to run.
   const lastStatement = async () => {

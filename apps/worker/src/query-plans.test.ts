@@ -1,5 +1,3 @@
-import { writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import {
   claimIdempotencyKeys,
   claimMessages,
@@ -9,13 +7,11 @@ import {
   inTransaction,
   listEmails,
   loadMessageContents,
-  messageState,
   openDatabase,
   otherRequestsRecords,
   owedDeliveryJobs,
   renewLeases,
   purgeExpired,
-  recordAttempt,
   releaseLease,
   sendingIdentitiesStatement,
   setAccountPlan,
@@ -32,8 +28,8 @@ import { createTestDatabase, insertQueuedEmail, insertReadyDomain, insertSender 
  * young database, or autovacuum off), then with fresh statistics. No planner setting but the
  * service's own (`random_page_cost`) forces its hand (retention, an hourly batch, is checked
  * with statistics only). auto_explain hands each executed statement's plan back as a notice.
- * A sequential scan of a large table fails the test. `QUERY_PLANS_FILE=docs/query-plans.md`
- * writes the analyzed plans down. Plans made over young tables are plan-lifetime.test.ts's.
+ * A sequential scan of a large table fails the test. Plans made over young tables are
+ * plan-lifetime.test.ts's.
  */
 /** Tables that grow with traffic; per-tenant tables (accounts, domains, senders, usage) stay small enough to scan. */
 const LARGE_TABLES = ['emails', 'deliveries', 'events', 'attempts', 'idempotency_keys', 'recipient_usage', 'attachments', 'webhook_events', 'webhook_deliveries'];
@@ -117,13 +113,7 @@ beforeAll(async () => {
   await explained.db`select set_config('auto_explain.log_min_duration', '0', false), set_config('auto_explain.log_level', 'notice', false)`;
 }, 120_000);
 
-afterAll(async () => {
-  await explained.close();
-  if (process.env.QUERY_PLANS_FILE) {
-    const body = plans.map((p) => `\`\`\`sql\n${p.text}\n\`\`\`\n\n\`\`\`\n${p.plan}\n\`\`\`\n`).join('\n');
-    await writeFile(path.resolve(process.env.QUERY_PLANS_FILE), `# Plans of the hot statements\n\nWritten by apps/worker/src/query-plans.test.ts (${TENANTS} accounts; ${MESSAGES} messages of one, 2 deliveries each; generic plans, then each planned with its parameters, after ANALYZE).\n\n${body}`);
-  }
-});
+afterAll(() => explained.close());
 
 /** Every hot statement, run once. */
 async function runHotStatements(): Promise<void> {
@@ -140,15 +130,14 @@ async function runHotStatements(): Promise<void> {
     );
     throw new Error('rolled back');
   }).catch((error: Error) => expect(error.message).toBe('rolled back'));
-  // Delivery: claim, renew, record (batched and alone), release, the next obligation.
+  // Delivery: claim, renew, record, release, the next obligation.
   const lease = (await claimMessages(db, [email.id, 'em_old20'], now, 60_000)).get(email.id)!.lease;
   expect((await loadMessageContents(db, [email.id, 'em_old20'])).has(email.id)).toBe(true);
   expect(lease.deliveries).toHaveLength(2);
   expect(await renewLeases(db, [{ token: lease.token, deliveryIds: lease.deliveries.map((d) => d.id) }], new Date(now.getTime() + 60_000), 1_000)).toBe(2);
   const [first, second] = lease.deliveries;
-  const attempt = { startedAt: now, endedAt: now, outcome: 'accepted' as const, cause: null, tls: true, mxHost: null };
-  await writeAttempts(db, [{ lease, attempt, decisions: [{ deliveryId: first!.id, status: 'accepted', cause: null }], state: messageState([]) }]);
-  await recordAttempt(db, lease, attempt, [{ deliveryId: first!.id, status: 'accepted', cause: null }]);
+  const attempt = { startedAt: now, endedAt: now, outcome: 'accepted' as const, cause: null, transport: null };
+  await writeAttempts(db, [{ lease, attempt, decisions: [{ deliveryId: first!.id, status: 'accepted', cause: null }] }]);
   await releaseLease(db, lease, [second!.id], now);
   // The webhook sender's lease.
   expect(await claimWebhookDeliveries(db, { now, leaseMs: 60_000, limit: 10, perEndpoint: 8, inFlight: new Map([['wh_plans', 3]]) })).toHaveLength(5);

@@ -14,28 +14,6 @@ describe('Batcher', () => {
     expect(batches).toEqual([[1], [2, 3, 4]]);
   });
 
-  it('spaces batches under load by spacingMs, and sends a call after a quiet spell at once', async () => {
-    const sent: { items: number[]; at: number }[] = [];
-    const batcher = new Batcher<number, number>(
-      async (items) => {
-        sent.push({ items, at: performance.now() });
-        return items;
-      },
-      { spacingMs: 50 },
-    );
-    const started = performance.now();
-    await batcher.submit(1);
-    // Answered before the spacing is over: these wait for it, and go together.
-    await Promise.all([2, 3, 4].map((n) => batcher.submit(n)));
-    expect(sent.map((s) => s.items)).toEqual([[1], [2, 3, 4]]);
-    expect(sent[0]!.at - started).toBeLessThan(20);
-    expect(sent[1]!.at - sent[0]!.at).toBeGreaterThanOrEqual(49);
-    await new Promise((resolve) => setTimeout(resolve, 60));
-    const quiet = performance.now();
-    await batcher.submit(5);
-    expect(sent[2]!.at - quiet).toBeLessThan(20);
-  });
-
   it('runs a failed batch one by one, so only the bad call fails', async () => {
     const batcher = new Batcher<number, number>(async (items) => {
       if (items.includes(13)) throw new Error('bad item');

@@ -7,13 +7,6 @@ export interface BatcherOptions {
    * out, instead of every later call waiting behind it. Unbounded unless given.
    */
   stallMs?: number;
-  /**
-   * A batch goes out at least this long after the previous one went out: under load the
-   * calls of that time go together. A batch costs its statements, round trips and commit
-   * whatever its size, so a batch of 15 costs about what a batch of 4 does. A call that finds
-   * the last batch older goes out at once, so light load waits for nothing. 0 unless given.
-   */
-  spacingMs?: number;
 }
 
 /**
@@ -26,12 +19,9 @@ export interface BatcherOptions {
 export class Batcher<I, O> {
   private pending: { item: I; resolve: (output: O) => void; reject: (error: unknown) => void }[] = [];
   private busy = false;
-  private lastSentAt = -Infinity;
-  private spacing?: NodeJS.Timeout;
 
   private readonly maxBatch: number;
   private readonly stallMs?: number;
-  private readonly spacingMs: number;
 
   /** `run` answers each item, in order. */
   constructor(
@@ -40,7 +30,6 @@ export class Batcher<I, O> {
   ) {
     this.maxBatch = options.maxBatch ?? 200;
     this.stallMs = options.stallMs;
-    this.spacingMs = options.spacingMs ?? 0;
   }
 
   submit(item: I): Promise<O> {
@@ -51,17 +40,8 @@ export class Batcher<I, O> {
   }
 
   private async flush(): Promise<void> {
-    if (this.busy || this.spacing || this.pending.length === 0) return;
-    const wait = this.lastSentAt + this.spacingMs - performance.now();
-    if (wait > 0) {
-      this.spacing = setTimeout(() => {
-        this.spacing = undefined;
-        void this.flush();
-      }, wait);
-      return;
-    }
+    if (this.busy || this.pending.length === 0) return;
     this.busy = true;
-    this.lastSentAt = performance.now();
     const batch = this.pending.splice(0, this.maxBatch);
     try {
       const outputs = await this.bounded(this.run(batch.map((p) => p.item)));

@@ -1,7 +1,19 @@
 export { openDatabase, type Database, type DatabaseHandle, type DatabaseOptions, type Queryable, type Row, type Statement } from './database';
-export { inTransaction, PLAN_LIFETIME_MS, type Transaction, type TransactionOptions } from './transaction';
+export { inTransaction, PLAN_LIFETIME_MS, type NamedStatements, type Transaction, type TransactionOptions } from './transaction';
 export { DatabaseStallError, isDatabaseUnavailable, withinStall } from './database-errors';
-export { lockAccountUsage, lockDeliveries, lockMessagesDeliveries, lockSenders, toLockedDelivery, type LockedDelivery } from './lock-order';
+export { LOCK_LEVELS, lockAccountUsage, lockSenders } from './lock-order';
+export { heldBy, lockedMessagesFrom, lockMessages, type DeliveryRow, type LockedMessage } from './deliveries/locked-messages';
+export {
+  writeTransitions,
+  type AttemptRecord,
+  type AttemptTransport,
+  type MessageAfter,
+  type NewDelivery,
+  type Observation,
+  type Transition,
+  type TransitionWrite,
+  type WrittenTransitions,
+} from './deliveries/transition-writer';
 export { migrateDatabase, ensureDatabase, MIGRATIONS_FOLDER } from './migrate';
 export * from './stores/accounts-store';
 export * from './stores/domains-store';

@@ -1,122 +1,69 @@
-import type { DeliveryCause, DeliveryStatus } from '@mailer/domain';
-import type { Database, Row } from './database';
+import type { Statement } from './database';
 import type { Transaction } from './transaction';
 
 /**
  * The one order in which transactions lock the rows that several writers share, so that
  * they queue behind each other instead of deadlocking:
  *
- *   1. deliveries, by id (claims skip the ones another transaction holds)
+ *   1. deliveries, by id: every delivery of each message a transaction changes (claims
+ *      included), so that the message's derived status is computed from rows no one else
+ *      can change meanwhile
  *   2. account_usage, by account id (intake's plan check; the active-delivery counter)
  *   3. senders, by id (their `last_used_at` and delivery counters)
  *   4. webhook_endpoints, by id (their failing streak and status)
  *   5. webhook_deliveries, by id (their attempts and status)
  *
- * A message row (`emails`) is only updated by a transaction that holds the locks of the
- * deliveries it reports on, after them. Every writer of these tables takes its locks
- * through the functions below before it writes; a transaction that asks for a level at or
- * below one it already holds is a programming error, thrown before anything is sent.
- * Within a level, rows are locked in key order. A change of one webhook endpoint (its owner's
- * update or deletion) is one statement that updates the endpoint row first and then ends its
- * pending webhook deliveries (endPendingWebhookDeliveries): levels 4 then 5, as here.
+ * A message row (`emails`) is only updated by a transaction that holds the locks of all its
+ * deliveries, after them. Every writer of these tables takes its locks through the functions
+ * here before it writes; asking for rows of a level below the deepest one held, or for rows
+ * of that level not held yet, is a programming error, thrown before anything is sent. Rows
+ * already held are not asked for again (intake holds its account's usage row when the
+ * transition writer asks for it). Within a level, rows are locked in key order. A change of
+ * one webhook endpoint (its owner's update or deletion) is one statement that updates the
+ * endpoint row first and then ends its pending webhook deliveries (endPendingWebhookDeliveries):
+ * levels 4 then 5, as here.
  */
 export const LOCK_LEVELS = ['deliveries', 'account_usage', 'senders', 'webhook_endpoints', 'webhook_deliveries'] as const;
-type Level = (typeof LOCK_LEVELS)[number];
+export type LockLevel = (typeof LOCK_LEVELS)[number];
 
-const held = new WeakMap<Transaction, number>();
+interface Held {
+  /** The deepest level entered. */
+  rank: number;
+  /** The keys held at each level entered. */
+  keys: Map<number, Set<string>>;
+}
 
-function enter(tx: Transaction, level: Level): void {
+const held = new WeakMap<Transaction, Held>();
+
+/**
+ * Enters `level` for `keys`: the keys not held yet, sorted and distinct, which the caller
+ * locks now. Throws when the order would be broken.
+ */
+export function enterLevel(tx: Transaction, level: LockLevel, keys: readonly string[]): string[] {
   const rank = LOCK_LEVELS.indexOf(level);
-  const previous = held.get(tx) ?? -1;
-  if (rank <= previous) throw new Error(`lock order violated: ${level} after ${LOCK_LEVELS[previous]}`);
-  held.set(tx, rank);
+  const wanted = [...new Set(keys)].sort();
+  const current = held.get(tx) ?? { rank: -1, keys: new Map<number, Set<string>>() };
+  const holding = current.keys.get(rank);
+  const missing = wanted.filter((k) => !holding?.has(k));
+  if (missing.length === 0) return [];
+  if (rank <= current.rank) throw new Error(`lock order violated: ${level} rows after ${LOCK_LEVELS[current.rank]} rows`);
+  current.keys.set(rank, new Set(missing));
+  held.set(tx, { rank, keys: current.keys });
+  return missing;
 }
 
-/** A delivery as its lock reads it: the latest committed version. */
-export interface LockedDelivery {
-  id: string;
-  emailId: string;
-  recipient: string;
-  recipientDomain: string;
-  kind: 'to' | 'cc' | 'bcc';
-  /** Its place in the message: RCPT TO and attempts list recipients in this order. */
-  position: number;
-  status: DeliveryStatus;
-  cause: DeliveryCause | null;
-  attemptCount: number;
-  createdAt: Date;
-  updatedAt: Date;
-  nextAttemptAt: Date;
-  leaseExpiresAt: Date | null;
-  leaseToken: string | null;
-}
-
-export const toLockedDelivery = (r: Row): LockedDelivery => ({
-  id: r.id,
-  emailId: r.email_id,
-  recipient: r.recipient,
-  recipientDomain: r.recipient_domain,
-  kind: r.kind,
-  position: r.position,
-  status: r.status,
-  cause: r.cause,
-  attemptCount: r.attempt_count,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-  nextAttemptAt: r.next_attempt_at,
-  leaseExpiresAt: r.lease_expires_at,
-  leaseToken: r.lease_token,
-});
-
-const DELIVERY_COLUMNS = (sql: Database) =>
-  sql`id, email_id, recipient, recipient_domain, kind, position, status, cause, attempt_count, created_at, updated_at, next_attempt_at, lease_expires_at, lease_token`;
-
-/** Level 1, waiting for holders: these deliveries. Read the rows with toLockedDelivery. */
-export function lockDeliveries(tx: Transaction, ids: readonly string[]) {
-  enter(tx, 'deliveries');
-  return tx.sql`select ${DELIVERY_COLUMNS(tx.sql)} from deliveries where id = any(${ids as string[]}::text[]) order by id for update`;
-}
-
-/** Level 1, waiting for holders: every delivery of these messages. */
-export function lockMessagesDeliveries(tx: Transaction, emailIds: readonly string[]) {
-  enter(tx, 'deliveries');
-  return tx.sql`select ${DELIVERY_COLUMNS(tx.sql)} from deliveries where email_id = any(${emailIds as string[]}::text[]) order by id for update`;
-}
-
-/**
- * Level 1, without waiting: the deliveries of these messages that no other transaction
- * holds (a delivery being claimed or recorded elsewhere is that transaction's).
- */
-export function lockFreeDeliveriesOf(tx: Transaction, emailIds: readonly string[]) {
-  enter(tx, 'deliveries');
-  return tx.sql`select ${DELIVERY_COLUMNS(tx.sql)} from deliveries where email_id = any(${emailIds as string[]}::text[]) order by id for update skip locked`;
-}
-
-/**
- * Level 1, waiting for holders: the deliveries still `sending` under the given leases
- * (`ids[i]` under the lease whose token is `tokens[i]`); a delivery recorded, released or
- * taken over meanwhile is left out, as its latest version reads.
- */
-export function lockLeasedDeliveries(tx: Transaction, ids: readonly string[], tokens: readonly string[]) {
-  enter(tx, 'deliveries');
-  return tx.sql`
-    select d.id from deliveries d
-      join unnest(${ids as string[]}::text[], ${tokens as string[]}::text[]) as x(id, token) on d.id = x.id and d.lease_token = x.token
-     where d.status = 'sending'
-     order by d.id
-       for update of d`;
-}
-
-/** Level 2: the accounts' usage rows, with the figures read after it (see usage-store). */
-export function lockAccountUsage(tx: Transaction, accountIds: readonly string[]) {
-  enter(tx, 'account_usage');
-  return tx.sql`select account_id from account_usage where account_id = any(${[...new Set(accountIds)].sort()}::text[]) order by account_id for no key update`;
+/** Level 2: the accounts' usage rows (read the figures after it: see usage-store). */
+export function lockAccountUsage(tx: Transaction, accountIds: readonly string[]): Statement[] {
+  const ids = enterLevel(tx, 'account_usage', accountIds);
+  if (ids.length === 0) return [];
+  return [tx.sql`select account_id from account_usage where account_id = any(${ids}::text[]) order by account_id for no key update`];
 }
 
 /** The rows of a level keyed by `id` (its table's name), in id order. */
-function lockById(tx: Transaction, level: 'senders' | 'webhook_endpoints' | 'webhook_deliveries', ids: readonly string[]) {
-  enter(tx, level);
-  return tx.sql`select id from ${tx.sql(level)} where id = any(${[...new Set(ids)].sort()}::text[]) order by id for no key update`;
+function lockById(tx: Transaction, level: 'senders' | 'webhook_endpoints' | 'webhook_deliveries', keys: readonly string[]): Statement[] {
+  const ids = enterLevel(tx, level, keys);
+  if (ids.length === 0) return [];
+  return [tx.sql`select id from ${tx.sql(level)} where id = any(${ids}::text[]) order by id for no key update`];
 }
 
 /** Level 3: sender rows. */

@@ -2,6 +2,10 @@ import type postgres from 'postgres';
 import type { Database, Statement } from './database';
 
 type Results<T extends readonly Statement[]> = { -readonly [K in keyof T]: postgres.RowList<postgres.Row[]> };
+/** Statements (or lists of them) sent together under names, so that their results are read by name. */
+export type NamedStatements = Record<string, Statement | readonly Statement[]>;
+type Result = postgres.RowList<postgres.Row[]>;
+type NamedResults<T extends NamedStatements> = { [K in keyof T]: T[K] extends readonly Statement[] ? Result[] : Result };
 
 /**
  * A transaction on one reserved connection, sent in the round trips its caller chooses.
@@ -14,11 +18,16 @@ type Results<T extends readonly Statement[]> = { -readonly [K in keyof T]: postg
 export interface Transaction {
   /** The tag for this transaction's statements (a statement awaited on it alone is its own round trip). */
   readonly sql: postgres.ReservedSql;
-  /** Sends the statements together and waits for every answer. */
+  /** Sends the statements together and waits for every answer (by name when they are given by name). */
+  send<T extends NamedStatements>(statements: T): Promise<NamedResults<T>>;
   send<T extends readonly Statement[]>(...statements: T): Promise<Results<T>>;
   /** Sends the statements together, followed by COMMIT. */
+  commit<T extends NamedStatements>(statements: T): Promise<NamedResults<T>>;
   commit<T extends readonly Statement[]>(...statements: T): Promise<Results<T>>;
 }
+
+const isNamed = (args: readonly unknown[]): args is [NamedStatements] =>
+  args.length === 1 && typeof (args[0] as { then?: unknown }).then !== 'function';
 
 export interface TransactionOptions {
   /**
@@ -90,10 +99,23 @@ export async function inTransaction<T>(db: Database, work: (tx: Transaction) => 
     backend = opened.state;
     return results.slice(0, statements.length);
   };
+  const sendEither = async (args: unknown[], commit: boolean) => {
+    if (!isNamed(args)) return send(args as Statement[], commit);
+    const entries = Object.entries(args[0]);
+    const results = await send(entries.flatMap(([, s]) => (Array.isArray(s) ? s : [s])), commit);
+    let at = 0;
+    return Object.fromEntries(
+      entries.map(([name, s]) => {
+        const count = Array.isArray(s) ? s.length : 1;
+        const mine = results.slice(at, (at += count));
+        return [name, Array.isArray(s) ? mine : mine[0]];
+      }),
+    );
+  };
   const tx: Transaction = {
     sql,
-    send: (...statements) => send(statements, false) as never,
-    commit: (...statements) => send(statements, true) as never,
+    send: ((...args: unknown[]) => sendEither(args, false)) as Transaction['send'],
+    commit: ((...args: unknown[]) => sendEither(args, true)) as Transaction['commit'],
   };
   try {
     const result = await work(tx);

@@ -1,22 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { collectRecipients, firstDueAt, newId, parseMailbox, type Mailbox } from '@mailer/domain';
-import {
-  admissionStatements,
-  inTransaction,
-  lockAccountUsage,
-  lockSenders,
-  messageRowsStatements,
-  usageFigures,
-  usageFiguresFrom,
-  type AcceptedEmail,
-  type Database,
-} from '@mailer/db';
+import { admissionStatements, inTransaction, lockAccountUsage, usageFigures, usageFiguresFrom, type AcceptedEmail, type Database } from '@mailer/db';
 
 /**
- * A queued message written through intake's own statements (message rows, then the usage
- * lock, deliveries, usage and counters), without the HTTP request, idempotency and plan
- * checks around them: for delivery tests that need a message with a given age, content or
- * attachments. The caller enqueues the job.
+ * A queued message written through intake's own statements (the usage lock, then the
+ * message, its deliveries, usage and counters), without the HTTP request, idempotency and
+ * plan checks around them: for delivery tests that need a message with a given age, content
+ * or attachments. The caller enqueues the job.
  */
 export interface QueuedEmailInput {
   accountId: string;
@@ -38,6 +28,8 @@ export interface QueuedEmailInput {
   tags?: Record<string, string>;
   /** Deliveries are due then (or at createdAt when earlier). */
   scheduledAt?: Date;
+  /** Recipients on the account's suppression list: their deliveries are created failed. */
+  suppressed?: string[];
 }
 
 export interface QueuedEmail {
@@ -77,21 +69,14 @@ export async function insertQueuedEmail(db: Database, input: QueuedEmailInput): 
     tags: input.tags ?? {},
     scheduledAt: input.scheduledAt ?? null,
     dueAt: firstDueAt(input.scheduledAt ?? null, createdAt),
-    recipients: recipients.recipients.map((r) => ({ id: newId('delivery'), ...r, suppressed: false })),
+    recipients: recipients.recipients.map((r) => ({ id: newId('delivery'), ...r, suppressed: input.suppressed?.includes(r.address) ?? false })),
     attachments: (input.attachments ?? []).map((a) => ({ ...a, contentId: a.contentId ?? null })),
   };
   await inTransaction(db, async (tx) => {
-    const sent = await tx.send(
-      ...messageRowsStatements(tx, input.accountId, createdAt, [email]),
-      lockAccountUsage(tx, [input.accountId]),
-      usageFigures(tx, input.accountId, createdAt, []),
-    );
-    const figures = usageFiguresFrom(sent.at(-1)!, []);
+    const { usage } = await tx.send({ lock: lockAccountUsage(tx, [input.accountId]), usage: usageFigures(tx, input.accountId, createdAt, []) });
+    const figures = usageFiguresFrom(usage, []);
     const usageAt = figures.lastAcceptedAt && figures.lastAcceptedAt > createdAt ? figures.lastAcceptedAt : createdAt;
-    await tx.commit(
-      lockSenders(tx, [input.senderId]),
-      ...admissionStatements(tx, { accountId: input.accountId, now: createdAt, usageAt, admitted: [email], refusedEmailIds: [], totalBefore: figures.total }),
-    );
+    await tx.commit(...admissionStatements(tx, { accountId: input.accountId, now: createdAt, usageAt, admitted: [email], totalBefore: figures.total }));
   });
   return { id, createdAt, deliveries: email.recipients.map((r) => ({ id: r.id, recipient: r.address, kind: r.kind })) };
 }

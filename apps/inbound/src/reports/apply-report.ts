@@ -1,5 +1,5 @@
 import { applyDeliveryReport } from '@mailer/db';
-import { parseReturnPathAddress, verifyReturnPathToken } from '@mailer/domain';
+import { parseReturnPathAddress, reportFinding, verifyReturnPathToken } from '@mailer/domain';
 import type { InboundDependencies } from '../container';
 import type { ReportResult } from '../metrics';
 import { readReport } from './read-report';
@@ -30,7 +30,7 @@ export async function applyReport(deps: InboundDependencies, raw: Buffer, envelo
   if (!target) return count(report.kind, 'forged');
   let result: ReportResult = 'ignored';
   for (const recipient of report.recipients) {
-    const outcome = await applyDeliveryReport(deps.db, { ...target, recipients: recipient.addresses, report: recipient.report, at: deps.now() });
+    const outcome = await applyDeliveryReport(deps.db, { ...target, recipients: recipient.addresses, report: reportFinding(recipient.report), at: deps.now() });
     if (outcome.kind !== 'none') result = 'applied';
     else if (outcome.reason === 'unknown') result = 'forged';
     else if (outcome.reason === 'unmatched' && result !== 'applied') result = 'unmatched';

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { dsnCause, reportEffect } from '@mailer/domain';
+import { dsnCause, reportEffect, reportFinding } from '@mailer/domain';
+
+const accepted = { status: 'accepted' as const, delayReportedAt: null, complainedAt: null };
 import { readReport } from './read-report';
 
 /**
@@ -27,7 +29,7 @@ describe('readReport on DSNs (RFC 3464)', () => {
     expect(reported!.report).toMatchObject({ kind: 'failed', status });
     const { status: s, diagnosticCode } = reported!.report as { status: string; diagnosticCode: string | null };
     expect(dsnCause(s, diagnosticCode)).toMatchObject({ code: cause, permanent: true, smtp_code: smtpCode, enhanced_status: status });
-    expect(reportEffect(reported!.report, 'accepted')).toMatchObject({ kind: 'bounce', cause: { code: cause } });
+    expect(reportEffect(reportFinding(reported!.report), accepted)).toMatchObject({ kind: 'bounce', cause: { code: cause } });
   });
 
   it('gmail-delayed.eml: a delay (folded fields unfolded), which adds an event and bounces nothing', async () => {
@@ -42,7 +44,7 @@ describe('readReport on DSNs (RFC 3464)', () => {
         },
       ],
     });
-    expect(reportEffect(report!.recipients[0]!.report, 'accepted')).toEqual({ kind: 'event', type: 'delayed' });
+    expect(reportEffect(reportFinding(report!.recipients[0]!.report), accepted)).toEqual({ kind: 'observation', observation: 'delayed' });
   });
 
   it('yahoo-failure-notice-plain.eml: a plain-text bounce without a delivery-status part is no report', async () => {
@@ -58,7 +60,7 @@ describe('readReport on complaints (ARF, RFC 5965)', () => {
       envelopeSenders: [RETURN_PATH, RETURN_PATH],
       recipients: [{ addresses: ['heidi@yahoo.com'], report: { kind: 'complaint', feedbackType: 'abuse' } }],
     });
-    expect(reportEffect(report!.recipients[0]!.report, 'accepted')).toEqual({ kind: 'event', type: 'complained' });
+    expect(reportEffect(reportFinding(report!.recipients[0]!.report), accepted)).toEqual({ kind: 'observation', observation: 'complained' });
   });
 
   it('microsoft-arf-complaint.eml: an abuse report whose returned message (inline) carries the envelope sender', async () => {

@@ -1,7 +1,14 @@
 import { PassThrough } from 'node:stream';
+import type { TLSSocket } from 'node:tls';
 import SMTPConnection, { type SMTPConnectionEnvelope } from 'nodemailer/lib/smtp-connection';
 
 export type TlsPolicy = 'require_tls' | 'opportunistic';
+
+export interface SessionTls {
+  version: string;
+  cipher: string;
+  verified: boolean;
+}
 
 /** One MX address to talk to, under one sender's transport security policy. */
 export interface SessionTarget {
@@ -83,9 +90,15 @@ export class SmtpSession {
     });
   }
 
-  /** Whether the transaction ran over TLS (STARTTLS succeeded). */
-  get tls(): boolean {
-    return this.conn.secure;
+  /**
+   * The session's TLS once STARTTLS succeeded, null in clear: the protocol version, the
+   * cipher and whether the certificate chains to a trusted CA and is valid for the MX host
+   * name (checked whatever the policy; only `require_tls` refuses a session without it).
+   */
+  get tls(): SessionTls | null {
+    const socket = this.conn._socket as TLSSocket | undefined;
+    if (!this.conn.secure || !socket || typeof socket.getProtocol !== 'function') return null;
+    return { version: socket.getProtocol() ?? 'unknown', cipher: socket.getCipher()?.name ?? 'unknown', verified: socket.authorized === true };
   }
 
   get usable(): boolean {
@@ -224,7 +237,8 @@ function connect(target: SessionTarget, settings: SessionSettings, plain: boolea
     tls:
       target.policy === 'require_tls'
         ? { rejectUnauthorized: true, minVersion: 'TLSv1.2', ca: settings.trustedCa }
-        : { rejectUnauthorized: false, minVersion: 'TLSv1', ciphers: 'DEFAULT@SECLEVEL=0' },
+        : // Checked against the same CAs, to record whether it verified (SessionTls), never to refuse.
+          { rejectUnauthorized: false, minVersion: 'TLSv1', ciphers: 'DEFAULT@SECLEVEL=0', ca: settings.trustedCa },
     logger: false,
   });
   conn.on('error', noop);

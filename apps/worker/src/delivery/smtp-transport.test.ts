@@ -4,7 +4,7 @@ import { startTestDnsServer, startTestSmtpServer, TEST_CA_FILE, type TestDnsServ
 import { createTransportContext } from '../container';
 import { freePort } from '@mailer/testing';
 import type { TlsPolicy } from './smtp-session';
-import { deliverToDomain, type TransportContext } from './smtp-transport';
+import { deliverToHosts, routeDomain, type TransactionReport, type TransportContext } from './smtp-transport';
 
 let dns: TestDnsServer;
 let port: number;
@@ -45,8 +45,18 @@ function route(domain: string, mx: string, address: string) {
   dns.set(mx, [{ type: 'A', address }]);
 }
 
-function send(ctx: TransportContext, domain: string, recipients: string[], policy: TlsPolicy = 'opportunistic', signal = AbortSignal.timeout(20_000)) {
-  return deliverToDomain(ctx, { domain, from: 'hello@sender.test', recipients, message: MESSAGE, policy, signal });
+/** Routes the domain and sends to its hosts, as a held message's transaction does. */
+async function send(
+  ctx: TransportContext,
+  domain: string,
+  recipients: string[],
+  policy: TlsPolicy = 'opportunistic',
+  signal = AbortSignal.timeout(20_000),
+): Promise<TransactionReport> {
+  const route = await routeDomain(ctx, domain, signal);
+  if (route.kind === 'hosts') return deliverToHosts(ctx, route.hosts, { domain, from: 'hello@sender.test', recipients, message: MESSAGE, policy, signal });
+  const outcomes = new Map(recipients.map((r) => [r, route.outcome]));
+  return { outcomes, replies: new Map(), tls: null, mxHost: null, mxAddress: null, connected: false };
 }
 
 const summary = (report: Awaited<ReturnType<typeof send>>) =>
@@ -73,9 +83,11 @@ describe('TLS policies', () => {
     const secure = await send(ctx, 'tls.example', ['ann@tls.example']);
     const plain = await send(ctx, 'plain.example', ['bob@plain.example']);
     expect(summary(secure)).toEqual({ 'ann@tls.example': 'accepted' });
-    expect(secure).toMatchObject({ tls: true, mxHost: 'mx1.tls.test' });
+    expect(secure).toMatchObject({ tls: { version: expect.stringMatching(/^TLSv1\.[23]$/), verified: true }, mxHost: 'mx1.tls.test', mxAddress: '127.0.0.2' });
+    expect(secure.tls!.cipher).not.toBe('unknown');
+    expect(secure.replies.get('ann@tls.example')).toMatch(/^250 /);
     expect(summary(plain)).toEqual({ 'bob@plain.example': 'accepted' });
-    expect(plain.tls).toBe(false);
+    expect(plain.tls).toBeNull();
     expect(tlsPeer.messages[0]!.tls).toBe(true);
     expect(plainPeer.messages[0]!.tls).toBe(false);
   });
@@ -85,7 +97,7 @@ describe('TLS policies', () => {
     route('broken.example', 'mx1.tls.test', '127.0.0.2');
     const report = await send(transport(), 'broken.example', ['ann@broken.example']);
     expect(summary(report)).toEqual({ 'ann@broken.example': 'accepted' });
-    expect(report.tls).toBe(false);
+    expect(report.tls).toBeNull();
     expect(broken.connections()).toBe(2);
     expect(broken.messages).toHaveLength(1);
   });
@@ -96,8 +108,8 @@ describe('TLS policies', () => {
     route('untrusted.example', 'mx.untrusted.example', '127.0.0.2');
     route('old.example', 'mx.old.example', '127.0.0.3');
     const ctx = transport();
-    expect(await send(ctx, 'untrusted.example', ['a@untrusted.example'])).toMatchObject({ tls: true });
-    expect(await send(ctx, 'old.example', ['a@old.example'])).toMatchObject({ tls: true });
+    expect(await send(ctx, 'untrusted.example', ['a@untrusted.example'])).toMatchObject({ tls: { verified: false } });
+    expect(await send(ctx, 'old.example', ['a@old.example'])).toMatchObject({ tls: { version: 'TLSv1.1' } });
   });
 
   it('require_tls: delivers over TLS 1.2+ with a certificate valid for the MX host name', async () => {
@@ -105,7 +117,7 @@ describe('TLS policies', () => {
     route('secure.example', 'mx2.tls.test', '127.0.0.2');
     const report = await send(transport(), 'secure.example', ['ann@secure.example'], 'require_tls');
     expect(summary(report)).toEqual({ 'ann@secure.example': 'accepted' });
-    expect(report.tls).toBe(true);
+    expect(report.tls).toMatchObject({ verified: true });
     expect(tlsPeer.messages[0]!.tls).toBe(true);
   });
 

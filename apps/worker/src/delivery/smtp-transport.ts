@@ -10,7 +10,16 @@ import {
 import type { MailRoute } from '@mailer/dns';
 import type { SmtpConnectionPool } from './connection-pool';
 import type { RouteLookups } from './route-cache';
-import { openSession, SmtpSession, type NodemailerError, type OpenFailure, type SendOutcome, type SessionSettings, type TlsPolicy } from './smtp-session';
+import {
+  openSession,
+  SmtpSession,
+  type NodemailerError,
+  type OpenFailure,
+  type SendOutcome,
+  type SessionSettings,
+  type SessionTls,
+  type TlsPolicy,
+} from './smtp-session';
 
 export interface TransportContext {
   /** MX and address lookups through the configured resolver (DNS_SERVERS). */
@@ -39,9 +48,13 @@ export interface DomainTransaction {
 export interface TransactionReport {
   /** One outcome per recipient. */
   outcomes: Map<string, DeliveryOutcome>;
-  tls: boolean;
-  /** The MX host talked to (or last tried); operator-only, never shown by the API. */
+  /** The remote reply that decided each recipient's outcome, when one did; operator-only. */
+  replies: Map<string, string>;
+  /** The session's TLS; null when the message went in clear or no session was up. */
+  tls: SessionTls | null;
+  /** The MX host talked to (or last tried) and the address connected to; operator-only, never shown by the API. */
   mxHost: string | null;
+  mxAddress: string | null;
   /** Why the last TLS negotiation of the attempt failed, if one did (it may name the MX host); operator logs only. */
   tlsFailure?: string;
   /** Set when the signal cut the attempt short; after the final dot the message may have arrived. */
@@ -72,13 +85,6 @@ export async function routeDomain(ctx: TransportContext, domain: string, signal:
   }
 }
 
-/** Routes one domain's recipients and sends them (routeDomain, then deliverToHosts). */
-export async function deliverToDomain(ctx: TransportContext, tx: DomainTransaction): Promise<TransactionReport> {
-  const route = await routeDomain(ctx, tx.domain, tx.signal);
-  if (route.kind === 'hosts') return deliverToHosts(ctx, route.hosts, tx);
-  return { outcomes: forAll(tx.recipients, route.outcome), tls: false, mxHost: null, connected: false, ...(tx.signal.aborted ? { aborted: { finalDotSent: false } } : {}) };
-}
-
 /**
  * Sends one domain's recipients to its MX hosts (docs/api-decisions.md, "Delivery", Routing,
  * and "Scheduling"): hosts by preference and their addresses in turn until one takes a
@@ -87,10 +93,12 @@ export async function deliverToDomain(ctx: TransportContext, tx: DomainTransacti
  * skipped unless ALLOW_PRIVATE_MX.
  */
 export async function deliverToHosts(ctx: TransportContext, hosts: readonly string[], tx: DomainTransaction): Promise<TransactionReport> {
-  const report = (outcome: DeliveryOutcome, mxHost: string | null = null): TransactionReport => ({
+  const report = (outcome: DeliveryOutcome, mxHost: string | null = null, reply?: string): TransactionReport => ({
     outcomes: forAll(tx.recipients, outcome),
-    tls: false,
+    replies: new Map(reply === undefined ? [] : tx.recipients.map((r) => [r, reply])),
+    tls: null,
     mxHost,
+    mxAddress: null,
     connected: false,
     ...(tx.signal.aborted ? { aborted: { finalDotSent: false } } : {}),
   });
@@ -104,13 +112,16 @@ export async function deliverToHosts(ctx: TransportContext, hosts: readonly stri
   }));
   let lastHost: string | null = hosts.at(-1) ?? null;
   let tlsFailure: string | undefined;
+  let failureReply: string | undefined;
   for (const { host, address } of boundMxAttempt(usable)) {
     lastHost = host;
     const transaction = await transact(ctx, { host, address, port: ctx.port, policy: tx.policy }, tx);
     if (!('sent' in transaction)) {
       if (transaction.kind === 'aborted') return report(deferred('timeout'), host);
       if (transaction.kind === 'tls') tlsFailure = transaction.message;
-      failure = worse(failure, openFailureOutcome(transaction, tx.policy));
+      const next = worse(failure, openFailureOutcome(transaction, tx.policy));
+      if (next !== failure) failureReply = transaction.reply;
+      failure = next;
       continue;
     }
     const { session, sent } = transaction;
@@ -119,16 +130,18 @@ export async function deliverToHosts(ctx: TransportContext, hosts: readonly stri
     // limit on connections (which the transaction's end gives back) never counts one still closing.
     if (tx.messagesPerConnection === undefined || session.messagesSent < tx.messagesPerConnection) ctx.pool.put(session);
     else await session.close();
+    const decided = outcomesFromSend(tx.recipients, sent);
     return {
-      outcomes: outcomesFromSend(tx.recipients, sent),
+      ...decided,
       tls: session.tls,
       mxHost: host,
+      mxAddress: address,
       connected: true,
       ...(session.tlsFailure ? { tlsFailure: session.tlsFailure } : {}),
       ...(sent.kind === 'aborted' ? { aborted: { finalDotSent: sent.finalDotSent } } : {}),
     };
   }
-  return { ...report(failure, lastHost), ...(tlsFailure ? { tlsFailure } : {}) };
+  return { ...report(failure, lastHost, failureReply), ...(tlsFailure ? { tlsFailure } : {}) };
 }
 
 /**
@@ -188,16 +201,26 @@ function openFailureOutcome(failure: OpenFailure, policy: TlsPolicy): DeliveryOu
 }
 
 /**
- * Per-recipient outcomes of one transaction: recipients refused at RCPT keep that reply's
- * outcome; the others share the final-dot reply, or the reply or error that ended the
- * transaction (MAIL FROM refused, DATA refused, connection lost, timeout).
+ * Per-recipient outcomes of one transaction, with the reply that decided each: recipients
+ * refused at RCPT keep that reply's outcome; the others share the final-dot reply, or the
+ * reply or error that ended the transaction (MAIL FROM refused, DATA refused, connection
+ * lost, timeout).
  */
-function outcomesFromSend(recipients: string[], sent: SendOutcome): Map<string, DeliveryOutcome> {
+function outcomesFromSend(recipients: string[], sent: SendOutcome): Pick<TransactionReport, 'outcomes' | 'replies'> {
   const outcomes = new Map<string, DeliveryOutcome>();
-  for (const r of sent.rejected) outcomes.set(r.recipient, replyOutcome(r.reply));
+  const replies = new Map<string, string>();
+  for (const r of sent.rejected) {
+    outcomes.set(r.recipient, replyOutcome(r.reply));
+    replies.set(r.recipient, r.reply);
+  }
   const rest = sent.kind === 'sent' ? replyOutcome(sent.reply) : sent.kind === 'aborted' ? deferred('timeout') : errorOutcome(sent.error);
-  for (const r of recipients) if (!outcomes.has(r)) outcomes.set(r, rest);
-  return outcomes;
+  const restReply = sent.kind === 'sent' ? sent.reply : sent.kind === 'failed' ? sent.error.response : undefined;
+  for (const r of recipients) {
+    if (outcomes.has(r)) continue;
+    outcomes.set(r, rest);
+    if (restReply) replies.set(r, restReply);
+  }
+  return { outcomes, replies };
 }
 
 /**

@@ -1,15 +1,5 @@
-import { decideRetry, deriveMessageStatus, type DeliveryOutcome, type RetryPolicy } from '@mailer/domain';
-import {
-  applyDecisions,
-  exclusiveView,
-  isDatabaseUnavailable,
-  recordAttempt,
-  type DeliveryDecision,
-  type DeliveryRowState,
-  releaseLease,
-  type Lease,
-  type LeasedDelivery,
-} from '@mailer/db';
+import { decideRetry, deriveMessageStatus, type AttemptOutcome, type DeliveryOutcome, type RetryPolicy } from '@mailer/domain';
+import { isDatabaseUnavailable, releaseLease, type AttemptTransport, type DeliveryDecision, type Lease, type LeasedDelivery } from '@mailer/db';
 import type { Logger } from '@mailer/logger';
 import type { WorkerDependencies } from '../container';
 
@@ -24,65 +14,44 @@ const RECORD_RETRY_MS = 2_000;
 
 export interface AttemptFacts {
   startedAt: Date;
-  tls: boolean;
-  mxHost: string | null;
-  /** Why a TLS negotiation failed during the attempt (see TransactionReport). */
+  /** What the transport saw (operator-only); null for a decision made without one. */
+  transport: AttemptTransport | null;
+  /** Why a TLS negotiation failed during the attempt (see TransactionReport); operator logs only. */
   tlsFailure?: string;
 }
 
 /**
- * Records a job's attempts for one lease, one at a time and in the order they end, so
- * each derives the message status from everything recorded before it. While the lease
- * covers every delivery that is not terminal, the job's own view of the message is
- * enough and each record is a single statement.
+ * Records a job's attempts for one lease, each as soon as it ends (writeAttempts derives the
+ * message's status from its deliveries as locked, so records of one message need no order
+ * among themselves).
  */
 export class AttemptRecorder {
-  private view: DeliveryRowState[] | undefined;
-  private last: Promise<unknown> = Promise.resolve();
-  /** Whether the message was terminal after the latest record. */
+  /** Whether a record left the message terminal. */
   terminal = false;
 
   constructor(
     private readonly deps: WorkerDependencies,
     private readonly lease: Lease,
     private readonly log: Logger,
-  ) {
-    this.view = exclusiveView(lease, deps.now());
-  }
+  ) {}
 
-  /** Passes deferrals through the retry policy, then writes the attempt (see recordAttempt). */
-  record(group: LeasedDelivery[], outcomeOf: (delivery: LeasedDelivery) => DeliveryOutcome, facts: AttemptFacts): Promise<void> {
-    const next = this.last.then(() => this.writeUntilStored(group, outcomeOf, facts));
-    this.last = next.catch(() => undefined);
-    return next;
-  }
-
-  /**
-   * Gives deliveries back unattempted (shutdown, or a lease not renewed in time); the job's
-   * view of the message no longer holds.
-   */
-  release(group: LeasedDelivery[], reason: string): Promise<void> {
-    const next = this.last.then(async () => {
-      this.view = undefined;
-      await releaseLease(this.deps.db, this.lease, group.map((d) => d.id), this.deps.now());
-      this.log.info('lease released', { recipients: group.length, reason });
-    });
-    this.last = next.catch(() => undefined);
-    return next;
-  }
-
-  private async writeUntilStored(group: LeasedDelivery[], outcomeOf: (delivery: LeasedDelivery) => DeliveryOutcome, facts: AttemptFacts): Promise<void> {
+  /** Passes deferrals through the retry policy, then writes the attempt. */
+  async record(group: LeasedDelivery[], outcomeOf: (delivery: LeasedDelivery) => DeliveryOutcome, facts: AttemptFacts): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.write(group, outcomeOf, facts);
       } catch (error) {
         if (attempt >= RECORD_TRIES || !isDatabaseUnavailable(error)) throw error;
         this.log.warn('attempt not recorded, database unavailable; trying again', { error: (error as Error).message, try: attempt });
-        // What the job knew of the message may be stale now: the next record reads it again.
-        this.view = undefined;
         await new Promise((resolve) => setTimeout(resolve, RECORD_RETRY_MS));
       }
     }
+  }
+
+  /** Gives deliveries back unattempted (shutdown, or a lease not renewed in time). */
+  async release(group: LeasedDelivery[], reason: string): Promise<void> {
+    await releaseLease(this.deps.db, this.lease, group.map((d) => d.id), this.deps.now());
+    this.log.info('lease released', { recipients: group.length, reason });
   }
 
   private async write(group: LeasedDelivery[], outcomeOf: (delivery: LeasedDelivery) => DeliveryOutcome, facts: AttemptFacts): Promise<void> {
@@ -92,27 +61,30 @@ export class AttemptRecorder {
     const draw = Math.random();
     const policy = { scheduleMs: this.deps.config.worker.retryScheduleMs, maxDeliveryAgeMs: this.deps.config.worker.maxDeliveryAgeMs };
     const decisions = group.map((delivery, i) => decide(policy, delivery, outcomes[i]!, endedAt, draw));
-    const outcome = deriveMessageStatus(outcomes.map((o) => o.outcome)) as DeliveryDecision['status'];
+    const outcome = deriveMessageStatus(outcomes.map((o) => o.outcome)) as AttemptOutcome;
     const cause = outcomes.find((o) => o.outcome === outcome)?.cause ?? null;
-    const recorded = await recordAttempt(this.deps.db, this.lease, { ...facts, endedAt, outcome, cause }, decisions, this.view, (w) =>
-      this.deps.attempts.submit(w),
-    );
-    this.view = this.view && recorded.applied === decisions.length ? applyDecisions(this.view, decisions, endedAt) : undefined;
+    const recorded = await this.deps.attempts.submit({
+      lease: this.lease,
+      attempt: { startedAt: facts.startedAt, endedAt, outcome, cause, transport: facts.transport },
+      decisions,
+    });
     this.deps.metrics.attempts.inc({ outcome, cause: cause?.code ?? 'none' });
     for (const d of decisions) this.deps.metrics.deliveries.inc({ status: d.status });
-    if (recorded.terminal && !this.terminal) {
+    if (recorded.message.terminal && !this.terminal) {
+      this.terminal = true;
       // Every delivery of a message is created at its acceptance.
       this.deps.metrics.completionSeconds.observe((endedAt.getTime() - group[0]!.createdAt.getTime()) / 1000);
     }
-    this.terminal = recorded.terminal;
+    const { transport } = facts;
     this.log.info('attempt recorded', {
       outcome,
       cause: cause?.code ?? null,
       recipients: group.length,
-      tls: facts.tls,
+      tls: transport?.tls != null,
+      ...(transport?.tls ? { tls_version: transport.tls.version } : {}),
       // A transaction with a BCC recipient would name the BCC domain through its MX host, which TLS errors name too.
-      ...(group.some((d) => d.kind === 'bcc') ? {} : { mx_host: facts.mxHost, ...(facts.tlsFailure ? { tls_failure: facts.tlsFailure } : {}) }),
-      message_status: recorded.status,
+      ...(group.some((d) => d.kind === 'bcc') || !transport ? {} : { mx_host: transport.mxHost, ...(facts.tlsFailure ? { tls_failure: facts.tlsFailure } : {}) }),
+      message_status: recorded.message.status,
       ...(recorded.applied < group.length ? { lease_lost: group.length - recorded.applied } : {}),
     });
   }

@@ -1,4 +1,4 @@
-import { claimMessages, exclusiveView, messageState, writeAttempts } from '@mailer/db';
+import { claimMessages, writeAttempts } from '@mailer/db';
 import { deliverMessageJobId } from '@mailer/queue';
 import { startTestSmtpServer, type TestSmtpServer } from '@mailer/testing';
 import { deferDeliveries, startWorkerHarness, type WorkerHarness } from '../testing/worker-harness';
@@ -121,12 +121,12 @@ describe('attempts written together', () => {
     const claims = await claimMessages(h.deps.db, [kept, lost], now, 60_000);
     const [a, b] = [claims.get(kept)!.lease, claims.get(lost)!.lease];
     await leaseDeliveries(lost, new Date(now.getTime() + 90_000));
-    const write = (l: typeof a) => {
-      const decisions = [{ deliveryId: l.deliveries[0]!.id, status: 'accepted' as const, cause: null }];
-      const state = messageState(exclusiveView(l, now)!.map((d) => ({ ...d, status: 'accepted' as const })));
-      return { lease: l, attempt: { startedAt: now, endedAt: now, outcome: 'accepted' as const, cause: null, tls: false, mxHost: null }, decisions, state };
-    };
-    expect([...(await writeAttempts(h.deps.db, [write(a), write(b)]))]).toEqual([0]);
+    const write = (l: typeof a) => ({
+      lease: l,
+      attempt: { startedAt: now, endedAt: now, outcome: 'accepted' as const, cause: null, transport: null },
+      decisions: [{ deliveryId: l.deliveries[0]!.id, status: 'accepted' as const, cause: null }],
+    });
+    expect((await writeAttempts(h.deps.db, [write(a), write(b)])).map((r) => r.applied)).toEqual([1, 0]);
     expect((await h.readEmail(kept)).email.status).toBe('accepted');
     const untouched = await h.readEmail(lost);
     expect(untouched.email.status).toBe('sending');

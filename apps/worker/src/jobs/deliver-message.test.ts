@@ -1,4 +1,4 @@
-import { claimMessages, loadMessageContents, releaseLease } from '@mailer/db';
+import { claimMessages, findEmailForOperator, loadMessageContents, releaseLease } from '@mailer/db';
 import { DKIM_SEAL_PURPOSE, unseal } from '@mailer/domain';
 import { deliverMessageJobId } from '@mailer/queue';
 import { startTestSmtpServer, type TestSmtpServer } from '@mailer/testing';
@@ -96,6 +96,16 @@ describe('a delivered message', () => {
     ]);
     expect(stored.attempts.map((a) => a.number).sort()).toEqual([1, 2]);
     expect(stored.attempts.map((a) => a.mxHost).sort()).toEqual(['mx.one.test', 'mx.two.test']);
+    // What the transport saw, for operators only (the public detail shows none of it).
+    const operator = await findEmailForOperator(h.deps.db, emailId);
+    expect(operator!.attempts.find((a) => a.mxHost === 'mx.one.test')).toMatchObject({
+      mxAddress: '127.0.0.2',
+      reply: { code: 250, enhanced_status: null, text: expect.any(String) },
+      tlsVersion: expect.stringMatching(/^TLSv1\.[23]$/),
+      tlsCipher: expect.any(String),
+      tlsVerified: false,
+      tlsPolicy: 'opportunistic',
+    });
     const events = stored.events.map((e) => `${e.type}:${e.recipient ?? '-'}`);
     expect(events[0]).toBe('queued:-');
     expect(events.slice(1, 4).sort()).toEqual(['sending:-', 'sending:ann@one.test', 'sending:bob@two.test']);

@@ -1,9 +1,20 @@
-import { deferred, envelopeSender, failed, transactionFeedback, type DeliveryOutcome, type TransactionFeedback } from '@mailer/domain';
-import { loadAttachments, nextObligation, type DeliveryContext, type Lease, type LeasedDelivery } from '@mailer/db';
+import {
+  deferred,
+  deriveMessageStatus,
+  envelopeSender,
+  failed,
+  MAX_REPLY_TEXT,
+  parseSmtpReply,
+  transactionFeedback,
+  type DeliveryOutcome,
+  type TlsPolicyApplied,
+  type TransactionFeedback,
+} from '@mailer/domain';
+import { loadAttachments, nextObligation, type AttemptTransport, type DeliveryContext, type Lease, type LeasedDelivery } from '@mailer/db';
 import type { Logger } from '@mailer/logger';
 import type { WorkerDependencies } from '../container';
 import { compositionRequest } from '../delivery/compose-message';
-import { deliverToHosts, routeDomain } from '../delivery/smtp-transport';
+import { deliverToHosts, routeDomain, type TransactionReport } from '../delivery/smtp-transport';
 import type { ScheduledGroup } from '../scheduling/destination';
 import { AttemptRecorder } from './attempt-recorder';
 import type { KeptLease } from './lease-keeper';
@@ -84,7 +95,12 @@ class HeldMessage {
     this.done = new Promise((resolve, reject) => (this.settle = { resolve, reject }));
   }
 
-  /** Records what needs no transaction and hands each routed domain's group to the scheduler. */
+  /**
+   * Records what needs no transaction and hands each SMTP transaction's group to the
+   * scheduler: a recipient domain's deliveries together, or each delivery alone once the
+   * domain's return path is verified, since its MAIL FROM then names that one delivery
+   * (docs/api-decisions.md, "Return path").
+   */
   async hold(): Promise<void> {
     const { deps, context, lease } = this;
     if (!context.sender.active) return this.decideAll(failed('sender_disabled'));
@@ -95,15 +111,18 @@ class HeldMessage {
       if (group) group.push(d);
       else byDomain.set(d.recipientDomain, [d]);
     }
-    this.unsettled = byDomain.size;
+    const transactions = (group: LeasedDelivery[]) => (context.domain.returnPathVerified ? group.map((d) => [d]) : [group]);
+    this.unsettled = [...byDomain.values()].reduce((sum, group) => sum + transactions(group).length, 0);
     await Promise.all(
       [...byDomain].map(async ([domain, group]) => {
         // Cut short at shutdown; a lease that lapses meanwhile is seen right after (DNS has its own timeout).
         const route = await routeDomain(deps.transport, domain, deps.shutdown.signal);
         const stopped = this.kept.stopped;
-        if (stopped) this.track(this.recorder.release(group, stopped.message));
-        else if (route.kind === 'decided') this.track(this.recorder.record(group, () => route.outcome, { startedAt: this.startedAt, tls: false, mxHost: null }));
-        else deps.scheduler.hold(route.hosts, new HeldGroup(this, domain, group, route.hosts));
+        for (const transaction of transactions(group)) {
+          if (stopped) this.track(this.recorder.release(transaction, stopped.message));
+          else if (route.kind === 'decided') this.track(this.decide(transaction, route.outcome));
+          else deps.scheduler.hold(route.hosts, new HeldGroup(this, domain, transaction, route.hosts));
+        }
       }),
     );
   }
@@ -125,7 +144,7 @@ class HeldMessage {
   }
 
   decide(group: LeasedDelivery[], outcome: DeliveryOutcome): Promise<void> {
-    return this.recorder.record(group, () => outcome, { startedAt: this.deps.now(), tls: false, mxHost: null });
+    return this.recorder.record(group, () => outcome, { startedAt: this.startedAt, transport: null });
   }
 
   /** Follows one group's record or release; the last one settles the message. */
@@ -194,7 +213,7 @@ class HeldGroup implements ScheduledGroup {
     const signal = kept.signal;
     const report = await deliverToHosts(deps.transport, this.hosts, {
       domain,
-      // The group's first delivery names the transaction in MAIL FROM; a DSN names its recipient.
+      // With a verified return path the group is one delivery, which MAIL FROM names.
       from: envelopeSender({
         senderEmail: context.sender.email,
         domain: context.domain.name,
@@ -221,7 +240,7 @@ class HeldGroup implements ScheduledGroup {
     // Recorded after the destination's slot is given back: the slot bounds transactions
     // to the destination, and a record waits for its batch's round trips to PostgreSQL
     // (docs/api-decisions.md, "Scheduling"). The message's settlement follows the record.
-    void this.settled(message.recorder.record(group, outcomeOf, { startedAt, tls: report.tls, mxHost: report.mxHost, tlsFailure: report.tlsFailure }));
+    void this.settled(message.recorder.record(group, outcomeOf, { startedAt, transport: attemptTransport(report, group, context.sender.policy), tlsFailure: report.tlsFailure }));
     return transactionFeedback({ connected: report.connected, aborted: report.aborted !== undefined, causes: recipients.map((r) => report.outcomes.get(r)?.cause?.code) });
   }
 
@@ -230,6 +249,27 @@ class HeldGroup implements ScheduledGroup {
     this.message.track(work);
     return work.catch(() => undefined);
   }
+}
+
+/**
+ * What the transport saw, for operators: the host and address, the reply that decided the
+ * attempt's outcome (the first recipient's whose outcome is the attempt's), its text at most
+ * 512 characters, and the session's TLS under the sender's policy. None when no host was tried.
+ */
+function attemptTransport(report: TransactionReport, group: LeasedDelivery[], policy: TlsPolicyApplied): AttemptTransport | null {
+  if (!report.mxHost) return null;
+  const outcomes = group.map((d) => report.outcomes.get(d.recipient)?.outcome ?? 'deferred');
+  const outcome = deriveMessageStatus(outcomes);
+  const decider = group.find((_, i) => outcomes[i] === outcome);
+  const raw = decider && report.replies.get(decider.recipient);
+  const reply = raw === undefined ? null : parseSmtpReply(raw);
+  return {
+    mxHost: report.mxHost,
+    mxAddress: report.mxAddress,
+    reply: reply && { code: reply.code || null, enhancedStatus: reply.enhancedStatus, text: reply.text.slice(0, MAX_REPLY_TEXT) },
+    tls: report.tls,
+    policy,
+  };
 }
 
 async function scheduleNextObligation(deps: WorkerDependencies, emailId: string, log: Logger): Promise<void> {

@@ -1,8 +1,9 @@
 import { setMaxListeners } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { loadConfig, type Config } from '@mailer/config';
-import { createAccount, type Database, type StoredCause } from '@mailer/db';
+import { createAccount, type Database } from '@mailer/db';
 import { createLogger } from '@mailer/logger';
+import type { DeliveryCause } from '@mailer/domain';
 import {
   createTestDatabase,
   insertQueuedEmail,
@@ -150,7 +151,7 @@ export async function startWorkerHarness(env: Record<string, string> = {}): Prom
  * (only the delivery to `recipient` when given), as a retry finds them. Counters are left
  * as they are.
  */
-export function deferDeliveries(db: Database, emailIds: string[], nextAttemptAt: Date, options: { recipient?: string; cause?: StoredCause } = {}) {
+export function deferDeliveries(db: Database, emailIds: string[], nextAttemptAt: Date, options: { recipient?: string; cause?: DeliveryCause } = {}) {
   const onlyRecipient = options.recipient === undefined ? db`` : db`and recipient = ${options.recipient}`;
   // db.json takes a JSON value's type, which an interface is not: hence the copy.
   const cause = options.cause ? db.json({ ...options.cause }) : null;

@@ -1,17 +1,10 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, customType, index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { bigint, boolean, check, customType, index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { ATTEMPT_OUTCOMES, DELIVERY_STATUSES, type DeliveryCause } from '@mailer/domain';
 import { createdAt, instant, updatedAt } from './columns';
 
-export const DELIVERY_STATUSES = ['queued', 'sending', 'deferred', 'accepted', 'bounced', 'failed'] as const;
-export type DeliveryStatusValue = (typeof DELIVERY_STATUSES)[number];
-
-/** The normalized cause of a status, as the API shows it (docs/api-decisions.md, "Delivery"). */
-export interface StoredCause {
-  code: string;
-  permanent: boolean;
-  smtp_code: number | null;
-  enhanced_status: string | null;
-}
+/** `column in ('a', 'b', …)` over one of @mailer/domain's sets, for a check constraint. */
+const oneOf = (column: unknown, values: readonly string[]) => sql`${column} in (${sql.raw(values.map((v) => `'${v}'`).join(', '))})`;
 
 const bytea = customType<{ data: Buffer }>({ dataType: () => 'bytea' });
 
@@ -46,7 +39,7 @@ export const emails = pgTable(
     /** As the request gave it; its deliveries were created due then (or at acceptance, if past). */
     scheduledAt: instant('scheduled_at'),
     status: text('status', { enum: DELIVERY_STATUSES }).notNull().default('queued'),
-    cause: jsonb('cause').$type<StoredCause>(),
+    cause: jsonb('cause').$type<DeliveryCause>(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     completedAt: instant('completed_at'),
@@ -60,6 +53,7 @@ export const emails = pgTable(
     index('emails_tags_idx')
       .using('gin', t.tags.op('jsonb_path_ops'))
       .where(sql`${t.tags} <> '{}'::jsonb`),
+    check('emails_status_check', oneOf(t.status, DELIVERY_STATUSES)),
   ],
 );
 
@@ -94,13 +88,17 @@ export const deliveries = pgTable(
     position: integer('position').notNull().default(0),
     status: text('status', { enum: DELIVERY_STATUSES }).notNull().default('queued'),
     attemptCount: integer('attempt_count').notNull().default(0),
-    cause: jsonb('cause').$type<StoredCause>(),
+    cause: jsonb('cause').$type<DeliveryCause>(),
     /** When the delivery is next owed an attempt; the reconciler re-enqueues what is due. */
     nextAttemptAt: instant('next_attempt_at').notNull().defaultNow(),
     /** While `sending`: until when the worker that leased it owns it (pushed back while it works). */
     leaseExpiresAt: instant('lease_expires_at'),
     /** While `sending`: the lease's identity, unchanged when it is renewed (a claim draws a new one). */
     leaseToken: text('lease_token'),
+    /** When a delivery status notification first reported a delay after acceptance (reports apply once). */
+    delayReportedAt: instant('delay_reported_at'),
+    /** When the recipient first complained (reports apply once). */
+    complainedAt: instant('complained_at'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -114,6 +112,7 @@ export const deliveries = pgTable(
     // deferred) literally, and so does the one statement that uses it (owedDeliveriesSummary).
     index('deliveries_owed_created_idx').on(t.createdAt).where(sql`status in ('queued', 'sending', 'deferred')`),
     // Active deliveries per account are counted in account_usage (counterDeltas), not by an index scan.
+    check('deliveries_status_check', oneOf(t.status, DELIVERY_STATUSES)),
   ],
 );
 
@@ -127,16 +126,23 @@ export const attempts = pgTable(
     number: integer('number').notNull(),
     startedAt: instant('started_at').notNull(),
     endedAt: instant('ended_at').notNull(),
-    outcome: text('outcome', { enum: ['accepted', 'deferred', 'bounced', 'failed'] }).notNull(),
+    outcome: text('outcome', { enum: ATTEMPT_OUTCOMES }).notNull(),
     /** to/cc addresses only; BCC recipients are counted, never named. */
     recipients: jsonb('recipients').$type<string[]>().notNull(),
     bccRecipients: integer('bcc_recipients').notNull().default(0),
     tls: boolean('tls').notNull().default(false),
-    cause: jsonb('cause').$type<StoredCause>(),
-    /** For operators only; never returned by the API. */
+    cause: jsonb('cause').$type<DeliveryCause>(),
+    // For operators only, never returned by the API (docs/api-decisions.md, "Delivery", Attempts).
     mxHost: text('mx_host'),
+    mxAddress: text('mx_address'),
+    /** The reply that decided the attempt: `{code, enhanced_status, text}`, the text at most 512 characters. */
+    reply: jsonb('reply').$type<{ code: number | null; enhanced_status: string | null; text: string }>(),
+    tlsVersion: text('tls_version'),
+    tlsCipher: text('tls_cipher'),
+    tlsVerified: boolean('tls_verified'),
+    tlsPolicy: text('tls_policy'),
   },
-  (t) => [index('attempts_email_idx').on(t.emailId, t.number)],
+  (t) => [index('attempts_email_idx').on(t.emailId, t.number), check('attempts_outcome_check', oneOf(t.outcome, ATTEMPT_OUTCOMES))],
 );
 
 export const events = pgTable(
@@ -149,7 +155,7 @@ export const events = pgTable(
     at: instant('at').notNull().defaultNow(),
     /** to/cc address, or null for message-level events and BCC deliveries. */
     recipient: text('recipient'),
-    cause: jsonb('cause').$type<StoredCause>(),
+    cause: jsonb('cause').$type<DeliveryCause>(),
   },
   (t) => [index('events_email_idx').on(t.emailId, t.at, t.id)],
 );

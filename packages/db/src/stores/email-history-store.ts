@@ -1,14 +1,6 @@
-import { isIdOf, type DeliveryStatus } from '@mailer/domain';
+import { isIdOf, type AttemptOutcome, type DeliveryCause, type DeliveryStatus, type TlsPolicyApplied } from '@mailer/domain';
 import type { Queryable, Row } from '../database';
 import { newestFirst, type PagePosition } from './keyset';
-
-/** A cause as stored in a jsonb column: the normalized cause the API shows (docs/api-decisions.md, "Emails"). */
-export interface StoredCause {
-  code: string;
-  permanent: boolean;
-  smtp_code: number | null;
-  enhanced_status: string | null;
-}
 
 /** The columns a message's public representation is made of; never its body. */
 export interface EmailSummary {
@@ -25,7 +17,7 @@ export interface EmailSummary {
   tags: Record<string, string>;
   replyTo: string[];
   scheduledAt: Date | null;
-  cause: StoredCause | null;
+  cause: DeliveryCause | null;
   createdAt: Date;
   updatedAt: Date;
   completedAt: Date | null;
@@ -93,7 +85,7 @@ export interface EmailDelivery {
   kind: 'to' | 'cc' | 'bcc';
   status: DeliveryStatus;
   attemptCount: number;
-  cause: StoredCause | null;
+  cause: DeliveryCause | null;
   updatedAt: Date;
 }
 
@@ -110,12 +102,12 @@ export interface EmailAttempt {
   number: number;
   startedAt: Date;
   endedAt: Date;
-  outcome: 'accepted' | 'deferred' | 'bounced' | 'failed';
+  outcome: AttemptOutcome;
   /** to/cc addresses only; BCC recipients are counted, never named. */
   recipients: string[];
   bccRecipients: number;
   tls: boolean;
-  cause: StoredCause | null;
+  cause: DeliveryCause | null;
 }
 
 export const toEmailAttempt = (r: Row): EmailAttempt => ({
@@ -134,7 +126,7 @@ export interface EmailEvent {
   at: Date;
   /** A to/cc address, or null for message-level events and BCC deliveries. */
   recipient: string | null;
-  cause: StoredCause | null;
+  cause: DeliveryCause | null;
 }
 
 export const toEmailEvent = (r: Row): EmailEvent => ({ type: r.type, at: r.at, recipient: r.recipient, cause: r.cause });
@@ -156,21 +148,64 @@ export interface EmailDetail {
   attachments: EmailAttachment[];
 }
 
+/** What the transport saw of one attempt: for operators only, never in an API response (docs/api-decisions.md, "Delivery", Attempts). */
+export interface AttemptTransportFacts {
+  mxHost: string | null;
+  mxAddress: string | null;
+  reply: { code: number | null; enhanced_status: string | null; text: string } | null;
+  tlsVersion: string | null;
+  tlsCipher: string | null;
+  tlsVerified: boolean | null;
+  tlsPolicy: TlsPolicyApplied | null;
+}
+
+export interface OperatorEmailDetail extends EmailDetail {
+  accountId: string;
+  attempts: (EmailAttempt & AttemptTransportFacts)[];
+}
+
 /**
  * The account's message with its deliveries, attempts, events and attachment metadata,
  * or undefined when the id is malformed, unknown or another account's (all answered as
- * email_not_found). Bodies, attachment bytes and MX hosts are not read.
+ * email_not_found). Bodies, attachment bytes and transport facts are not read.
  */
 export async function findEmailDetail(db: Queryable, accountId: string, id: string): Promise<EmailDetail | undefined> {
   if (!isIdOf('email', id)) return undefined;
   const [email] = await db`select ${summaryColumns(db)} from emails where id = ${id} and account_id = ${accountId} limit 1`;
+  return email && readHistory(db, email, db``, (r) => toEmailAttempt(r));
+}
+
+/** Any account's message as an operator sees it: the attempts with what the transport saw. */
+export async function findEmailForOperator(db: Queryable, id: string): Promise<OperatorEmailDetail | undefined> {
+  if (!isIdOf('email', id)) return undefined;
+  const [email] = await db`select ${summaryColumns(db)}, account_id from emails where id = ${id} limit 1`;
   if (!email) return undefined;
+  const detail = await readHistory(db, email, db`, mx_host, mx_address, reply, tls_version, tls_cipher, tls_verified, tls_policy`, (r) => ({
+    ...toEmailAttempt(r),
+    mxHost: r.mx_host,
+    mxAddress: r.mx_address,
+    reply: r.reply,
+    tlsVersion: r.tls_version,
+    tlsCipher: r.tls_cipher,
+    tlsVerified: r.tls_verified,
+    tlsPolicy: r.tls_policy,
+  }));
+  return { ...detail, accountId: email.account_id };
+}
+
+async function readHistory<A extends EmailAttempt>(
+  db: Queryable,
+  email: Row,
+  attemptColumns: ReturnType<Queryable>,
+  toAttempt: (r: Row) => A,
+): Promise<EmailDetail & { attempts: A[] }> {
+  const id = email.id as string;
   const [deliveries, attempts, events, attachments] = await Promise.all([
     db`
       select recipient, kind, status, attempt_count, cause, updated_at from deliveries
       where email_id = ${id} order by created_at, recipient`,
     db`
-      select number, started_at, ended_at, outcome, recipients, bcc_recipients, tls, cause from attempts
+      select number, started_at, ended_at, outcome, recipients, bcc_recipients, tls, cause ${attemptColumns} from attempts
       where email_id = ${id} order by number, started_at`,
     db`select type, at, recipient, cause from events where email_id = ${id} order by at, id`,
     db`select filename, content_type, content_id, size from attachments where email_id = ${id} order by position`,
@@ -178,7 +213,7 @@ export async function findEmailDetail(db: Queryable, accountId: string, id: stri
   return {
     email: toEmailSummary(email),
     deliveries: deliveries.map(toEmailDelivery),
-    attempts: attempts.map(toEmailAttempt),
+    attempts: attempts.map(toAttempt),
     events: events.map(toEmailEvent),
     attachments: attachments.map(toEmailAttachment),
   };

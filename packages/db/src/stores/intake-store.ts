@@ -1,20 +1,81 @@
-import { counterDeltas, counterDeltasByKey, SUPPRESSED } from '@mailer/domain';
-import type { AcceptedEmail } from './emails-store';
+import { SUPPRESSED } from '@mailer/domain';
 import { timestampsParam, type Statement } from '../database';
-import { moveSenderCounts } from './counters-store';
-import { deliveryEventsStatement, messageState, messageStateStatements } from './delivery-store';
-import { webhookEventsOutbox } from './webhook-outbox-store';
+import { writeTransitions, type Transition } from '../deliveries/transition-writer';
+import { lockSenders } from '../lock-order';
 import type { Transaction } from '../transaction';
+import type { AcceptedEmail } from './emails-store';
+
+export interface AdmittedEmails {
+  accountId: string;
+  /** The acceptance instant: the messages' creation and the senders' last use. */
+  now: Date;
+  /** The usage instant: never before the account's previous one. */
+  usageAt: Date;
+  /** Messages the plan admitted, in order. */
+  admitted: readonly AcceptedEmail[];
+  /** The account's running total before them; each message's usage row carries the total after it. */
+  totalBefore: number;
+}
 
 /**
- * The rows of messages that passed the key and sender checks and need no usage figures:
- * the messages themselves (queued) with their `queued` events, and their attachments. They
- * are written before the account's usage lock is taken, so the heaviest writes of a batch
- * stay outside the section that the account's batches take in turn; the few the plan then
- * refuses are deleted again under the lock (admissionStatements). Each column travels as
- * one array parameter, whatever the batch's size.
+ * What intake writes for messages the plan admitted, in a transaction that holds the
+ * account's usage row (lock-order; it read the figures the admission was judged on): the
+ * senders' locks, the messages (queued, with their `queued` events) and attachments, their
+ * deliveries through the transition writer (`created`, due at their message's dueAt, or
+ * `suppressed` for a recipient on the account's suppression list), usage rows for the
+ * recipients that will be attempted, the account's running total and the senders'
+ * `last_used_at`. A delivery's `created_at` is its message's dueAt: its age, which bounds its
+ * retries and the latency metrics, counts from when it was first owed, so a scheduled
+ * message keeps the whole MAX_DELIVERY_AGE (docs/api-decisions.md, "Scheduled send and cancel").
  */
-export function messageRowsStatements(tx: Transaction, accountId: string, now: Date, messages: AcceptedEmail[]): Statement[] {
+export function admissionStatements(tx: Transaction, a: AdmittedEmails): Statement[] {
+  if (a.admitted.length === 0) return [];
+  const senderLocks = lockSenders(tx, a.admitted.map((e) => e.senderId));
+  const transitions = a.admitted.flatMap((e) =>
+    e.recipients.map(
+      (r, position): Transition => ({
+        reason: r.suppressed ? 'suppressed' : 'created',
+        delivery: { id: r.id, emailId: e.id, recipient: r.address, recipientDomain: r.domain, kind: r.kind, position, dueAt: e.dueAt },
+        to: r.suppressed ? 'failed' : 'queued',
+        cause: r.suppressed ? SUPPRESSED : null,
+        at: a.now,
+      }),
+    ),
+  );
+  const written = writeTransitions(tx, {
+    messages: a.admitted.map((e) => ({ emailId: e.id, accountId: a.accountId, senderId: e.senderId, deliveries: [] })),
+    transitions,
+  });
+  // Suppressed recipients are never attempted: they count no usage.
+  let total = a.totalBefore;
+  const usage = a.admitted
+    .map((e) => {
+      const recipients = e.recipients.filter((r) => !r.suppressed).length;
+      return { emailId: e.id, recipients, cumulative: (total += recipients) };
+    })
+    .filter((u) => u.recipients > 0);
+  return [
+    ...senderLocks,
+    ...messageRowsStatements(tx, a.accountId, a.now, a.admitted),
+    ...written.statements,
+    ...(usage.length > 0
+      ? [
+          tx.sql`
+            insert into recipient_usage (email_id, account_id, recipients, accepted_at, cumulative)
+            select x.email_id, ${a.accountId}, x.recipients, ${a.usageAt}, x.cumulative
+              from unnest(${usage.map((u) => u.emailId)}::text[], ${usage.map((u) => u.recipients)}::int[], ${usage.map((u) => u.cumulative)}::bigint[])
+                   as x(email_id, recipients, cumulative)`,
+        ]
+      : []),
+    tx.sql`update account_usage set recipients_total = ${total}, last_accepted_at = ${a.usageAt} where account_id = ${a.accountId}`,
+    tx.sql`
+      update senders set last_used_at = ${a.now}
+       where id = any(${[...new Set(a.admitted.map((e) => e.senderId))]}::text[]) and (last_used_at is null or last_used_at < ${a.now})`,
+  ];
+}
+
+/** The messages themselves (queued) with their `queued` events, and their attachments. */
+function messageRowsStatements(tx: Transaction, accountId: string, now: Date, messages: readonly AcceptedEmail[]): Statement[] {
   const column = <T>(pick: (e: AcceptedEmail) => T) => messages.map(pick);
   const statements: Statement[] = [
     tx.sql`
@@ -47,112 +108,6 @@ export function messageRowsStatements(tx: Transaction, accountId: string, now: D
                     ${attachments.map((a) => a.contentId)}::text[], ${attachments.map((a) => a.content.length)}::int[],
                     ${attachments.map((a) => a.content.toString('base64'))}::text[])
              as x(email_id, position, filename, content_type, content_id, size, content)`);
-  }
-  return statements;
-}
-
-export interface AdmissionWrites {
-  accountId: string;
-  /** The acceptance instant: senders' last use (deliveries are due at their message's dueAt). */
-  now: Date;
-  /** The usage instant: never before the account's previous one. */
-  usageAt: Date;
-  /** Messages the plan admitted, in order; their rows are already written (messageRowsStatements). */
-  admitted: AcceptedEmail[];
-  /** Messages written by messageRowsStatements that the plan refused: deleted again. */
-  refusedEmailIds: string[];
-  /** The account's running total before this batch; each message's usage row carries the total after it. */
-  totalBefore: number;
-}
-
-/**
- * What an intake transaction writes under the account's usage lock, and after the sender
- * locks (lock-order): one delivery per unique recipient of the admitted messages, queued
- * and due at their message's dueAt (also their `created_at`: a delivery's age, which bounds
- * its retries and the latency metrics, counts from when it was first owed, so a scheduled
- * message keeps the whole MAX_DELIVERY_AGE; docs/api-decisions.md, "Scheduled send and cancel"), or failed `recipient_suppressed` (with its event) for a suppressed
- * recipient; usage rows for the recipients that will be attempted; the senders'
- * `last_used_at`; the counters the new deliveries move (counterDeltas); the state of a
- * message with no recipient left to attempt; the refused messages deleted again; the
- * account's running total.
- */
-export function admissionStatements(tx: Transaction, w: AdmissionWrites): Statement[] {
-  const deliveries = w.admitted.flatMap((e) =>
-    e.recipients.map((r, position) => ({ ...r, emailId: e.id, senderId: e.senderId, dueAt: e.dueAt, position, status: r.suppressed ? ('failed' as const) : ('queued' as const) })),
-  );
-  const attempted = w.admitted.map((e) => e.recipients.filter((r) => !r.suppressed).length);
-  let total = w.totalBefore;
-  const usage = w.admitted.map((e, i) => ({ emailId: e.id, recipients: attempted[i]!, cumulative: (total += attempted[i]!) })).filter((u) => u.recipients > 0);
-  const suppressed = deliveries.filter((d) => d.suppressed);
-  const unattempted = w.admitted.filter((_, i) => attempted[i] === 0);
-  const statements: Statement[] = [];
-  if (w.admitted.length > 0) {
-    statements.push(
-      tx.sql`
-        insert into deliveries (id, email_id, account_id, recipient, recipient_domain, kind, position, status, cause, next_attempt_at, created_at, updated_at)
-        select x.id, x.email_id, ${w.accountId}, x.recipient, x.recipient_domain, x.kind, x.position, x.status, x.cause::jsonb, x.due_at, x.due_at, ${w.now}
-          from unnest(${deliveries.map((d) => d.id)}::text[], ${deliveries.map((d) => d.emailId)}::text[], ${deliveries.map((d) => d.address)}::text[],
-                      ${deliveries.map((d) => d.domain)}::text[], ${deliveries.map((d) => d.kind)}::text[], ${deliveries.map((d) => d.position)}::int[],
-                      ${deliveries.map((d) => d.status)}::text[], ${deliveries.map((d) => (d.suppressed ? JSON.stringify(SUPPRESSED) : null))}::text[],
-                      ${timestampsParam(deliveries.map((d) => d.dueAt))}::text[]::timestamptz[])
-               as x(id, email_id, recipient, recipient_domain, kind, position, status, cause, due_at)`,
-      tx.sql`
-        update senders set last_used_at = ${w.now}
-         where id = any(${[...new Set(w.admitted.map((e) => e.senderId))]}::text[]) and (last_used_at is null or last_used_at < ${w.now})`,
-      tx.sql`
-        update account_usage set recipients_total = ${total}, last_accepted_at = ${w.usageAt},
-               active_deliveries = active_deliveries + ${counterDeltas(deliveries.map((d) => ({ from: null, to: d.status }))).active}
-         where account_id = ${w.accountId}`,
-      ...moveSenderCounts(tx, counterDeltasByKey(deliveries.map((d) => ({ key: d.senderId, from: null, to: d.status })))),
-    );
-  }
-  if (usage.length > 0) {
-    statements.push(tx.sql`
-      insert into recipient_usage (email_id, account_id, recipients, accepted_at, cumulative)
-      select x.email_id, ${w.accountId}, x.recipients, ${w.usageAt}, x.cumulative
-        from unnest(${usage.map((u) => u.emailId)}::text[], ${usage.map((u) => u.recipients)}::int[], ${usage.map((u) => u.cumulative)}::bigint[])
-             as x(email_id, recipients, cumulative)`);
-  }
-  if (suppressed.length > 0) {
-    statements.push(
-      deliveryEventsStatement(
-        tx,
-        suppressed.map((d) => ({ emailId: d.emailId, type: 'failed', at: w.now, kind: d.kind, recipient: d.address, cause: SUPPRESSED })),
-      ),
-      webhookEventsOutbox(
-        tx,
-        suppressed.map((d) => ({
-          accountId: w.accountId,
-          type: 'email.failed' as const,
-          emailId: d.emailId,
-          recipient: d.kind === 'bcc' ? null : d.address,
-          recipientKind: d.kind,
-          status: 'failed' as const,
-          cause: SUPPRESSED,
-          attemptCount: 0,
-          at: w.now,
-        })),
-      ),
-    );
-  }
-  if (unattempted.length > 0) {
-    statements.push(
-      ...messageStateStatements(
-        tx,
-        unattempted.map((e) => ({
-          emailId: e.id,
-          at: w.now,
-          ...messageState(e.recipients.map(() => ({ status: 'failed' as const, cause: SUPPRESSED, updatedAt: w.now }))),
-        })),
-      ),
-    );
-  }
-  if (w.refusedEmailIds.length > 0) {
-    // Only their rows of messageRowsStatements exist: attachments go with the message (cascade).
-    statements.push(
-      tx.sql`delete from events where email_id = any(${w.refusedEmailIds}::text[])`,
-      tx.sql`delete from emails where id = any(${w.refusedEmailIds}::text[])`,
-    );
   }
   return statements;
 }

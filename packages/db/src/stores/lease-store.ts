@@ -1,17 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { counterDeltasByKey, isDomainReady, isOwedAttempt } from '@mailer/domain';
+import { isDomainReady, isOwedAttempt } from '@mailer/domain';
 import type { Database, Row } from '../database';
-import { lockFreeDeliveriesOf, lockLeasedDeliveries, lockMessagesDeliveries, lockSenders, toLockedDelivery, type LockedDelivery } from '../lock-order';
+import { heldBy, lockedMessagesFrom, lockMessages } from '../deliveries/locked-messages';
+import { writeTransitions, type Transition } from '../deliveries/transition-writer';
+import { enterLevel } from '../lock-order';
 import { inTransaction, type Transaction } from '../transaction';
-import { moveSenderCounts } from './counters-store';
-import {
-  deliveryEventsStatement,
-  messageState,
-  messageStateStatements,
-  rowState,
-  type DeliveryContext,
-  type Lease,
-} from './delivery-store';
+import type { DeliveryContext, Lease } from './delivery-store';
 
 /** A message as a delivery job finds it: who sends it and how, and what it now owns. */
 export interface Claim {
@@ -65,107 +59,60 @@ function toContexts(rows: readonly Row[]): Map<string, DeliveryContext> {
 }
 
 /**
- * For each message: its context (sender and domain) and a lease on its deliveries
- * that are owed an attempt (isOwedAttempt), under a token of its own, until `now + leaseMs`. Deliveries another transaction holds are
- * skipped. The leased deliveries become `sending` with a `sending` event each, their
- * messages' derived states are written, and deliveries leaving `deferred` come off their
- * sender's counter. Two round trips for all the messages; a message that does not exist
+ * For each message: its context (sender and domain) and a lease on its deliveries that are
+ * owed an attempt (isOwedAttempt), under a token of its own, until `now + leaseMs`. The
+ * messages' deliveries are locked first (lock-order), waiting for a claim or record in
+ * progress, which makes a second claim of a message find its deliveries leased. The leased
+ * deliveries move to `sending` through the transition writer (`claimed`); each keeps the cause
+ * of its last deferral. Two round trips for all the messages; a message that does not exist
  * is left out of the answer.
  */
 export async function claimMessages(db: Database, emailIds: string[], now: Date, leaseMs: number): Promise<Map<string, Claim>> {
   const expiresAt = new Date(now.getTime() + leaseMs);
   return inTransaction(db, async (tx) => {
-    const [free, all, contexts] = await tx.send(
-      lockFreeDeliveriesOf(tx, emailIds),
-      // After the locks: rows held elsewhere as last committed, which says whether the lease will be alone.
-      tx.sql`select id, email_id, status, cause, updated_at, attempt_count, lease_expires_at from deliveries where email_id = any(${emailIds}::text[])`,
-      contextsStatement(tx, emailIds),
-    );
-    const contextById = toContexts(contexts);
-    const picked = free
-      .map(toLockedDelivery)
-      .filter((d) => contextById.has(d.emailId) && isOwedAttempt(d, now, contextById.get(d.emailId)!.sender.active))
-      .sort((a, b) => a.position - b.position);
-    const pickedIds = new Set(picked.map((d) => d.id));
-    const others = all.map((r) => rowState(toLockedDelivery(r), null)).filter((d) => !pickedIds.has(d.id));
-    const emailOf = new Map(all.map((r) => [r.id as string, r.email_id as string]));
-
+    const { locked, contexts } = await tx.send({ locked: lockMessages(tx, emailIds), contexts: contextsStatement(tx, emailIds) });
+    const messages = lockedMessagesFrom(locked);
     const claims = new Map<string, Claim>();
-    for (const [emailId, context] of contextById) {
-      const mine = picked.filter((d) => d.emailId === emailId);
+    const transitions: Transition[] = [];
+    for (const [emailId, context] of toContexts(contexts)) {
+      const message = messages.get(emailId);
+      if (!message) continue;
+      const token = randomUUID();
+      const owed = message.deliveries.filter((d) => isOwedAttempt(d, now, context.sender.active)).sort((a, b) => a.position - b.position);
       claims.set(emailId, {
         context,
         lease: {
           emailId,
-          accountId: context.email.accountId,
-          senderId: context.sender.id,
-          token: randomUUID(),
+          accountId: message.accountId,
+          senderId: message.senderId,
+          token,
           expiresAt,
-          deliveries: mine.map((d) => ({ id: d.id, recipient: d.recipient, recipientDomain: d.recipientDomain, kind: d.kind, attemptCount: d.attemptCount, createdAt: d.createdAt })),
-          others: others.filter((d) => emailOf.get(d.id) === emailId),
+          deliveries: owed.map((d) => ({ id: d.id, recipient: d.recipient, recipientDomain: d.recipientDomain, kind: d.kind, attemptCount: d.attemptCount, createdAt: d.createdAt })),
         },
       });
+      for (const d of owed) transitions.push({ reason: 'claimed', delivery: d.id, to: 'sending', cause: d.cause, at: now, lease: { token, expiresAt } });
     }
-    if (picked.length > 0) await tx.commit(...leaseStatements(tx, picked, claims, now, expiresAt));
+    if (transitions.length > 0) await tx.commit(...writeTransitions(tx, { messages: [...messages.values()], transitions }).statements);
     return claims;
   });
 }
 
-function leaseStatements(tx: Transaction, picked: LockedDelivery[], claims: Map<string, Claim>, now: Date, expiresAt: Date) {
-  const senderOf = (d: LockedDelivery) => claims.get(d.emailId)!.lease.senderId;
-  const senderDeltas = counterDeltasByKey(picked.map((d) => ({ key: senderOf(d), from: d.status, to: 'sending' as const })));
-  const leasedEmails = [...new Set(picked.map((d) => d.emailId))];
-  return [
-    ...(picked.some((d) => d.status === 'deferred') ? [lockSenders(tx, [...senderDeltas.keys()])] : []),
-    tx.sql`
-      update deliveries d set status = 'sending', lease_expires_at = ${expiresAt}, lease_token = x.token, updated_at = ${now}
-        from unnest(${picked.map((d) => d.id)}::text[], ${picked.map((d) => claims.get(d.emailId)!.lease.token)}::text[]) as x(id, token)
-       where d.id = x.id`,
-    deliveryEventsStatement(
-      tx,
-      picked.map((d) => ({ emailId: d.emailId, type: 'sending', at: now, kind: d.kind, recipient: d.recipient, cause: null })),
-    ),
-    ...messageStateStatements(
-      tx,
-      leasedEmails.map((emailId) => {
-        const { lease } = claims.get(emailId)!;
-        const leased = lease.deliveries.map((d) => ({ status: 'sending' as const, cause: null, updatedAt: now }));
-        return { emailId, at: now, ...messageState([...lease.others, ...leased]) };
-      }),
-    ),
-    ...moveSenderCounts(tx, senderDeltas),
-  ];
-}
-
 /**
  * Gives leased deliveries back without an attempt (shutdown before the message went out):
- * `deferred` again when they had attempts before, else `queued`, due now.
+ * `deferred` again when they had attempts before (with the cause of their last deferral),
+ * else `queued`, due now. A delivery no longer under this lease is left alone.
  */
 export async function releaseLease(db: Database, lease: Lease, deliveryIds: string[], now: Date): Promise<void> {
   if (deliveryIds.length === 0) return;
   await inTransaction(db, async (tx) => {
-    const [locked] = await tx.send(lockMessagesDeliveries(tx, [lease.emailId]));
+    const { locked } = await tx.send({ locked: lockMessages(tx, [lease.emailId]) });
+    const message = lockedMessagesFrom(locked).get(lease.emailId);
+    if (!message) return;
     const releasing = new Set(deliveryIds);
-    const rows = locked.map(toLockedDelivery);
-    const released = rows
-      .filter((d) => releasing.has(d.id) && rowState(d, lease.token).ours)
-      .map((d) => ({ d, to: d.attemptCount > 0 ? ('deferred' as const) : ('queued' as const) }));
-    if (released.length === 0) return;
-    const statusAfter = new Map(released.map((r) => [r.d.id, r.to]));
-    const after = rows.map((d) => {
-      const state = rowState(d, lease.token);
-      return { ...state, status: statusAfter.get(d.id) ?? state.status };
-    });
-    const senderDeltas = counterDeltasByKey(released.map(({ d, to }) => ({ key: lease.senderId, from: d.status, to })));
-    await tx.commit(
-      ...(released.some((r) => r.to === 'deferred') ? [lockSenders(tx, [lease.senderId])] : []),
-      tx.sql`
-        update deliveries d set status = x.status, lease_expires_at = null, lease_token = null, next_attempt_at = ${now}, updated_at = ${now}
-          from unnest(${released.map((r) => r.d.id)}::text[], ${released.map((r) => r.to)}::text[]) as x(id, status)
-         where d.id = x.id`,
-      ...messageStateStatements(tx, [{ emailId: lease.emailId, at: now, ...messageState(after) }]),
-      ...moveSenderCounts(tx, senderDeltas),
-    );
+    const transitions: Transition[] = message.deliveries
+      .filter((d) => releasing.has(d.id) && heldBy(d, lease.token))
+      .map((d) => ({ reason: 'released', delivery: d.id, to: d.attemptCount > 0 ? 'deferred' : 'queued', cause: d.cause, at: now, nextAttemptAt: now }));
+    if (transitions.length > 0) await tx.commit(...writeTransitions(tx, { messages: [message], transitions }).statements);
   });
 }
 
@@ -173,6 +120,21 @@ export async function releaseLease(db: Database, lease: Lease, deliveryIds: stri
 export interface HeldLease {
   token: string;
   deliveryIds: readonly string[];
+}
+
+/**
+ * Level 1, waiting for holders: the deliveries still `sending` under the given leases
+ * (`ids[i]` under the lease whose token is `tokens[i]`); a delivery recorded, released or
+ * taken over meanwhile is left out, as its latest version reads.
+ */
+function lockLeasedDeliveries(tx: Transaction, ids: readonly string[], tokens: readonly string[]) {
+  enterLevel(tx, 'deliveries', ids);
+  return tx.sql`
+    select d.id from deliveries d
+      join unnest(${ids as string[]}::text[], ${tokens as string[]}::text[]) as x(id, token) on d.id = x.id and d.lease_token = x.token
+     where d.status = 'sending'
+     order by d.id
+       for update of d`;
 }
 
 /**

@@ -1,5 +1,8 @@
-import { isIdOf, type DeliveryStatus } from '@mailer/domain';
+import { DELIVERY_STATUSES, isIdOf, type DeliveryStatus } from '@mailer/domain';
 import type { Database, Queryable } from '../database';
+import { lockedMessagesFrom, lockMessages } from '../deliveries/locked-messages';
+import { writeTransitions } from '../deliveries/transition-writer';
+import { inTransaction } from '../transaction';
 import { domainColumns, toDomainRow, type DomainRow } from './domain-rows';
 
 /** Queries for the operator CLI: across accounts, never reachable from the HTTP API. */
@@ -12,7 +15,7 @@ export async function findActiveDomainById(db: Queryable, id: string): Promise<D
 
 export async function countDeliveriesByStatus(db: Queryable): Promise<Record<DeliveryStatus, number>> {
   const rows = await db`select status, count(*) as count from deliveries group by status`;
-  const counts: Record<DeliveryStatus, number> = { queued: 0, sending: 0, deferred: 0, accepted: 0, bounced: 0, failed: 0 };
+  const counts = Object.fromEntries(DELIVERY_STATUSES.map((s) => [s, 0])) as Record<DeliveryStatus, number>;
   // count(*) is a bigint, which the driver hands over as a string.
   for (const row of rows) counts[row.status as DeliveryStatus] = Number(row.count);
   return counts;
@@ -54,16 +57,20 @@ export async function owedDeliveriesSummary(db: Queryable): Promise<OwedDeliveri
 }
 
 /**
- * Makes the message's deferred deliveries due now (the caller enqueues its job).
- * Undefined when there is no such message; otherwise how many deliveries were advanced.
+ * Makes the message's deferred deliveries due now (`made_due`, through the transition writer;
+ * the caller enqueues its job). Undefined when there is no such message; otherwise how many
+ * deliveries were advanced.
  */
 export async function makeDeferredDeliveriesDue(db: Database, emailId: string, now: Date): Promise<number | undefined> {
   if (!isIdOf('email', emailId)) return undefined;
-  const [email] = await db`select id from emails where id = ${emailId} limit 1`;
-  if (!email) return undefined;
-  const advanced = await db`
-    update deliveries set next_attempt_at = ${now}, updated_at = ${now}
-    where email_id = ${emailId} and status = 'deferred'
-    returning id`;
-  return advanced.length;
+  return inTransaction(db, async (tx) => {
+    const { locked } = await tx.send({ locked: lockMessages(tx, [emailId]) });
+    const message = lockedMessagesFrom(locked).get(emailId);
+    if (!message) return undefined;
+    const transitions = message.deliveries
+      .filter((d) => d.status === 'deferred')
+      .map((d) => ({ reason: 'made_due' as const, delivery: d.id, to: 'deferred' as const, cause: d.cause, at: now, nextAttemptAt: now }));
+    if (transitions.length > 0) await tx.commit(...writeTransitions(tx, { messages: [message], transitions }).statements);
+    return transitions.length;
+  });
 }

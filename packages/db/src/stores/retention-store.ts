@@ -1,6 +1,6 @@
 import { TERMINAL_STATUSES } from '@mailer/domain';
 import type { Database } from '../database';
-import { lockMessagesDeliveries } from '../lock-order';
+import { lockMessages } from '../deliveries/locked-messages';
 import { inTransaction } from '../transaction';
 
 export interface RetentionPolicy {
@@ -50,7 +50,7 @@ export async function purgeExpired(db: Database, policy: RetentionPolicy): Promi
         if (ids.length > 0) {
           await tx.commit(
             // In the lock order: a lease renewal may hold one of them (see renewLeases).
-            lockMessagesDeliveries(tx, ids),
+            lockMessages(tx, ids),
             tx.sql`delete from deliveries where email_id = any(${ids}::text[])`,
             tx.sql`delete from attempts where email_id = any(${ids}::text[])`,
             tx.sql`delete from events where email_id = any(${ids}::text[])`,

@@ -60,25 +60,30 @@ export function suppressedAmong(tx: Transaction, accountId: string, emailKeys: s
 
 export const suppressedKeysFrom = (rows: readonly Row[]): Set<string> => new Set(rows.map((r) => r.email_key as string));
 
+/** A recipient to suppress, with the message that made it (transition writer). */
+export interface SuppressionEntry {
+  reason: Exclude<SuppressionReason, 'manual'>;
+  accountId: string;
+  email: string;
+  emailId: string;
+  at: Date;
+}
+
 /**
  * Suppresses recipients whose deliveries bounced for a hard cause (`hard_bounce`) or drew a
  * complaint (`complaint`), in the transaction that records it; an address already listed
  * keeps its entry. Keys in order, so that transactions adding overlapping sets queue
  * instead of deadlocking.
  */
-export function suppressRecipients(
-  tx: Transaction,
-  reason: Exclude<SuppressionReason, 'manual'>,
-  entries: readonly { accountId: string; email: string; emailId: string; at: Date }[],
-) {
+export function suppressRecipients(tx: Transaction, entries: readonly SuppressionEntry[]) {
   const keyed = entries.map((e) => ({ ...e, key: `${e.accountId} ${addressKey(e.email)}` }));
   const sorted = keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   return tx.sql`
     insert into suppressions (account_id, email_key, email, reason, email_id, created_at)
-    select x.account_id, x.email_key, x.email, ${reason}::text, x.email_id, x.at::timestamptz
+    select x.account_id, x.email_key, x.email, x.reason, x.email_id, x.at::timestamptz
       from unnest(${sorted.map((e) => e.accountId)}::text[], ${sorted.map((e) => addressKey(e.email))}::text[], ${sorted.map((e) => e.email)}::text[],
-                  ${sorted.map((e) => e.emailId)}::text[], ${sorted.map((e) => e.at.toISOString())}::text[])
-           with ordinality as x(account_id, email_key, email, email_id, at, n)
+                  ${sorted.map((e) => e.reason)}::text[], ${sorted.map((e) => e.emailId)}::text[], ${sorted.map((e) => e.at.toISOString())}::text[])
+           with ordinality as x(account_id, email_key, email, reason, email_id, at, n)
      order by x.n
         on conflict do nothing`;
 }

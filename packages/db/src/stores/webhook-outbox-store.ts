@@ -25,20 +25,6 @@ export interface DataEvent {
 }
 
 /**
- * The accounts among these that have an enabled endpoint. A writer of delivery transitions
- * reads it in its transaction's first round trip and leaves webhookEventsOutbox out when
- * no account of its events has one: most accounts have no endpoint, and the outbox write
- * is the widest statement of an attempt record. An endpoint created meanwhile misses only
- * transitions that commit in that round trip, as it would one committed a moment earlier
- * (docs/api-decisions.md, "Webhooks").
- */
-export function accountsWithEndpoints(tx: Transaction, accountIds: readonly string[]) {
-  return tx.sql`
-    select distinct account_id from webhook_endpoints
-     where account_id = any(${[...new Set(accountIds)]}::text[]) and deleted_at is null and status = 'enabled'`;
-}
-
-/**
  * The outbox write, in the transaction of the changes it reports: each event that an
  * enabled endpoint of its account subscribes to, and one pending delivery per such
  * endpoint, due at once. Events no endpoint wants are not written.

@@ -135,8 +135,8 @@ export async function recordWebhookAttempts(db: Database, results: readonly Webh
   const status = (r: WebhookAttemptResult) => (r.succeeded ? 'succeeded' : r.nextAttemptAt ? 'pending' : 'failed');
   await inTransaction(db, (tx) =>
     tx.commit(
-      lockWebhookEndpoints(tx, results.map((r) => r.endpointId)),
-      lockWebhookDeliveries(tx, results.map((r) => r.deliveryId)),
+      ...lockWebhookEndpoints(tx, results.map((r) => r.endpointId)),
+      ...lockWebhookDeliveries(tx, results.map((r) => r.deliveryId)),
       tx.sql`
         update webhook_deliveries d
            set status = case when x.status = 'pending' and d.status = 'failed' then 'failed' else x.status end, attempt_count = d.attempt_count + 1, last_attempt_at = x.at, last_response_status = x.response_status,

@@ -7,3 +7,4 @@ export * from './lease-timing';
 export * from './retry-policy';
 export * from './mx-order';
 export * from './cancel';
+export * from './transitions';

@@ -1,7 +1,12 @@
 import type { DeliveryCause } from './causes';
 
-/** The six delivery statuses (docs/api-decisions.md, "Delivery", Statuses); the schema stores the same set. */
-export type DeliveryStatus = 'queued' | 'sending' | 'deferred' | 'accepted' | 'bounced' | 'failed';
+/**
+ * The six delivery statuses (docs/api-decisions.md, "Delivery", Statuses), written only here:
+ * schemas, representations and stores take them from this list, and a check constraint of
+ * the database holds the same set (a test compares the two).
+ */
+export const DELIVERY_STATUSES = ['queued', 'sending', 'deferred', 'accepted', 'bounced', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /**
  * Terminal statuses are final. Statements that select deliveries by status take these
@@ -10,6 +15,12 @@ export type DeliveryStatus = 'queued' | 'sending' | 'deferred' | 'accepted' | 'b
 export const TERMINAL_STATUSES = ['accepted', 'bounced', 'failed'] as const satisfies readonly DeliveryStatus[];
 /** Waiting for an attempt that is due at `next_attempt_at`. */
 export const WAITING_STATUSES = ['queued', 'deferred'] as const satisfies readonly DeliveryStatus[];
+/** Not yet terminal: what a plan's active-delivery limit counts. */
+export const ACTIVE_STATUSES = ['queued', 'sending', 'deferred'] as const satisfies readonly DeliveryStatus[];
+export type TerminalStatus = (typeof TERMINAL_STATUSES)[number];
+/** What one attempt can decide for a delivery (and the attempt's own outcome, derived from them). */
+export const ATTEMPT_OUTCOMES = ['accepted', 'deferred', 'bounced', 'failed'] as const satisfies readonly DeliveryStatus[];
+export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 
 const TERMINAL: ReadonlySet<DeliveryStatus> = new Set(TERMINAL_STATUSES);
 

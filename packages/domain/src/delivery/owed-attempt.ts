@@ -1,4 +1,4 @@
-import type { DeliveryStatus } from './message-status';
+import { isTerminal, type DeliveryStatus } from './message-status';
 
 export interface OwedCandidate {
   status: DeliveryStatus;
@@ -7,18 +7,33 @@ export interface OwedCandidate {
 }
 
 /**
- * Whether a delivery is owed an attempt now: queued or deferred and due (every waiting one
- * once its sender is gone, so that they all end at once), or `sending` under a lease that
- * expired (its worker died).
+ * When a delivery is owed its next attempt (docs/api-decisions.md, "Delivery"): a queued or
+ * deferred one at `nextAttemptAt`, a `sending` one when its lease expires (its worker died
+ * unless it renews it); a terminal one never. The reconciler's scan states the same rule in
+ * SQL (owedDeliveryJobs), and a test holds the two together.
+ */
+export function owedFrom(delivery: OwedCandidate): Date | undefined {
+  if (isTerminal(delivery.status)) return undefined;
+  if (delivery.status === 'sending') return delivery.leaseExpiresAt ?? undefined;
+  return delivery.nextAttemptAt;
+}
+
+/**
+ * Whether a delivery is owed an attempt now (owedFrom), or, once its sender is gone, whether
+ * it still waits at all: every waiting delivery of a gone sender ends at once.
  */
 export function isOwedAttempt(delivery: OwedCandidate, now: Date, senderActive: boolean): boolean {
-  switch (delivery.status) {
-    case 'queued':
-    case 'deferred':
-      return !senderActive || delivery.nextAttemptAt <= now;
-    case 'sending':
-      return delivery.leaseExpiresAt !== null && delivery.leaseExpiresAt <= now;
-    default:
-      return false;
+  if (!senderActive && (delivery.status === 'queued' || delivery.status === 'deferred')) return true;
+  const from = owedFrom(delivery);
+  return from !== undefined && from <= now;
+}
+
+/** When a message is next owed work: the earliest owedFrom of its deliveries. */
+export function nextObligationOf(deliveries: readonly OwedCandidate[]): Date | undefined {
+  let earliest: Date | undefined;
+  for (const d of deliveries) {
+    const from = owedFrom(d);
+    if (from && (!earliest || from < earliest)) earliest = from;
   }
+  return earliest;
 }

@@ -1,4 +1,5 @@
-import { dsnCause, reportEffect } from './delivery-reports';
+import type { DeliveryStatus } from '../delivery/message-status';
+import { dsnCause, reportEffect, reportFinding } from './delivery-reports';
 
 describe('dsnCause', () => {
   it('classifies the remote reply of the Diagnostic-Code with the DSN status as the enhanced status', () => {
@@ -22,27 +23,40 @@ describe('dsnCause', () => {
 });
 
 describe('reportEffect', () => {
-  const failed = { kind: 'failed' as const, status: '5.2.2', diagnosticCode: 'smtp; 552 5.2.2 quota' };
-  const delayed = { kind: 'delayed' as const, status: '4.4.7', diagnosticCode: null };
-  const complaint = { kind: 'complaint' as const, feedbackType: 'abuse' };
-
-  it('bounces an accepted delivery on a permanent failure, with the cause its status gives', () => {
-    expect(reportEffect(failed, 'accepted')).toEqual({ kind: 'bounce', cause: expect.objectContaining({ code: 'mailbox_full' }) });
-    expect(reportEffect({ ...failed, status: '4.2.2' }, 'accepted')).toEqual({ kind: 'none', reason: 'not_permanent' });
+  const failed = reportFinding({ kind: 'failed', status: '5.2.2', diagnosticCode: 'smtp; 552 5.2.2 quota' });
+  const delayed = reportFinding({ kind: 'delayed', status: '4.4.7', diagnosticCode: null });
+  const complaint = reportFinding({ kind: 'complaint', feedbackType: 'abuse' });
+  const delivery = (status: DeliveryStatus, reported: { delayReportedAt?: Date; complainedAt?: Date } = {}) => ({
+    status,
+    delayReportedAt: reported.delayReportedAt ?? null,
+    complainedAt: reported.complainedAt ?? null,
   });
 
-  it('adds a delayed event to an accepted delivery, a complained one to a delivered delivery', () => {
-    expect(reportEffect(delayed, 'accepted')).toEqual({ kind: 'event', type: 'delayed' });
-    expect(reportEffect(complaint, 'accepted')).toEqual({ kind: 'event', type: 'complained' });
-    expect(reportEffect(complaint, 'bounced')).toEqual({ kind: 'event', type: 'complained' });
-    expect(reportEffect({ kind: 'complaint', feedbackType: 'not-spam' }, 'accepted')).toEqual({ kind: 'none', reason: 'not_a_complaint' });
+  it('bounces an accepted delivery on a permanent failure, with the cause its status gives', () => {
+    expect(reportEffect(failed, delivery('accepted'))).toEqual({ kind: 'bounce', cause: expect.objectContaining({ code: 'mailbox_full' }) });
+    const temporary = reportFinding({ kind: 'failed', status: '4.2.2', diagnosticCode: 'smtp; 552 5.2.2 quota' });
+    expect(reportEffect(temporary, delivery('accepted'))).toEqual({ kind: 'none', reason: 'not_permanent' });
+  });
+
+  it('adds a delay to an accepted delivery, a complaint to a delivered one', () => {
+    expect(reportEffect(delayed, delivery('accepted'))).toEqual({ kind: 'observation', observation: 'delayed' });
+    expect(reportEffect(complaint, delivery('accepted'))).toEqual({ kind: 'observation', observation: 'complained' });
+    expect(reportEffect(complaint, delivery('bounced'))).toEqual({ kind: 'observation', observation: 'complained' });
+    expect(reportEffect({ kind: 'complaint', feedbackType: 'not-spam' }, delivery('accepted'))).toEqual({ kind: 'none', reason: 'not_a_complaint' });
+  });
+
+  it('applies a delay and a complaint once per delivery', () => {
+    const at = new Date();
+    expect(reportEffect(delayed, delivery('accepted', { delayReportedAt: at }))).toEqual({ kind: 'none', reason: 'already_reported' });
+    expect(reportEffect(complaint, delivery('accepted', { complainedAt: at }))).toEqual({ kind: 'none', reason: 'already_reported' });
+    expect(reportEffect(complaint, delivery('accepted', { delayReportedAt: at }))).toEqual({ kind: 'observation', observation: 'complained' });
   });
 
   it('changes nothing for a delivery no server accepted, or one already bounced', () => {
     for (const status of ['queued', 'sending', 'deferred', 'failed'] as const) {
-      for (const report of [failed, delayed, complaint]) expect(reportEffect(report, status)).toEqual({ kind: 'none', reason: 'not_delivered' });
+      for (const report of [failed, delayed, complaint]) expect(reportEffect(report, delivery(status))).toEqual({ kind: 'none', reason: 'not_delivered' });
     }
-    expect(reportEffect(failed, 'bounced')).toEqual({ kind: 'none', reason: 'already_final' });
-    expect(reportEffect(delayed, 'bounced')).toEqual({ kind: 'none', reason: 'already_final' });
+    expect(reportEffect(failed, delivery('bounced'))).toEqual({ kind: 'none', reason: 'already_final' });
+    expect(reportEffect(delayed, delivery('bounced'))).toEqual({ kind: 'none', reason: 'already_final' });
   });
 });

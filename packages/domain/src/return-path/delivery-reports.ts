@@ -1,6 +1,7 @@
 import { classifySmtpReply, parseSmtpReply } from '../delivery/classify-smtp-reply';
 import type { DeliveryCause } from '../delivery/causes';
 import type { DeliveryStatus } from '../delivery/message-status';
+import type { DeliveryObservation } from '../delivery/transitions';
 
 /**
  * What one recipient of a delivery status notification (RFC 3464) or a complaint (ARF,
@@ -11,11 +12,32 @@ export type DeliveryReport =
   | { kind: 'delayed'; status: string; diagnosticCode: string | null }
   | { kind: 'complaint'; feedbackType: string };
 
+/**
+ * A report as judged before any delivery is looked at: a failure's cause is classified here,
+ * outside the transaction that applies it (undefined when the failure is not permanent).
+ */
+export type ReportFinding =
+  | { kind: 'failed'; cause: DeliveryCause | undefined }
+  | { kind: 'delayed' }
+  | { kind: 'complaint'; feedbackType: string };
+
+export function reportFinding(report: DeliveryReport): ReportFinding {
+  if (report.kind === 'failed') return { kind: 'failed', cause: dsnCause(report.status, report.diagnosticCode) };
+  return report;
+}
+
 /** What a report does to its delivery (docs/api-decisions.md, "Return path"). */
 export type ReportEffect =
   | { kind: 'bounce'; cause: DeliveryCause }
-  | { kind: 'event'; type: 'delayed' | 'complained' }
-  | { kind: 'none'; reason: 'not_permanent' | 'not_delivered' | 'already_final' | 'not_a_complaint' };
+  | { kind: 'observation'; observation: DeliveryObservation }
+  | { kind: 'none'; reason: 'not_permanent' | 'not_delivered' | 'already_final' | 'already_reported' | 'not_a_complaint' };
+
+/** What a report is judged against: the delivery as locked. */
+export interface ReportedDeliveryState {
+  status: DeliveryStatus;
+  delayReportedAt: Date | null;
+  complainedAt: Date | null;
+}
 
 /** ARF feedback types (RFC 5965 section 7.3) that complain about the message; `not-spam` and `auth-failure` do not. */
 const COMPLAINT_TYPES: ReadonlySet<string> = new Set(['abuse', 'fraud', 'virus', 'other']);
@@ -39,20 +61,23 @@ export function dsnCause(status: string, diagnosticCode: string | null): Deliver
 }
 
 /**
- * The effect of a report on a delivery in `status`. Only a delivery a remote server accepted
- * can be reported on: a permanent failure turns an `accepted` delivery `bounced` (the one
- * transition out of a terminal status); a delay adds a `delayed` event to an accepted one; a
- * complaint adds a `complained` event to a delivery that was accepted (or bounced since).
- * Anything else changes nothing.
+ * The effect of a report on a delivery. Only a delivery a remote server accepted can be
+ * reported on: a permanent failure turns an `accepted` delivery `bounced` (the one transition
+ * out of a terminal status); a delay adds a `delayed` event to an accepted one; a complaint
+ * adds a `complained` event to a delivery that was accepted (or bounced since). Each applies
+ * once per delivery: a replayed report changes nothing. Anything else changes nothing.
  */
-export function reportEffect(report: DeliveryReport, status: DeliveryStatus): ReportEffect {
+export function reportEffect(report: ReportFinding, delivery: ReportedDeliveryState): ReportEffect {
+  const { status } = delivery;
   const delivered = status === 'accepted' || status === 'bounced';
   if (!delivered) return { kind: 'none', reason: 'not_delivered' };
   if (report.kind === 'complaint') {
-    return COMPLAINT_TYPES.has(report.feedbackType) ? { kind: 'event', type: 'complained' } : { kind: 'none', reason: 'not_a_complaint' };
+    if (!COMPLAINT_TYPES.has(report.feedbackType)) return { kind: 'none', reason: 'not_a_complaint' };
+    return delivery.complainedAt ? { kind: 'none', reason: 'already_reported' } : { kind: 'observation', observation: 'complained' };
   }
   if (status !== 'accepted') return { kind: 'none', reason: 'already_final' };
-  if (report.kind === 'delayed') return { kind: 'event', type: 'delayed' };
-  const cause = dsnCause(report.status, report.diagnosticCode);
-  return cause ? { kind: 'bounce', cause } : { kind: 'none', reason: 'not_permanent' };
+  if (report.kind === 'delayed') {
+    return delivery.delayReportedAt ? { kind: 'none', reason: 'already_reported' } : { kind: 'observation', observation: 'delayed' };
+  }
+  return report.cause ? { kind: 'bounce', cause: report.cause } : { kind: 'none', reason: 'not_permanent' };
 }

@@ -5,8 +5,6 @@ import {
   idempotencyRecordsFrom,
   inTransaction,
   lockAccountUsage,
-  lockSenders,
-  messageRowsStatements,
   otherRequestsRecords,
   releaseIdempotencyKeys,
   sendingIdentitiesFrom,
@@ -19,7 +17,6 @@ import {
   usageReachedAtFrom,
   type AcceptedEmail,
   type Database,
-  type Transaction,
   type UsageFigures,
 } from '@mailer/db';
 import {
@@ -46,7 +43,6 @@ import {
   type AcceptedResponse,
   type IntakeOutcome,
   type IntakeRequest,
-  type Verdict,
 } from './intake-outcomes';
 
 /** What intake writes to and reads the time from. */
@@ -75,16 +71,19 @@ interface Refusal {
   rateLimit: RateLimitHeaders;
 }
 
+/** A request as the checks before the plan left it. */
+type Judged =
+  | { kind: 'candidate'; request: IntakeRequest; messages: AcceptedEmail[]; response: AcceptedResponse }
+  | { kind: 'settled'; request: IntakeRequest; outcome: IntakeOutcome; releasesKey: boolean };
+
 /**
  * One transaction for requests of one account (see IntakeBatcher), in three round trips.
- * The first claims their Idempotency-Keys and reads their senders and the records of keys
- * already used. The second writes the rows of the messages that passed those checks,
- * then locks the account's usage row and reads its figures. Under that lock the requests
- * are admitted in order while they fit the plan, and the third locks the senders, writes
- * what the plan's figures depend on (deliveries, usage, the running total), takes back
- * what it refused and commits. The account's batches take the lock in turn, so what it
- * covers is kept small: the decision, the third round trip and the commit. Outcomes are
- * in request order.
+ * The first claims their Idempotency-Keys and reads their senders, the records of keys
+ * already used and the suppressed recipients. The second locks the account's usage row
+ * (lock-order) and reads its figures. Under that lock the requests are admitted in order
+ * while they fit the plan (admitInOrder); the third writes what was admitted
+ * (admissionStatements), gives back the keys of requests that created nothing and commits.
+ * Outcomes are in request order.
  */
 export async function runIntakeBatch(deps: IntakeDependencies, accountId: string, requests: IntakeRequest[]): Promise<IntakeOutcome[]> {
   const now = deps.now();
@@ -95,96 +94,97 @@ export async function runIntakeBatch(deps: IntakeDependencies, accountId: string
   });
   // A request's record is known by its first message's id (otherRequestsRecords).
   const claims = requests.map((r, i) => ({ key: r.idempotencyKey, requestHash: r.fingerprint, emailId: ids[i]![0]!, response: { ...responses[i]! } }));
-  const keys = requests.map((r) => r.idempotencyKey);
   const drafts = requests.flatMap((r) => r.drafts);
   return inTransaction(deps.db, async (tx) => {
     const recipientKeys = [...new Set(drafts.flatMap((d) => d.recipients.recipients.map((recipient) => addressKey(recipient.address))))];
-    const [claimed, identities, records, suppressions] = await tx.send(
-      claimIdempotencyKeys(tx, accountId, claims, now, IDEMPOTENCY_TTL_MS),
-      sendingIdentitiesStatement(tx.sql, accountId, [...new Set(drafts.map((d) => d.from.mailbox.key))]),
-      otherRequestsRecords(tx, accountId, keys, claims.map((c) => c.emailId)),
-      suppressedAmong(tx, accountId, recipientKeys),
-    );
-    const suppressed = suppressedKeysFrom(suppressions);
-    const claimedKeys = claimedKeysFrom(claimed);
-    const identityByKey = new Map(sendingIdentitiesFrom(identities).map((s) => [s.emailKey, s]));
-    const recordByKey = idempotencyRecordsFrom(records);
-    const verdicts: Verdict[] = requests.map((r) =>
-      judgeRequest(r, claimedKeys.has(r.idempotencyKey), recordByKey.get(r.idempotencyKey), (d) => identityByKey.get(d.from.mailbox.key)),
-    );
-    const released = requests.filter((_, i) => verdicts[i]!.kind === 'sender_not_allowed').map((r) => r.idempotencyKey);
-    const candidates = verdicts.map((verdict, i) =>
-      verdict.kind === 'candidate'
-        ? requests[i]!.drafts.map((draft, j) => toAcceptedEmail(accountId, ids[i]![j]!, draft, verdict.identities[j]!, suppressed, now))
-        : undefined,
-    );
+    const first = await tx.send({
+      claimed: claimIdempotencyKeys(tx, accountId, claims, now, IDEMPOTENCY_TTL_MS),
+      identities: sendingIdentitiesStatement(tx.sql, accountId, [...new Set(drafts.map((d) => d.from.mailbox.key))]),
+      records: otherRequestsRecords(tx, accountId, requests.map((r) => r.idempotencyKey), claims.map((c) => c.emailId)),
+      suppressed: suppressedAmong(tx, accountId, recipientKeys),
+    });
+    const suppressed = suppressedKeysFrom(first.suppressed);
+    const claimedKeys = claimedKeysFrom(first.claimed);
+    const identityByKey = new Map(sendingIdentitiesFrom(first.identities).map((s) => [s.emailKey, s]));
+    const recordByKey = idempotencyRecordsFrom(first.records);
 
-    const written = candidates.filter((c) => c !== undefined).flat();
-    const figures = await lockUsage(tx, accountId, now, messageRowsStatements(tx, accountId, now, written));
+    const second = await tx.send({ lock: lockAccountUsage(tx, [accountId]), usage: usageFigures(tx, accountId, now, WINDOW_SECONDS) });
+    const figures = usageFiguresFrom(second.usage, WINDOW_SECONDS);
+    const initial = usageState(figures);
+    const judged = requests.map((request, i): Judged => {
+      const verdict = judgeRequest(request, claimedKeys.has(request.idempotencyKey), recordByKey.get(request.idempotencyKey), (d) =>
+        identityByKey.get(d.from.mailbox.key),
+      );
+      if (verdict.kind !== 'candidate') {
+        return { kind: 'settled', request, outcome: settledOutcome(verdict, rateLimitHeaders(initial, now)), releasesKey: verdict.kind === 'sender_not_allowed' };
+      }
+      const messages = request.drafts.map((draft, j) => toAcceptedEmail(accountId, ids[i]![j]!, draft, verdict.identities[j]!, suppressed, now));
+      return { kind: 'candidate', request, messages, response: responses[i]! };
+    });
     // Usage instants never go back, so that recipient_usage.cumulative grows with accepted_at.
     const usageAt = figures.lastAcceptedAt && figures.lastAcceptedAt > now ? figures.lastAcceptedAt : now;
-    const initial = usageState(figures);
-    const outcomes: IntakeOutcome[] = [];
-    const admitted: AcceptedEmail[] = [];
-    const refusedEmailIds: string[] = [];
-    const refusals: Refusal[] = [];
-    let state = initial;
-    let total = figures.total;
-    verdicts.forEach((verdict, index) => {
-      if (verdict.kind !== 'candidate') {
-        outcomes[index] = settledOutcome(verdict, rateLimitHeaders(initial, now));
-        return;
-      }
-      const messages = candidates[index]!;
-      // Suppressed recipients are never attempted: they count no usage and no active delivery.
-      const attempted = messages.map((e) => e.recipients.filter((r) => !r.suppressed).length);
-      // A batch is admitted or refused whole: its messages' recipients are judged together.
-      const recipients = attempted.reduce((sum, n) => sum + n, 0);
-      const admission = decideAdmission(state, recipients);
-      if (!admission.admitted) {
-        released.push(requests[index]!.idempotencyKey);
-        refusedEmailIds.push(...messages.map((e) => e.id));
-        refusals.push({ index, admission, totalWith: total + recipients, rateLimit: rateLimitHeaders(state, now) });
-        return;
-      }
-      state = recordAdmission(state, recipients, usageAt);
-      total += recipients;
-      admitted.push(...messages);
-      outcomes[index] = {
-        kind: 'accepted',
-        response: responses[index]!,
-        rateLimit: rateLimitHeaders(state, now),
-        jobs: messages.filter((_, j) => attempted[j]! > 0).map((e) => ({ emailId: e.id, dueAt: e.dueAt })),
-      };
-    });
+    const decided = admitInOrder(judged, initial, figures.total, usageAt, now);
 
-    const windows = exceededWindows(refusals);
-    const results = await tx.commit(
-      ...(admitted.length > 0 ? [lockSenders(tx, admitted.map((e) => e.senderId))] : []),
-      ...admissionStatements(tx, { accountId, now, usageAt, admitted, refusedEmailIds, totalBefore: figures.total }),
-      ...(released.length > 0 ? [releaseIdempotencyKeys(tx, accountId, released)] : []),
-      ...(windows.length > 0 ? [usageReachedAt(tx, accountId, windows.map(({ r, e }) => r.totalWith - e.window.limit))] : []),
-    );
-    const reachedAt = windows.length > 0 ? usageReachedAtFrom(results.at(-1)!) : [];
-    for (const refusal of refusals) {
-      const retryAfter = retryAfterSeconds(refusal, windows, reachedAt, now);
-      outcomes[refusal.index] = { kind: 'refused', error: limitError(refusal.admission, refusal.rateLimit, retryAfter) };
-    }
-    return outcomes;
+    const windows = exceededWindows(decided.refusals);
+    const third = await tx.commit({
+      admission: admissionStatements(tx, { accountId, now, usageAt, admitted: decided.admitted, totalBefore: figures.total }),
+      released: decided.releasedKeys.length > 0 ? [releaseIdempotencyKeys(tx, accountId, decided.releasedKeys)] : [],
+      reachedAt: windows.length > 0 ? [usageReachedAt(tx, accountId, windows.map(({ r, e }) => r.totalWith - e.window.limit))] : [],
+    });
+    const reachedAt = third.reachedAt[0] ? usageReachedAtFrom(third.reachedAt[0]) : [];
+    return decided.outcomes.map((outcome, index): IntakeOutcome => {
+      if (outcome) return outcome;
+      const refusal = decided.refusals.find((r) => r.index === index)!;
+      return { kind: 'refused', error: limitError(refusal.admission, refusal.rateLimit, retryAfterSeconds(refusal, windows, reachedAt, now)) };
+    });
   }, { genericPlans: true });
 }
 
+interface Decided {
+  /** Each request's outcome, but for the plan's refusals, whose Retry-After the write finds. */
+  outcomes: (IntakeOutcome | undefined)[];
+  admitted: AcceptedEmail[];
+  refusals: Refusal[];
+  /** Keys of requests that created nothing: a later request may use them. */
+  releasedKeys: string[];
+}
+
 /**
- * Sends the message rows, then takes the account's usage lock (lock-order) and reads its
- * figures, in one round trip (the usage row exists from the account's creation).
+ * The plan's decision, in arrival order: each candidate is admitted while the account's
+ * windows and active deliveries have room for its recipients (a batch request's messages are
+ * judged together and admitted or refused whole). Suppressed recipients are never attempted:
+ * they count no usage and no active delivery.
  */
-async function lockUsage(tx: Transaction, accountId: string, now: Date, messageRows: ReturnType<typeof messageRowsStatements>): Promise<UsageFigures> {
-  const sent = await tx.send(
-    ...messageRows,
-    lockAccountUsage(tx, [accountId]),
-    usageFigures(tx, accountId, now, WINDOW_SECONDS),
-  );
-  return usageFiguresFrom(sent.at(-1)!, WINDOW_SECONDS);
+function admitInOrder(judged: readonly Judged[], initial: UsageState, totalBefore: number, usageAt: Date, now: Date): Decided {
+  const decided: Decided = { outcomes: [], admitted: [], refusals: [], releasedKeys: [] };
+  let state = initial;
+  let total = totalBefore;
+  judged.forEach((j, index) => {
+    if (j.kind === 'settled') {
+      decided.outcomes[index] = j.outcome;
+      if (j.releasesKey) decided.releasedKeys.push(j.request.idempotencyKey);
+      return;
+    }
+    const attempted = j.messages.map((e) => e.recipients.filter((r) => !r.suppressed).length);
+    const recipients = attempted.reduce((sum, n) => sum + n, 0);
+    const admission = decideAdmission(state, recipients);
+    if (!admission.admitted) {
+      decided.outcomes[index] = undefined;
+      decided.releasedKeys.push(j.request.idempotencyKey);
+      decided.refusals.push({ index, admission, totalWith: total + recipients, rateLimit: rateLimitHeaders(state, now) });
+      return;
+    }
+    state = recordAdmission(state, recipients, usageAt);
+    total += recipients;
+    decided.admitted.push(...j.messages);
+    decided.outcomes[index] = {
+      kind: 'accepted',
+      response: j.response,
+      rateLimit: rateLimitHeaders(state, now),
+      jobs: j.messages.filter((_, k) => attempted[k]! > 0).map((e) => ({ emailId: e.id, dueAt: e.dueAt })),
+    };
+  });
+  return decided;
 }
 
 type ExceededWindow = { r: Refusal; e: Extract<Refusal['admission'], { code: 'rate_limit_exceeded' }>['exceeded'][number] };

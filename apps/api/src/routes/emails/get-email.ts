@@ -1,7 +1,7 @@
 import { findEmailDetail } from '@mailer/db';
 import { AppError } from '@mailer/domain';
 import { defineRoute } from '../../http/route';
-import { emailDetailSchema, toEmailDetail } from './email-representation';
+import { emailDetailSchema, toEmailDetail } from '@mailer/operations';
 import { sendJson } from '../../http/respond';
 
 export const getEmailRoute = defineRoute({

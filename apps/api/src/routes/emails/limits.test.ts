@@ -1,4 +1,4 @@
-import { claimMessages, recordAttempt, type AttemptRecord, type DeliveryDecision, type Lease } from '@mailer/db';
+import { claimMessages, writeAttempts, type AttemptRecord, type DeliveryDecision, type Lease } from '@mailer/db';
 import type { DeliveryCause } from '@mailer/domain';
 import { startTestApi, type TestApi } from '../../testing';
 import { sendingAccount, type SendingAccount, type SendingAccountOptions } from './sending-account.fixture';
@@ -20,8 +20,7 @@ const attemptAt = (at: number, outcome: AttemptRecord['outcome'], cause: Deliver
   endedAt: new Date(at),
   outcome,
   cause,
-  tls: false,
-  mxHost: null,
+  transport: null,
 });
 
 const decide = (lease: Lease, status: DeliveryDecision['status'], cause: DeliveryCause | null, nextAttemptAt?: Date): DeliveryDecision[] =>
@@ -153,10 +152,10 @@ describe('active deliveries (429 active_delivery_limit_exceeded)', () => {
     expect(leased.deliveries).toHaveLength(3);
     expect((await sendAt(acc, T0 + 2000, 1)).status).toBe(429);
     const deferral = { code: 'greylisted' as const, permanent: false, smtp_code: 451, enhanced_status: '4.7.1' };
-    await recordAttempt(api.deps.db, leased, attemptAt(T0 + 2500, 'deferred', deferral), decide(leased, 'deferred', deferral, new Date(T0 + 2600)));
+    await writeAttempts(api.deps.db, [{ lease: leased, attempt: attemptAt(T0 + 2500, 'deferred', deferral), decisions: decide(leased, 'deferred', deferral, new Date(T0 + 2600)) }]);
     expect((await sendAt(acc, T0 + 3000, 1)).status).toBe(429);
     const retried = (await claimMessages(api.deps.db, [sent.body.id], new Date(T0 + 3500), MINUTE)).get(sent.body.id)!.lease;
-    await recordAttempt(api.deps.db, retried, attemptAt(T0 + 3600, 'accepted', null), decide(retried, 'accepted', null));
+    await writeAttempts(api.deps.db, [{ lease: retried, attempt: attemptAt(T0 + 3600, 'accepted', null), decisions: decide(retried, 'accepted', null) }]);
     expect((await sendAt(acc, T0 + 4000, 3)).status).toBe(202);
     expect((await sendAt(acc, T0 + 5000, 1)).status).toBe(429);
   });

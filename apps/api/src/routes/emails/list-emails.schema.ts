@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { parseRfc3339, parseTagFilter } from '@mailer/domain';
+import { DELIVERY_STATUSES, parseRfc3339, parseTagFilter } from '@mailer/domain';
 import type { EmailListFilters } from '@mailer/db';
 import { pageQuerySchema } from '../../http/pagination';
 
-const STATUSES = ['queued', 'sending', 'deferred', 'accepted', 'bounced', 'failed'] as const;
 
 const instant = (description: string) =>
   z
@@ -17,7 +16,7 @@ const instant = (description: string) =>
 
 /** GET /v1/emails: the page and the filters (docs/api-decisions.md, "Send API additions"). */
 export const listEmailsQuerySchema = pageQuerySchema.extend({
-  status: z.enum(STATUSES, { error: `must be one of: ${STATUSES.join(', ')}` }).optional().meta({ description: "Only messages whose (derived) status is this." }),
+  status: z.enum(DELIVERY_STATUSES, { error: `must be one of: ${DELIVERY_STATUSES.join(', ')}` }).optional().meta({ description: "Only messages whose (derived) status is this." }),
   tag: z
     .string()
     .meta({ description: 'Only messages with this tag, as `name:value` (split at the first colon).', example: 'campaign:spring' })

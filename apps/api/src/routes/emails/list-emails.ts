@@ -1,7 +1,7 @@
 import { listEmails } from '@mailer/db';
 import { decodeCursor, pageResponseSchema, toPage } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
-import { emailSummarySchema, toEmailSummary } from './email-representation';
+import { emailSummarySchema, toEmailSummary } from '@mailer/operations';
 import { listEmailsQuerySchema, listFilters, listScope } from './list-emails.schema';
 import { sendJson } from '../../http/respond';
 

@@ -1,6 +1,6 @@
 import { effectiveSenderState } from '@mailer/domain';
 import type { SenderRecord } from '@mailer/db';
-import { iso } from '../../http/serialize';
+import { iso } from '@mailer/operations';
 import type { SenderView } from './sender.schema';
 
 export function serializeSender(sender: SenderRecord): SenderView {

@@ -1,11 +1,9 @@
 import { z } from 'zod';
-import type { EmailDetail, EmailSummary, StoredCause } from '@mailer/db';
-import { formatMailbox } from '@mailer/domain';
-import { timestampSchema as timestamp } from '@mailer/operations';
-import { iso } from '../../http/serialize';
+import type { EmailDetail, EmailSummary } from '@mailer/db';
+import { ATTEMPT_OUTCOMES, DELIVERY_STATUSES, formatMailbox, type DeliveryCause } from '@mailer/domain';
+import { iso, timestampSchema as timestamp } from '../timestamp';
 
-const STATUSES = ['queued', 'sending', 'deferred', 'accepted', 'bounced', 'failed'] as const;
-const status = z.enum(STATUSES);
+const status = z.enum(DELIVERY_STATUSES);
 
 export const causeSchema = z
   .object({ code: z.string(), permanent: z.boolean(), smtp_code: z.number().int().nullable(), enhanced_status: z.string().nullable() })
@@ -32,13 +30,13 @@ export const emailDetailSchema = emailSummarySchema.extend({
   deliveries: z.array(
     z.object({ recipient: z.string(), kind: z.enum(['to', 'cc']), status, attempt_count: z.number().int(), cause: causeSchema.nullable(), updated_at: timestamp }),
   ),
-  bcc_deliveries: z.object(Object.fromEntries(STATUSES.map((s) => [s, z.number().int()])) as Record<(typeof STATUSES)[number], z.ZodNumber>),
+  bcc_deliveries: z.object(Object.fromEntries(DELIVERY_STATUSES.map((s) => [s, z.number().int()])) as Record<(typeof DELIVERY_STATUSES)[number], z.ZodNumber>),
   attempts: z.array(
     z.object({
       number: z.number().int(),
       started_at: timestamp,
       ended_at: timestamp,
-      outcome: z.enum(['accepted', 'deferred', 'bounced', 'failed']),
+      outcome: z.enum(ATTEMPT_OUTCOMES),
       recipients: z.array(z.string()),
       bcc_recipients: z.number().int(),
       tls: z.boolean(),
@@ -62,7 +60,7 @@ export const emailDetailSchema = emailSummarySchema.extend({
 }).meta({ id: 'EmailDetail' });
 
 /** Only the four public members of a stored cause, whatever else a writer put there. */
-function cause(stored: StoredCause | null): z.infer<typeof causeSchema> | null {
+function cause(stored: DeliveryCause | null): z.infer<typeof causeSchema> | null {
   if (!stored) return null;
   return { code: stored.code, permanent: stored.permanent, smtp_code: stored.smtp_code ?? null, enhanced_status: stored.enhanced_status ?? null };
 }
@@ -93,7 +91,7 @@ export function toEmailDetail(detail: EmailDetail): z.infer<typeof emailDetailSc
   const shown = new Set([...email.to, ...email.cc].map((a) => a.toLowerCase()));
   const isShown = (address: string | null): address is string => address !== null && shown.has(address.toLowerCase());
   const order = (address: string) => [...email.to, ...email.cc].findIndex((a) => a.toLowerCase() === address.toLowerCase());
-  const bccDeliveries = Object.fromEntries(STATUSES.map((s) => [s, 0])) as Record<(typeof STATUSES)[number], number>;
+  const bccDeliveries = Object.fromEntries(DELIVERY_STATUSES.map((s) => [s, 0])) as Record<(typeof DELIVERY_STATUSES)[number], number>;
   for (const d of detail.deliveries) if (d.kind === 'bcc') bccDeliveries[d.status]++;
   return {
     ...toEmailSummary(email),

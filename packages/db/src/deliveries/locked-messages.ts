@@ -1,0 +1,85 @@
+import type { DeliveryCause, DeliveryStatus } from '@mailer/domain';
+import type { Row, Statement } from '../database';
+import { enterLevel } from '../lock-order';
+import type { Transaction } from '../transaction';
+
+/** A delivery row as a transaction that holds its lock reads it: the latest committed version. */
+export interface DeliveryRow {
+  id: string;
+  emailId: string;
+  recipient: string;
+  recipientDomain: string;
+  kind: 'to' | 'cc' | 'bcc';
+  /** Its place in the message: RCPT TO and attempts list recipients in this order. */
+  position: number;
+  status: DeliveryStatus;
+  cause: DeliveryCause | null;
+  attemptCount: number;
+  /** When it was first owed an attempt: its message's acceptance, or its scheduled time. */
+  createdAt: Date;
+  updatedAt: Date;
+  nextAttemptAt: Date;
+  leaseExpiresAt: Date | null;
+  leaseToken: string | null;
+  delayReportedAt: Date | null;
+  complainedAt: Date | null;
+}
+
+/** A message and every one of its deliveries, locked (lock-order level 1). */
+export interface LockedMessage {
+  emailId: string;
+  accountId: string;
+  senderId: string;
+  /** In id order, as locked. */
+  deliveries: DeliveryRow[];
+}
+
+const toDeliveryRow = (r: Row): DeliveryRow => ({
+  id: r.id,
+  emailId: r.email_id,
+  recipient: r.recipient,
+  recipientDomain: r.recipient_domain,
+  kind: r.kind,
+  position: r.position,
+  status: r.status,
+  cause: r.cause,
+  attemptCount: r.attempt_count,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+  nextAttemptAt: r.next_attempt_at,
+  leaseExpiresAt: r.lease_expires_at,
+  leaseToken: r.lease_token,
+  delayReportedAt: r.delay_reported_at,
+  complainedAt: r.complained_at,
+});
+
+/**
+ * Level 1, waiting for holders: every delivery of these messages, with each message's
+ * account and sender. Read with lockedMessagesFrom.
+ */
+export function lockMessages(tx: Transaction, emailIds: readonly string[]): Statement {
+  const ids = enterLevel(tx, 'deliveries', emailIds);
+  return tx.sql`
+    select d.id, d.email_id, d.recipient, d.recipient_domain, d.kind, d.position, d.status, d.cause, d.attempt_count,
+           d.created_at, d.updated_at, d.next_attempt_at, d.lease_expires_at, d.lease_token, d.delay_reported_at, d.complained_at,
+           d.account_id, (select e.sender_id from emails e where e.id = d.email_id) as sender_id
+      from deliveries d
+     where d.email_id = any(${ids}::text[])
+     order by d.id
+       for update`;
+}
+
+/** The messages lockMessages found, by id; a message that does not exist is absent. */
+export function lockedMessagesFrom(rows: readonly Row[]): Map<string, LockedMessage> {
+  const messages = new Map<string, LockedMessage>();
+  for (const r of rows) {
+    let message = messages.get(r.email_id);
+    if (!message) messages.set(r.email_id, (message = { emailId: r.email_id, accountId: r.account_id, senderId: r.sender_id, deliveries: [] }));
+    message.deliveries.push(toDeliveryRow(r));
+  }
+  return messages;
+}
+
+/** Whether the delivery, as locked, is still `sending` under the lease named `token`. */
+export const heldBy = (delivery: Pick<DeliveryRow, 'status' | 'leaseToken'>, token: string): boolean =>
+  delivery.status === 'sending' && delivery.leaseToken === token;
