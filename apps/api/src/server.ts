@@ -12,11 +12,8 @@ export function buildApi(deps: ApiDependencies) {
 export function listen(deps: ApiDependencies): Promise<Server> {
   const app = buildApi(deps);
   return new Promise((resolve, reject) => {
-    const server = createHttpServer(app);
+    const server = createHttpServer(app, deps.config.http);
     server.once('error', reject);
     server.listen(deps.config.port, deps.config.host, () => resolve(server));
-    // Behind a load balancer, idle keep-alive sockets must outlive its timeout.
-    server.keepAliveTimeout = 65_000;
-    server.headersTimeout = 66_000;
   });
 }

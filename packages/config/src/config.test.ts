@@ -38,9 +38,23 @@ describe('loadConfig', () => {
   });
 
   it('takes MAX_BODY_BYTES_IN_FLIGHT in bytes, 64 MiB by default and at least one 16 MiB body', () => {
-    expect(loadConfig({}).maxBodyBytesInFlight).toBe(64 * 1024 * 1024);
-    expect(loadConfig({ MAX_BODY_BYTES_IN_FLIGHT: '16777216' }).maxBodyBytesInFlight).toBe(16 * 1024 * 1024);
+    expect(loadConfig({}).http.maxBodyBytesInFlight).toBe(64 * 1024 * 1024);
+    expect(loadConfig({ MAX_BODY_BYTES_IN_FLIGHT: '16777216' }).http.maxBodyBytesInFlight).toBe(16 * 1024 * 1024);
     expect(() => loadConfig({ MAX_BODY_BYTES_IN_FLIGHT: '16777215' })).toThrow(/MAX_BODY_BYTES_IN_FLIGHT/);
+  });
+
+  it('takes MAX_BODY_BYTES_PER_ACCOUNT from one 16 MiB body up to the whole budget', () => {
+    expect(loadConfig({}).http.maxBodyBytesPerAccount).toBe(16 * 1024 * 1024);
+    expect(loadConfig({ MAX_BODY_BYTES_PER_ACCOUNT: '33554432' }).http.maxBodyBytesPerAccount).toBe(32 * 1024 * 1024);
+    expect(() => loadConfig({ MAX_BODY_BYTES_PER_ACCOUNT: '16777215' })).toThrow(/MAX_BODY_BYTES_PER_ACCOUNT/);
+    expect(() => loadConfig({ MAX_BODY_BYTES_IN_FLIGHT: '16777216', MAX_BODY_BYTES_PER_ACCOUNT: '16777217' })).toThrow(
+      /MAX_BODY_BYTES_PER_ACCOUNT: must not exceed MAX_BODY_BYTES_IN_FLIGHT/,
+    );
+  });
+
+  it('bounds slow HTTP clients by default: 10 s idle body, 60 s whole body, 10 s headers', () => {
+    expect(loadConfig({}).http).toMatchObject({ bodyIdleTimeoutMs: 10_000, bodyTimeoutMs: 60_000, headersTimeoutMs: 10_000 });
+    expect(() => loadConfig({ BODY_IDLE_TIMEOUT: 'never' })).toThrow(/BODY_IDLE_TIMEOUT/);
   });
 
   it('parses DNS_SERVERS as a host:port list', () => {

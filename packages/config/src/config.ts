@@ -95,8 +95,12 @@ const envSchema = z
     HOST: z.string().min(1).default('0.0.0.0'),
     PORT: int(3000, 0, 65535),
     WORKER_METRICS_PORT: int(3001, 0, 65535),
-    // At least one body of the API's 16 MiB limit must fit.
+    // At least one body of the API's 16 MiB limit must fit, in the whole budget and in one account's share of it.
     MAX_BODY_BYTES_IN_FLIGHT: int(64 * MIB, 16 * MIB, 2 ** 40),
+    MAX_BODY_BYTES_PER_ACCOUNT: int(16 * MIB, 16 * MIB, 2 ** 40),
+    BODY_IDLE_TIMEOUT: duration('10s'),
+    BODY_TIMEOUT: duration('60s'),
+    HTTP_HEADERS_TIMEOUT: duration('10s'),
     DNS_SERVERS: z
       .string()
       .default('')
@@ -146,6 +150,9 @@ const envSchema = z
       .pipe(z.array(z.union([z.ipv4(), z.ipv6(), z.cidrv4(), z.cidrv6()]))),
   })
   .superRefine((env, ctx) => {
+    if (env.MAX_BODY_BYTES_PER_ACCOUNT > env.MAX_BODY_BYTES_IN_FLIGHT) {
+      ctx.addIssue({ code: 'custom', path: ['MAX_BODY_BYTES_PER_ACCOUNT'], message: 'must not exceed MAX_BODY_BYTES_IN_FLIGHT' });
+    }
     if (env.NODE_ENV === 'production' && !env.ENCRYPTION_KEY) {
       ctx.addIssue({ code: 'custom', path: ['ENCRYPTION_KEY'], message: 'is required in production' });
     }
@@ -164,8 +171,17 @@ function toConfig(env: z.infer<typeof envSchema>) {
     host: env.HOST,
     port: env.PORT,
     workerMetricsPort: env.WORKER_METRICS_PORT,
-    /** Request-body bytes the API receives and parses at once; a request beyond it gets 503 before its body is read. */
-    maxBodyBytesInFlight: env.MAX_BODY_BYTES_IN_FLIGHT,
+    /** The API's slow-client bounds (docs/api-decisions.md, "Request bodies"). */
+    http: {
+      /** Request-body bytes the API holds at once, over all requests and for one account's requests. */
+      maxBodyBytesInFlight: env.MAX_BODY_BYTES_IN_FLIGHT,
+      maxBodyBytesPerAccount: env.MAX_BODY_BYTES_PER_ACCOUNT,
+      /** A body is cut off when nothing of it arrives for this long, or when it is not all there after this long. */
+      bodyIdleTimeoutMs: env.BODY_IDLE_TIMEOUT,
+      bodyTimeoutMs: env.BODY_TIMEOUT,
+      /** A connection whose request headers are not all there this long after they began is closed. */
+      headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT,
+    },
     dns: { servers: env.DNS_SERVERS, timeoutMs: env.DNS_TIMEOUT },
     smtp: {
       port: env.SMTP_PORT,

@@ -3,13 +3,11 @@ import { AppError } from '@mailer/domain';
 import type { ApiDependencies } from '../container';
 import { accessLog, routePattern } from './access-log';
 import { authenticate, authenticateOperator, authorize } from './auth';
-import { BodyBudget, MAX_BODY_BYTES } from './body-budget';
+import { BodyBudget } from './body-budget';
 import { errorHandler } from './error-handler';
+import { readBody } from './read-body';
 import { requestContext } from './request-context';
 import { parseQuery, readJsonBody, validateBody, type RouteDefinition } from './route';
-
-// Buffer any body as bytes; routes parse it after the auth and resource checks.
-const readRawBody = express.raw({ type: () => true, limit: MAX_BODY_BYTES });
 
 /** Observes every answered request under its route pattern, never its concrete path (ids would explode the label set). */
 function recordRequestMetrics(deps: ApiDependencies) {
@@ -22,7 +20,22 @@ function recordRequestMetrics(deps: ApiDependencies) {
   };
 }
 
-function runRoute(route: RouteDefinition, deps: ApiDependencies, bodyBudget: BodyBudget) {
+/**
+ * Reads a route's body as bytes, held against the budget until the answer is sent or the
+ * client goes away; routes parse it after the resource checks.
+ */
+function bodyReader(deps: ApiDependencies) {
+  const { http } = deps.config;
+  const budget = new BodyBudget({ total: http.maxBodyBytesInFlight, perAccount: http.maxBodyBytesPerAccount });
+  const timeouts = { idleMs: http.bodyIdleTimeoutMs, totalMs: http.bodyTimeoutMs };
+  return (req: Request, res: Response) => {
+    const hold = budget.open(req.auth?.accountId ?? 'anonymous');
+    res.once('close', () => hold.release());
+    return readBody(req, hold, timeouts);
+  };
+}
+
+function runRoute(route: RouteDefinition, deps: ApiDependencies, readRouteBody: ReturnType<typeof bodyReader>) {
   return async (req: Request, res: Response, next: NextFunction) => {
     if (route.auth.kind === 'operator') {
       authenticateOperator(req.get('authorization'), deps.config.operatorToken);
@@ -30,11 +43,11 @@ function runRoute(route: RouteDefinition, deps: ApiDependencies, bodyBudget: Bod
       req.auth = await authenticate(deps.keys, req.get('authorization'));
       authorize(req.auth, route.auth);
     }
-    bodyBudget.admit(req, res);
-    await new Promise<void>((resolve, reject) => readRawBody(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
+    // A route that takes no body never reads one: whatever was sent is left unread, and the answer closes the connection.
+    const raw = route.body ? await readRouteBody(req, res) : undefined;
     const query = parseQuery(route.query, req.query);
     let parsed: { value: unknown } | undefined;
-    const json = () => (parsed ??= { value: readJsonBody(req) }).value;
+    const json = () => (parsed ??= { value: readJsonBody(raw, req.get('content-type')) }).value;
     await route.handle({
       req,
       res,
@@ -82,10 +95,10 @@ export function createApp(deps: ApiDependencies, routes: RouteDefinition[], extr
   app.use(accessLog(deps));
   extras.mount?.(app);
 
-  const bodyBudget = new BodyBudget(deps.config.maxBodyBytesInFlight);
+  const readRouteBody = bodyReader(deps);
   const methodsByPath = new Map<string, string[]>();
   for (const route of routes) {
-    app[route.method](route.path, runRoute(route, deps, bodyBudget));
+    app[route.method](route.path, runRoute(route, deps, readRouteBody));
     methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method.toUpperCase()]);
   }
   for (const [path, methods] of methodsByPath) {

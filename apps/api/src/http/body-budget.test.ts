@@ -3,6 +3,7 @@ import { sendingAccount, type SendingAccount } from '../routes/emails/sending-ac
 import { listenRaw, readResponse, startTestApi, type TestApi } from '../testing';
 
 const MIB = 1024 * 1024;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let api: TestApi;
 let acme: SendingAccount;
@@ -37,13 +38,31 @@ describe('MAX_BODY_BYTES_IN_FLIGHT', () => {
     expect(JSON.parse(refused.text).error.code).toBe('service_unavailable');
     both[refusedIndex]!.on('error', () => {}).destroy();
 
-    // A body of unknown size counts as the 16 MiB body limit.
+    // A body of unknown size holds what has arrived: nothing yet, so it is not refused.
     const chunked = post({ 'Transfer-Encoding': 'chunked' });
     chunked.flushHeaders();
-    expect((await readResponse(chunked)).status).toBe(503);
+    const chunkedAnswer = readResponse(chunked);
+    expect(await Promise.race([chunkedAnswer, sleep(500).then(() => 'pending')])).toBe('pending');
+    chunked.on('error', () => {}).destroy();
 
     both[1 - refusedIndex]!.end(body);
     expect((await answers[1 - refusedIndex])?.status).toBe(202);
+  });
+
+  it('refuses a chunked body part-way, with 503 and Retry-After, once it grows past what is left', async () => {
+    const body = largeBody();
+    const sized = post({ 'Content-Length': body.length });
+    sized.flushHeaders();
+    // Time for it to be authenticated and admitted first.
+    await sleep(1_000);
+    const chunked = post({ 'Transfer-Encoding': 'chunked' }).on('error', () => {});
+    chunked.write(body);
+    const refused = await readResponse(chunked);
+    expect(refused.status).toBe(503);
+    expect(refused.headers['retry-after']).toBe('1');
+    expect(refused.headers.connection).toBe('close');
+    sized.end(body);
+    expect((await readResponse(sized)).status).toBe(202);
   });
 
   it('admits bodies again once the answers are sent, chunked ones included', async () => {

@@ -9,7 +9,7 @@ describe('createHttpServer', () => {
     app.get('/probe/:id', (req, res) => {
       res.status(201).set('X-Probe', req.params.id!).json({ path: req.path, app: req.app === app && res.app === app, query: req.query });
     });
-    const server = createHttpServer(app);
+    const server = createHttpServer(app, { headersTimeoutMs: 10_000, bodyTimeoutMs: 60_000 });
     // Before Express sees them.
     server.prependListener('request', (req, res) => born.push({ request: Object.getPrototypeOf(req), response: Object.getPrototypeOf(res) }));
     const res = await request(server).get('/probe/42?x=1');

@@ -92,13 +92,12 @@ const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 
 /**
- * The raw body buffered by the route runner, parsed: 415 unless JSON, 400 when unparseable,
+ * The raw body read by the route runner, parsed: 415 unless JSON, 400 when unparseable,
  * 422 when a string in it is not well-formed Unicode; undefined when empty.
  */
-export function readJsonBody(req: Request): unknown {
-  const raw: Buffer | undefined = Buffer.isBuffer(req.body) ? req.body : undefined;
+export function readJsonBody(raw: Buffer | undefined, contentType: string | undefined): unknown {
   if (raw === undefined || raw.length === 0) return undefined;
-  if (!JSON_TYPE.test(req.get('content-type') ?? '')) {
+  if (!JSON_TYPE.test(contentType ?? '')) {
     throw new AppError('unsupported_media_type', 'The request body must be application/json.');
   }
   const text = raw.toString('utf8');

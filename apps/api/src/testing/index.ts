@@ -1,2 +1,2 @@
 export { startTestApi, type TestApi } from './test-api';
-export { listenRaw, readResponse, type RawResponse } from './raw-http';
+export { listenRaw, readResponse, type RawResponse, type SocketClient } from './raw-http';

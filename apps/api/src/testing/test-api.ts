@@ -39,7 +39,7 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Te
   return {
     deps,
     config,
-    http: request(createHttpServer(app)),
+    http: request(createHttpServer(app, config.http)),
     clock,
     logLines: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
     createAccount: (name = 'Test account') => createAccount(deps.db, name),
