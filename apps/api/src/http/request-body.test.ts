@@ -49,6 +49,30 @@ describe('Content-Encoding', () => {
   });
 });
 
+describe('malformed UTF-8: 400 invalid_json, never replaced with U+FFFD', () => {
+  // A stray byte, an overlong encoding of "/", and an encoded surrogate (UTF-8 has none).
+  const bodyWithSubjectBytes = (bytes: number[]) => {
+    const [before, after] = JSON.stringify(acme.message({ subject: 'Hi X' })).split('X') as [string, string];
+    return Buffer.concat([Buffer.from(before), Buffer.from(bytes), Buffer.from(after)]);
+  };
+
+  it.each([[[0xff]], [[0xc0, 0xaf]], [[0xed, 0xa0, 0x80]]])('refuses the bytes %j in a subject', async (bytes) => {
+    const res = await sendRaw(bodyWithSubjectBytes(bytes));
+    expect(res.status).toBe(400);
+    expect(res.body.error).toEqual({ code: 'invalid_json', message: 'The request body is not valid UTF-8.' });
+  });
+
+  it('refuses them after a Content-Encoding is decoded too', async () => {
+    const res = await sendRaw(gzipSync(bodyWithSubjectBytes([0xed, 0xa0, 0x80])), { 'Content-Encoding': 'gzip' });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('invalid_json');
+  });
+
+  it('keeps well-formed multi-byte characters', async () => {
+    expect((await sendRaw(bodyWithSubjectBytes([...Buffer.from('é€😀')]))).status).toBe(202);
+  });
+});
+
 describe('bounded error bodies', () => {
   it('answers a body of 1,000,000 unknown members with a small 422 listing 100 of them and the count of the rest', async () => {
     const members = Array.from({ length: 1_000_000 }, (_, i) => `"m${i}":0`).join(',');

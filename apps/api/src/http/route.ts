@@ -87,20 +87,28 @@ export function parseQuery<Q extends z.ZodType>(schema: Q | undefined, query: un
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
-// UTF-8 cannot encode a surrogate (malformed bytes decode to U+FFFD), so a lone one in a
-// parsed body comes from a `\uD800`..`\uDFFF` escape: bodies without one need no walk.
+// Malformed UTF-8 is refused, never replaced with U+FFFD. A BOM is kept, and JSON.parse refuses it.
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+// UTF-8 cannot encode a surrogate, so a lone one in a parsed body comes from a
+// `\uD800`..`\uDFFF` escape: bodies without one need no walk.
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 
 /**
- * The raw body read by the route runner, parsed: 415 unless JSON, 400 when unparseable,
- * 422 when a string in it is not well-formed Unicode; undefined when empty.
+ * The raw body read by the route runner, parsed: 415 unless JSON, 400 when not UTF-8 or
+ * unparseable, 422 when a string in it is not well-formed Unicode; undefined when empty.
  */
 export function readJsonBody(raw: Buffer | undefined, contentType: string | undefined): unknown {
   if (raw === undefined || raw.length === 0) return undefined;
   if (!JSON_TYPE.test(contentType ?? '')) {
     throw new AppError('unsupported_media_type', 'The request body must be application/json.');
   }
-  const text = raw.toString('utf8');
+  let text: string;
+  try {
+    text = UTF8.decode(raw);
+  } catch {
+    throw new AppError('invalid_json', 'The request body is not valid UTF-8.');
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);
