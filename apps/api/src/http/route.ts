@@ -78,6 +78,9 @@ export function defineRoute<Q extends z.ZodType = z.ZodType, B extends z.ZodType
 
 export function parseQuery<Q extends z.ZodType>(schema: Q | undefined, query: unknown): z.infer<Q> {
   if (!schema) return {} as z.infer<Q>;
+  // Query strings decode malformed UTF-8 to U+FFFD, but `%00` is a NUL: refused before any rule or statement sees it.
+  const unstorable = illFormedStrings(query);
+  if (!unstorable.isEmpty) throw new AppError('invalid_query', 'A query parameter is invalid.', { details: unstorable.toDetails() });
   const parsed = schema.safeParse(query);
   if (!parsed.success) {
     throw new AppError('invalid_query', 'A query parameter is invalid.', { details: zodDetails(parsed.error) });
@@ -90,13 +93,13 @@ const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 // Malformed UTF-8 is refused, never replaced with U+FFFD. A BOM is kept, and JSON.parse refuses it.
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-// UTF-8 cannot encode a surrogate, so a lone one in a parsed body comes from a
-// `\uD800`..`\uDFFF` escape: bodies without one need no walk.
-const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+// UTF-8 cannot encode a surrogate, and a JSON string cannot hold a raw NUL, so a lone
+// surrogate or a NUL in a parsed body comes from an escape: bodies without one need no walk.
+const UNSTORABLE_ESCAPE = /\\u(?:[dD][89a-fA-F]|0000)/;
 
 /**
  * The raw body read by the route runner, parsed: 415 unless JSON, 400 when not UTF-8 or
- * unparseable, 422 when a string in it is not well-formed Unicode; undefined when empty.
+ * unparseable, 422 when a string in it is not text the service can store; undefined when empty.
  */
 export function readJsonBody(raw: Buffer | undefined, contentType: string | undefined): unknown {
   if (raw === undefined || raw.length === 0) return undefined;
@@ -115,8 +118,8 @@ export function readJsonBody(raw: Buffer | undefined, contentType: string | unde
   } catch {
     throw new AppError('invalid_json', 'The request body is not valid JSON.');
   }
-  // Refused before any schema sees the body, so that no rule has to think of lone surrogates.
-  const illFormed = SURROGATE_ESCAPE.test(text) ? illFormedStrings(value) : undefined;
+  // Refused before any schema sees the body, so that no rule has to think of lone surrogates or NUL.
+  const illFormed = UNSTORABLE_ESCAPE.test(text) ? illFormedStrings(value) : undefined;
   if (illFormed?.isEmpty === false) throw validationError(illFormed.toDetails());
   return value;
 }

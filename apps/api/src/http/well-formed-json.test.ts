@@ -14,6 +14,14 @@ describe('illFormedStrings', () => {
     expect(illFormedStrings({ a: ['\ud83c\udf89'], b: 1, c: null }).isEmpty).toBe(true);
   });
 
+  it('finds NUL in values and member names (PostgreSQL text cannot hold one)', () => {
+    expect(illFormedStrings({ url: 'a\u0000b', tags: { ['k\u0000']: 'v' }, ok: 'a\\u0000' }).toDetails()).toEqual([
+      { path: 'url', message: 'must not contain NUL (U+0000)' },
+      { path: 'tags.k\ufffd', message: 'member name must not contain NUL (U+0000)' },
+    ]);
+    expect(illFormedStrings({ q: ['a', 'b\u0000'] }).toDetails()).toEqual([{ path: 'q[1]', message: 'must not contain NUL (U+0000)' }]);
+  });
+
   it('walks a body nested deeper than the call stack, and lists 100 problems then counts the rest', () => {
     const deep = JSON.parse(`${'['.repeat(200_000)}"${'\\ud800'}"${']'.repeat(200_000)}`);
     const details = illFormedStrings(deep).toDetails();

@@ -50,11 +50,16 @@ describe('GET /v1/emails filters', () => {
   });
 
   it('answers 400 invalid_query for a bad filter', async () => {
-    for (const query of ['status=sent', 'tag=nocolon', 'tag=bad%20name:x', 'created_after=yesterday', 'created_before=2030-04-01']) {
+    const outsideYears = ['created_after=0000-01-01T00:00:00%2B01:00', 'created_before=0001-01-01T00:30:00%2B05:00', 'created_before=9999-12-31T23:30:00-05:00'];
+    for (const query of ['status=sent', 'tag=nocolon', 'tag=bad%20name:x', 'created_after=yesterday', 'created_before=2030-04-01', ...outsideYears]) {
       const res = await acme.get(`/v1/emails?${query}`);
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('invalid_query');
     }
+    // A NUL is refused before any rule or statement sees it.
+    const nul = await acme.get('/v1/emails?tag=campaign:spr%00ing');
+    expect(nul.status).toBe(400);
+    expect(nul.body.error.details).toEqual([{ path: 'tag', message: 'must not contain NUL (U+0000)' }]);
   });
 
   it('pages a filtered list with its cursor, and refuses that cursor with other filters or none', async () => {

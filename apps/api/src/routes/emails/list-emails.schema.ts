@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DELIVERY_STATUSES, parseRfc3339, parseTagFilter } from '@mailer/domain';
+import { DELIVERY_STATUSES, parseRfc3339, parseTagFilter, RFC_3339_RULE } from '@mailer/domain';
 import type { EmailListFilters } from '@mailer/db';
 import { pageQuerySchema } from '../../http/pagination';
 
@@ -10,7 +10,7 @@ const instant = (description: string) =>
     .meta({ format: 'date-time', description })
     .transform((value, ctx) => {
       const parsed = parseRfc3339(value);
-      if (!parsed) ctx.addIssue({ code: 'custom', message: 'must be an RFC 3339 date-time with a time zone, e.g. 2026-11-24T10:00:00Z' });
+      if (!parsed) ctx.addIssue({ code: 'custom', message: RFC_3339_RULE });
       return parsed ?? z.NEVER;
     });
 

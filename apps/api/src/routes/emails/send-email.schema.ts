@@ -21,6 +21,7 @@ import {
   parseFromField,
   parseMailbox,
   parseRfc3339,
+  RFC_3339_RULE,
   tagProblems,
   type DraftAttachment,
   type EmailDraft,
@@ -171,7 +172,7 @@ const scheduledAt = z
   .meta({ format: 'date-time', description: 'Deliver at this instant (RFC 3339), at most 7 days ahead; a past instant means now.' })
   .transform((value, ctx) => {
     const parsed = parseRfc3339(value);
-    if (!parsed) ctx.addIssue({ code: 'custom', message: 'must be an RFC 3339 date-time with a time zone, e.g. 2026-11-24T10:00:00Z' });
+    if (!parsed) ctx.addIssue({ code: 'custom', message: RFC_3339_RULE });
     return parsed ?? z.NEVER;
   });
 

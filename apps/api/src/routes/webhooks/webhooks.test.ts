@@ -47,6 +47,20 @@ describe('webhook endpoints over the API', () => {
     expect(res.body.error.details[0]).toEqual({ path: 'events[1]', message: `must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}` });
   });
 
+  it('refuses a NUL in url or description with 422 at its path, on creation and on change', async () => {
+    const nul = [
+      [{ url: 'https://hooks.example.com/a\u0000b' }, 'url'],
+      [{ url: 'https://hooks.example.com/a', description: 'Ops\u0000' }, 'description'],
+    ] as const;
+    const created = (await call('post', '/v1/webhooks', { url: 'https://hooks.example.com/nul' })).body;
+    for (const [body, path] of nul) {
+      for (const res of [await call('post', '/v1/webhooks', body), await call('patch', `/v1/webhooks/${created.id}`, body)]) {
+        expect(res.status).toBe(422);
+        expect(res.body.error).toMatchObject({ code: 'validation_error', details: [{ path, message: 'must not contain NUL (U+0000)' }] });
+      }
+    }
+  });
+
   it('changes what a PATCH asks, keeps updated_at on a no-op, rotates the secret and deletes', async () => {
     const created = (await call('post', '/v1/webhooks', { url: 'https://hooks.example.com/a', events: ['email.bounced'] })).body;
     const same = await call('patch', `/v1/webhooks/${created.id}`, { url: 'https://hooks.example.com/a', events: ['email.bounced'] });
