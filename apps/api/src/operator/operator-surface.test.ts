@@ -17,6 +17,9 @@ describe('operator surface', () => {
     const account = await api.createAccount();
     const withApiKey = await api.http.get('/admin/queues').set('Authorization', `Bearer ${account.management_key}`);
     expect(withApiKey.status).toBe(401);
+    for (const path of ['/admin/queues', '/metrics']) {
+      expect((await api.http.get(path).set('Authorization', `Bearer ${OPERATOR_TOKEN} junk`)).status).toBe(401);
+    }
   });
 
   it('serves Bull Board with the delivery queue to an operator (Bearer or Basic)', async () => {

@@ -15,4 +15,15 @@ describe('isOperatorAuthorized', () => {
     expect(isOperatorAuthorized(`Bearer ${token}`, undefined)).toBe(false);
     expect(isOperatorAuthorized(`Token ${token}`, token)).toBe(false);
   });
+
+  it('refuses a header with anything after the credential, and malformed Basic credentials', () => {
+    const basic = Buffer.from(`ops:${token}`).toString('base64');
+    expect(isOperatorAuthorized(`Bearer ${token} junk`, token)).toBe(false);
+    expect(isOperatorAuthorized(`Bearer ${token}\tjunk`, token)).toBe(false);
+    expect(isOperatorAuthorized(`Basic ${basic} junk`, token)).toBe(false);
+    expect(isOperatorAuthorized(`Basic ${basic}!`, token)).toBe(false);
+    // Basic is `user:password`: the token alone, without a colon, is no password.
+    expect(isOperatorAuthorized(`Basic ${Buffer.from(token).toString('base64')}`, token)).toBe(false);
+    expect(isOperatorAuthorized(`  bearer  ${token}  `, token)).toBe(true);
+  });
 });
