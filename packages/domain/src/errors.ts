@@ -38,7 +38,9 @@ export type ErrorCode =
   | 'internal_error'
   | 'service_unavailable'
   /** An operator route on a server without OPERATOR_TOKEN. */
-  | 'operator_token_not_configured';
+  | 'operator_token_not_configured'
+  /** A change to the queue dashboard made from another site's page (docs/api-decisions.md, "Keys and accounts"). */
+  | 'cross_site_request';
 
 export interface ErrorDetail {
   /** Where the problem is, in the request body's own terms: `to[1]`, `content.html`. */
