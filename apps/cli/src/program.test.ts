@@ -202,6 +202,7 @@ describe('plan set', () => {
       per_30_days: 3000,
       max_active: 0,
       max_domains: 100,
+      max_webhook_endpoints: 10,
     });
     const row = await accountRow(account.id);
     expect(row!.planId).toBe(plan.id);
@@ -212,6 +213,8 @@ describe('plan set', () => {
     expect(second).toMatchObject({ per_minute: 600, per_hour: 20000, per_day: 100000, per_30_days: 2147483647, max_active: 0 });
     const third = JSON.parse((await run('plan', 'set', '--account', account.id, '--max-domains', '3', '--json')).stdout);
     expect(third).toMatchObject({ per_minute: 600, per_hour: 20000, max_active: 0, max_domains: 3 });
+    const fourth = JSON.parse((await run('plan', 'set', '--account', account.id, '--max-webhook-endpoints', '25', '--json')).stdout);
+    expect(fourth).toMatchObject({ max_domains: 3, max_webhook_endpoints: 25 });
     const [free] = await database.db`
       select per_minute as "perMinute", per_hour as "perHour", per_day as "perDay", per_30_days as "per30Days", max_active as "maxActive"
       from plans where id = 'plan_free'`;

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { createWebhookEndpoint, rotateWebhookSecret } from '@mailer/db';
+import { rotateWebhookSecret } from '@mailer/db';
 import { newWebhookSecret, seal, unseal, WEBHOOK_SECRET_SEAL_PURPOSE } from '@mailer/domain';
-import { createTestDatabase, freePort, startTestSmtpServer, type TestSmtpServer } from '@mailer/testing';
+import { createTestDatabase, freePort, insertWebhookEndpoint, startTestSmtpServer, type TestSmtpServer } from '@mailer/testing';
 import { startWorkerHarness, type SendingSetup, type WorkerHarness } from './testing/worker-harness';
 import { verifyDkim } from './testing/verify-dkim';
 
@@ -97,7 +97,7 @@ describe('secrets reseal --from-key-env', () => {
     // A webhook endpoint whose secret was rotated holds two sealed secrets.
     const [oldSecret, newSecret] = [newWebhookSecret(), newWebhookSecret()];
     const sealedUnderA = (secret: string) => seal(Buffer.from(keyA, 'base64'), WEBHOOK_SECRET_SEAL_PURPOSE, secret);
-    const endpoint = await createWebhookEndpoint(h.deps.db, { accountId: setup.accountId, url: 'https://hooks.example.com/x', events: ['email.accepted'], description: null, secretSealed: sealedUnderA(oldSecret), now: new Date() });
+    const endpoint = await insertWebhookEndpoint(h.deps.db, { accountId: setup.accountId, url: 'https://hooks.example.com/x', events: ['email.accepted'], description: null, secretSealed: sealedUnderA(oldSecret), now: new Date() });
     await rotateWebhookSecret(h.deps.db, endpoint, sealedUnderA(newSecret), new Date(Date.now() + 86_400_000), new Date());
     // `npm run cli -- secrets reseal …` with ENCRYPTION_KEY set to the new key and the old one in OLD_KEY.
     const reseal = async (variable: string) => {

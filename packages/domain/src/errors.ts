@@ -26,6 +26,8 @@ export type ErrorCode =
   | 'sender_already_exists'
   /** The account has as many active domains as its plan's `max_domains` allows. */
   | 'domain_limit_exceeded'
+  /** The account has as many webhook endpoints as its plan's `max_webhook_endpoints` allows. */
+  | 'webhook_limit_exceeded'
   /** POST /v1/emails/{id}/cancel after a delivery started (docs/api-decisions.md, "Scheduled send and cancel"). */
   | 'email_not_cancelable'
   | 'payload_too_large'

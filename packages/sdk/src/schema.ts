@@ -338,7 +338,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook endpoint.
-         * @description Events are POSTed as JSON, signed per Standard Webhooks with the secret returned here (shown only now and on rotation). A 2xx within 15 s is success; anything else is retried on a schedule.
+         * @description Events are POSTed as JSON, signed per Standard Webhooks with the secret returned here (shown only now and on rotation). A 2xx within 15 s is success; anything else is retried on a schedule. An account with as many endpoints (enabled or disabled, not deleted) as its plan's max_webhook_endpoints (10 by default) gets 409 webhook_limit_exceeded.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -4195,6 +4195,21 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "wrong_key_type" | "insufficient_scope";
+                        };
+                    };
+                };
+            };
+            /** @description `webhook_limit_exceeded` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "webhook_limit_exceeded";
                         };
                     };
                 };

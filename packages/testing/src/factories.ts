@@ -1,5 +1,5 @@
 import { DKIM_SEAL_PURPOSE, generateDkimKeyPair, newId, newOwnershipToken, seal, type DkimKeyPair } from '@mailer/domain';
-import type { Database } from '@mailer/db';
+import { createWebhookEndpoint, type Database, type WebhookEndpoint } from '@mailer/db';
 
 /**
  * Rows written straight to the database, for tests whose subject is not the domain or
@@ -38,4 +38,11 @@ export async function insertSender(db: Database, accountId: string, domainId: st
     insert into senders (id, account_id, domain_id, email, email_key, display_name, transport_security_policy)
     values (${id}, ${accountId}, ${domainId}, ${email}, ${email.toLowerCase()}, ${options.displayName ?? null}, ${options.policy ?? 'opportunistic'})`;
   return { id, email };
+}
+
+/** An endpoint made through the store's plan check: a test that meets max_webhook_endpoints fails here, saying so. */
+export async function insertWebhookEndpoint(db: Database, input: Parameters<typeof createWebhookEndpoint>[1]): Promise<WebhookEndpoint> {
+  const created = await createWebhookEndpoint(db, input);
+  if (created.kind === 'limit_reached') throw new Error(`the account already has its plan's max_webhook_endpoints (${created.quota.max})`);
+  return created.endpoint;
 }

@@ -23,6 +23,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   domain_has_active_senders: 409,
   sender_already_exists: 409,
   domain_limit_exceeded: 409,
+  webhook_limit_exceeded: 409,
   email_not_cancelable: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,

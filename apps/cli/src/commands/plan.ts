@@ -13,6 +13,7 @@ const LIMIT_OPTIONS: { flag: string; option: string; field: keyof PlanSettings; 
   { flag: '--per-30-days', option: 'per30Days', field: 'per30Days', help: 'recipient-emails per rolling 30 days' },
   { flag: '--max-active', option: 'maxActive', field: 'maxActive', help: 'recipient deliveries queued, sending or deferred at once' },
   { flag: '--max-domains', option: 'maxDomains', field: 'maxDomains', help: 'active (not deleted) domains' },
+  { flag: '--max-webhook-endpoints', option: 'maxWebhookEndpoints', field: 'maxWebhookEndpoints', help: 'webhook endpoints (not deleted)' },
 ];
 
 function parseLimit(flag: string, raw: string): number {
@@ -31,7 +32,7 @@ export function registerPlanCommands(program: Command, deps: CliDependencies): v
     .description('give the account a custom plan: the limits given, the others carried over from its current plan')
     .requiredOption('--account <id>', 'the account (acc_…)');
   for (const limit of LIMIT_OPTIONS) set.option(`${limit.flag} <n>`, limit.help);
-  set.option('--json', 'print {"id","name","per_minute","per_hour","per_day","per_30_days","max_active","max_domains"}').action(
+  set.option('--json', 'print {"id","name","per_minute","per_hour","per_day","per_30_days","max_active","max_domains","max_webhook_endpoints"}').action(
     async (options: Record<string, string | boolean | undefined> & { account: string; json?: boolean }) => {
       const limits: Partial<PlanSettings> = {};
       for (const limit of LIMIT_OPTIONS) {
@@ -52,6 +53,7 @@ export function registerPlanCommands(program: Command, deps: CliDependencies): v
         per_30_days: updated.per30Days,
         max_active: updated.maxActive,
         max_domains: updated.maxDomains,
+        max_webhook_endpoints: updated.maxWebhookEndpoints,
       };
       printResult(
         deps.stdout,
@@ -60,7 +62,7 @@ export function registerPlanCommands(program: Command, deps: CliDependencies): v
         [
           `Account ${options.account} is now on custom plan ${view.id}:`,
           `  per minute ${view.per_minute}, per hour ${view.per_hour}, per day ${view.per_day}, per 30 days ${view.per_30_days}`,
-          `  at most ${view.max_active} active deliveries and ${view.max_domains} active domains`,
+          `  at most ${view.max_active} active deliveries, ${view.max_domains} active domains and ${view.max_webhook_endpoints} webhook endpoints`,
         ].join('\n'),
       );
     },

@@ -1,8 +1,7 @@
-import { createTestDatabase } from '@mailer/testing';
+import { createTestDatabase, insertWebhookEndpoint } from '@mailer/testing';
 import {
   claimWebhookDeliveries,
   createAccount,
-  createWebhookEndpoint,
   deleteWebhookEndpoint,
   inTransaction,
   openDatabase,
@@ -38,7 +37,7 @@ const shuffled = <T>(items: readonly T[]): T[] => [...items].sort(() => Math.ran
 it('runs the outbox, claims, attempt records and endpoint changes together without a deadlock', async () => {
   const db = database.db;
   const newEndpoint = () =>
-    createWebhookEndpoint(db, { accountId, url: 'https://hooks.example.com/in', events: ['email.accepted'], description: null, secretSealed: 'sealed', now: new Date() });
+    insertWebhookEndpoint(db, { accountId, url: 'https://hooks.example.com/in', events: ['email.accepted'], description: null, secretSealed: 'sealed', now: new Date() });
   const endpoints: WebhookEndpoint[] = [await newEndpoint(), await newEndpoint(), await newEndpoint(), await newEndpoint()];
   const outbox = () =>
     inTransaction(db, (tx) =>

@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
-import { createWebhookEndpoint, deleteWebhookEndpoint, rotateWebhookSecret, updateWebhookEndpoint, type WebhookEndpoint } from '@mailer/db';
+import { deleteWebhookEndpoint, rotateWebhookSecret, updateWebhookEndpoint, type WebhookEndpoint } from '@mailer/db';
 import { newWebhookSecret, seal, WEBHOOK_SECRET_SEAL_PURPOSE, type WebhookEventType } from '@mailer/domain';
-import { startTestSmtpServer, startWebhookReceiver, type TestSmtpServer, type WebhookReceiver } from '@mailer/testing';
+import { insertWebhookEndpoint, startTestSmtpServer, startWebhookReceiver, type TestSmtpServer, type WebhookReceiver } from '@mailer/testing';
 import { startWorkerHarness, type SendingSetup, type WorkerHarness } from '../testing/worker-harness';
 import { startWebhookSender, type WebhookSender } from './webhook-sender';
 
@@ -19,7 +19,7 @@ async function mx(domain: string, address: string, options: Omit<Parameters<type
 
 async function endpoint(accountId: string, receiver: WebhookReceiver, events?: WebhookEventType[]): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
   const secret = newWebhookSecret();
-  const created = await createWebhookEndpoint(h.deps.db, {
+  const created = await insertWebhookEndpoint(h.deps.db, {
     accountId,
     url: receiver.url,
     events: events ?? ['email.accepted', 'email.deferred', 'email.bounced', 'email.failed'],

@@ -2,7 +2,7 @@ import { integer, pgTable, text } from 'drizzle-orm/pg-core';
 import { createdAt } from './columns';
 
 /**
- * Recipient limits of an account, and how many active domains it may have. `plan_free` is
+ * Recipient limits of an account, and how many active domains and webhook endpoints it may have. `plan_free` is
  * seeded by the first migration; the CLI's `plan set` gives an account its own custom row.
  */
 export const plans = pgTable('plans', {
@@ -15,6 +15,8 @@ export const plans = pgTable('plans', {
   maxActive: integer('max_active').notNull(),
   /** Active (not deleted) domains at most; each holds a 2048-bit DKIM key generated at creation. */
   maxDomains: integer('max_domains').notNull().default(100),
+  /** Webhook endpoints (not deleted, enabled or not) at most: each may hold requests of the webhook sender in flight. */
+  maxWebhookEndpoints: integer('max_webhook_endpoints').notNull().default(10),
   createdAt: createdAt(),
 });
 

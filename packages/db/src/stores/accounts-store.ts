@@ -4,9 +4,10 @@ import { inTransaction } from '../transaction';
 
 export const FREE_PLAN_ID = 'plan_free';
 
-/** A plan: its recipient limits and how many active domains the account may have. */
+/** A plan: its recipient limits and how many active domains and webhook endpoints the account may have. */
 export interface PlanSettings extends PlanLimits {
   maxDomains: number;
+  maxWebhookEndpoints: number;
 }
 
 export interface ProvisionedAccount {
@@ -112,7 +113,7 @@ export async function rotateSendingKey(db: Database, accountId: string, at = new
 export async function setAccountPlan(db: Database, accountId: string, limits: Partial<PlanSettings>) {
   return inTransaction(db, async (tx) => {
     const [[current]] = await tx.send(tx.sql`
-      select p.per_minute, p.per_hour, p.per_day, p.per_30_days, p.max_active, p.max_domains
+      select p.per_minute, p.per_hour, p.per_day, p.per_30_days, p.max_active, p.max_domains, p.max_webhook_endpoints
       from accounts a join plans p on p.id = a.plan_id
       where a.id = ${accountId}
       for update of a`);
@@ -124,13 +125,14 @@ export async function setAccountPlan(db: Database, accountId: string, limits: Pa
       per30Days: limits.per30Days ?? current.per_30_days,
       maxActive: limits.maxActive ?? current.max_active,
       maxDomains: limits.maxDomains ?? current.max_domains,
+      maxWebhookEndpoints: limits.maxWebhookEndpoints ?? current.max_webhook_endpoints,
     };
     const id = newId('plan');
     await tx.commit(
       tx.sql`
-        insert into plans (id, name, per_minute, per_hour, per_day, per_30_days, max_active, max_domains)
+        insert into plans (id, name, per_minute, per_hour, per_day, per_30_days, max_active, max_domains, max_webhook_endpoints)
         values (${id}, 'custom', ${merged.perMinute}, ${merged.perHour}, ${merged.perDay}, ${merged.per30Days}, ${merged.maxActive},
-                ${merged.maxDomains})`,
+                ${merged.maxDomains}, ${merged.maxWebhookEndpoints})`,
       tx.sql`update accounts set plan_id = ${id} where id = ${accountId}`,
     );
     return { id, name: 'custom', ...merged };

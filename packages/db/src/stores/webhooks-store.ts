@@ -1,5 +1,6 @@
 import { isIdOf, newId, type WebhookDeliveryStatus, type WebhookEventType } from '@mailer/domain';
-import type { Queryable, Row } from '../database';
+import type { Database, Queryable, Row } from '../database';
+import { inTransaction } from '../transaction';
 import { newestFirst, type PagePosition } from './keyset';
 import { endPendingWebhookDeliveries } from './webhook-sending-store';
 
@@ -27,15 +28,41 @@ const toEndpoint = (r: Row): WebhookEndpoint => ({
 
 const endpointColumns = (db: Queryable) => db`id, account_id, url, events, description, status, created_at, updated_at`;
 
+/** The account's webhook endpoints (not deleted, enabled or not) and its plan's `max_webhook_endpoints`. */
+export interface WebhookEndpointQuota {
+  existing: number;
+  max: number;
+}
+
+export type CreateWebhookEndpointResult = { kind: 'created'; endpoint: WebhookEndpoint } | { kind: 'limit_reached'; quota: WebhookEndpointQuota };
+
+/**
+ * Inserts the endpoint unless the account already has its plan's `max_webhook_endpoints`
+ * (docs/api-decisions.md, "Webhooks"). A disabled endpoint counts: enabling it takes no
+ * place of its own. The account row is locked first, so concurrent creations of one
+ * account count each other (the count is a statement of its own, read after the lock).
+ */
 export async function createWebhookEndpoint(
-  db: Queryable,
+  db: Database,
   input: Pick<WebhookEndpoint, 'accountId' | 'url' | 'events' | 'description'> & { secretSealed: string; now: Date },
-): Promise<WebhookEndpoint> {
-  const [row] = await db`
-    insert into webhook_endpoints (id, account_id, url, events, description, secret_sealed, created_at, updated_at)
-    values (${newId('webhook')}, ${input.accountId}, ${input.url}, ${input.events}::text[], ${input.description}, ${input.secretSealed}, ${input.now}, ${input.now})
-    returning ${endpointColumns(db)}`;
-  return toEndpoint(row!);
+): Promise<CreateWebhookEndpointResult> {
+  return inTransaction(db, async (tx): Promise<CreateWebhookEndpointResult> => {
+    const [, [row]] = await tx.send(
+      tx.sql`select id from accounts where id = ${input.accountId} for update`,
+      tx.sql`
+        select (select count(*) from webhook_endpoints where account_id = ${input.accountId} and deleted_at is null) as existing,
+               p.max_webhook_endpoints
+          from accounts a join plans p on p.id = a.plan_id
+         where a.id = ${input.accountId}`,
+    );
+    const quota = { existing: Number(row!.existing), max: row!.max_webhook_endpoints };
+    if (quota.existing >= quota.max) return { kind: 'limit_reached', quota };
+    const [[inserted]] = await tx.commit(tx.sql`
+      insert into webhook_endpoints (id, account_id, url, events, description, secret_sealed, created_at, updated_at)
+      values (${newId('webhook')}, ${input.accountId}, ${input.url}, ${input.events}::text[], ${input.description}, ${input.secretSealed}, ${input.now}, ${input.now})
+      returning ${endpointColumns(tx.sql)}`);
+    return { kind: 'created', endpoint: toEndpoint(inserted!) };
+  });
 }
 
 export async function findWebhookEndpoint(db: Queryable, accountId: string, id: string): Promise<WebhookEndpoint | undefined> {

@@ -1,5 +1,5 @@
 import { createWebhookEndpoint } from '@mailer/db';
-import { newWebhookSecret, seal, WEBHOOK_EVENT_TYPES, WEBHOOK_SECRET_SEAL_PURPOSE } from '@mailer/domain';
+import { AppError, newWebhookSecret, seal, WEBHOOK_EVENT_TYPES, WEBHOOK_SECRET_SEAL_PURPOSE } from '@mailer/domain';
 import { sendJson } from '../../http/respond';
 import { defineRoute } from '../../http/route';
 import { assertWebhookUrl } from './webhook-lookup';
@@ -13,15 +13,17 @@ export const createWebhookRoute = defineRoute({
   summary: 'Register a webhook endpoint.',
   description:
     'Events are POSTed as JSON, signed per Standard Webhooks with the secret returned here (shown only now and on rotation). ' +
-    'A 2xx within 15 s is success; anything else is retried on a schedule.',
+    'A 2xx within 15 s is success; anything else is retried on a schedule. An account with as many endpoints (enabled or ' +
+    "disabled, not deleted) as its plan's max_webhook_endpoints (10 by default) gets 409 webhook_limit_exceeded.",
   auth: { kind: 'management', scope: 'webhooks:write' },
+  errors: ['webhook_limit_exceeded'],
   example: { url: 'https://app.example.com/hooks/mailer', events: ['email.bounced', 'email.failed'], description: 'Bounces to the CRM' },
   body: createWebhookBodySchema,
   responses: { 201: { description: 'Created.', schema: createdWebhookSchema, headers: ['Location'] } },
   async handle({ res, deps, key, body }) {
     const input = body();
     const secret = newWebhookSecret();
-    const endpoint = await createWebhookEndpoint(deps.db, {
+    const created = await createWebhookEndpoint(deps.db, {
       accountId: key.accountId,
       url: assertWebhookUrl(input.url, deps.config.webhooks.allowPrivate),
       events: input.events ?? [...WEBHOOK_EVENT_TYPES],
@@ -29,6 +31,11 @@ export const createWebhookRoute = defineRoute({
       secretSealed: seal(deps.config.encryptionKey, WEBHOOK_SECRET_SEAL_PURPOSE, secret),
       now: deps.now(),
     });
+    if (created.kind === 'limit_reached') {
+      const { existing, max } = created.quota;
+      throw new AppError('webhook_limit_exceeded', `This account has ${existing} webhook endpoints, the most its plan allows (${max}); delete one first.`);
+    }
+    const { endpoint } = created;
     res.location(`/v1/webhooks/${endpoint.id}`);
     sendJson(res, 201, { ...serializeWebhook(endpoint), secret });
   },

@@ -1,0 +1,1 @@
+ALTER TABLE "plans" ADD COLUMN "max_webhook_endpoints" integer DEFAULT 10 NOT NULL;
