@@ -140,7 +140,7 @@ async function runHotStatements(): Promise<void> {
   await writeAttempts(db, [{ lease, attempt, decisions: [{ deliveryId: first!.id, status: 'accepted', cause: null }] }]);
   await releaseLease(db, lease, [second!.id], now);
   // The webhook sender's lease.
-  expect(await claimWebhookDeliveries(db, { now, leaseMs: 60_000, limit: 10, perEndpoint: 8, inFlight: new Map([['wh_plans', 3]]) })).toHaveLength(5);
+  expect(await claimWebhookDeliveries(db, { now, leaseMs: 60_000, limit: 10, concurrency: 20, perEndpoint: 8, inFlight: new Map([['wh_plans', 3]]) })).toHaveLength(5);
   // Reconciler, retention and the reads integrators make most.
   for await (const page of owedDeliveryJobs(db, { now, graceMs: 0, pageSize: 1000 })) expect(page.length).toBeGreaterThan(0);
   for await (const page of owedDeliveryJobs(db, { now, graceMs: 0, pageSize: 1000, expiredLeasesOnly: true })) expect(page).toBeDefined();

@@ -30,7 +30,9 @@ function signatures(deps: Dependencies, leased: LeasedWebhook, at: Date, body: s
  * Sends webhooks from the outbox: leases due deliveries (PostgreSQL is the queue: any
  * number of daemons share it, and a delivery whose sender died is leased again when its
  * lease expires), POSTs each signed per Standard Webhooks, and records the outcome through
- * the retry schedule (docs/api-decisions.md, "Webhooks").
+ * the retry schedule (docs/api-decisions.md, "Webhooks"). Its WEBHOOK_CONCURRENCY slots are
+ * shared between accounts by the claim (claimWebhookDeliveries), from what it has in flight
+ * per endpoint: an account's silent endpoints hold at most its share of them.
  */
 export function startWebhookSender(deps: Dependencies): WebhookSender {
   const { concurrency, allowPrivate, retryScheduleMs, disableAfterMs } = deps.config.webhooks;
@@ -90,7 +92,14 @@ export function startWebhookSender(deps: Dependencies): WebhookSender {
     while (!stopped) {
       let claimed = 0;
       if (inFlight < concurrency) {
-        const claim = claimWebhookDeliveries(deps.db, { now: deps.now(), leaseMs: LEASE_MS, limit: concurrency - inFlight, perEndpoint: PER_ENDPOINT, inFlight: perEndpoint });
+        const claim = claimWebhookDeliveries(deps.db, {
+          now: deps.now(),
+          leaseMs: LEASE_MS,
+          limit: concurrency - inFlight,
+          concurrency,
+          perEndpoint: PER_ENDPOINT,
+          inFlight: perEndpoint,
+        });
         const leased = await withinStall(claim, LEASE_MS).catch((error: Error) => {
           deps.logger.warn('webhook claim failed', { error: error.message });
           return [];

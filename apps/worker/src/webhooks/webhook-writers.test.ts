@@ -89,7 +89,7 @@ it('runs the outbox, claims, attempt records and endpoint changes together witho
     const status = endpoints[i]!.status === 'enabled' ? 'disabled' : 'enabled';
     endpoints[i] = (await updateWebhookEndpoint(db, endpoints[i]!, { status }, new Date()))!;
   };
-  const claim = () => claimWebhookDeliveries(db, { now: new Date(), leaseMs: 1, limit: 8, perEndpoint: 8, inFlight: new Map() });
+  const claim = () => claimWebhookDeliveries(db, { now: new Date(), leaseMs: 1, limit: 8, concurrency: 20, perEndpoint: 8, inFlight: new Map() });
 
   const counts = { outbox: 0, record: 0, change: 0, claim: 0 };
   const deadline = Date.now() + RUN_MS;

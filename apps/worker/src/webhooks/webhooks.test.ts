@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { deleteWebhookEndpoint, rotateWebhookSecret, updateWebhookEndpoint, type WebhookEndpoint } from '@mailer/db';
 import { newWebhookSecret, seal, WEBHOOK_SECRET_SEAL_PURPOSE, type WebhookEventType } from '@mailer/domain';
@@ -17,11 +19,11 @@ async function mx(domain: string, address: string, options: Omit<Parameters<type
   peers.push(await startTestSmtpServer({ host: address, port: h.smtpPort, ...options }));
 }
 
-async function endpoint(accountId: string, receiver: WebhookReceiver, events?: WebhookEventType[]): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+async function endpoint(accountId: string, target: { url: string }, events?: WebhookEventType[]): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
   const secret = newWebhookSecret();
   const created = await insertWebhookEndpoint(h.deps.db, {
     accountId,
-    url: receiver.url,
+    url: target.url,
     events: events ?? ['email.accepted', 'email.deferred', 'email.bounced', 'email.failed'],
     description: null,
     secretSealed: seal(h.config.encryptionKey, WEBHOOK_SECRET_SEAL_PURPOSE, secret),
@@ -197,7 +199,53 @@ describe('webhooks from a delivery', () => {
     // Behind the slow endpoint it would wait 6 s.
     expect(Date.now() - started).toBeLessThan(4_000);
   });
+
+  it("keeps one account's silent endpoints to its share of the sender's slots: another account's event goes out while they all hang", async () => {
+    const silent = await silentEndpoint();
+    const fast = await receiver();
+    const silentAccount = await h.createSendingSetup({ domain: 'silent-hooks.test' });
+    const fastAccount = await h.createSendingSetup({ domain: 'served-hooks.test' });
+    // Four endpoints of 8 places each: 32 requests could hang, more than the sender's 20 slots.
+    const hanging = [];
+    for (let i = 0; i < 4; i++) hanging.push((await endpoint(silentAccount.accountId, { url: `${silent.url}/${i}` }, ['email.accepted'])).endpoint);
+    await endpoint(fastAccount.accountId, fast, ['email.accepted']);
+    const concurrency = h.config.webhooks.concurrency;
+    try {
+      await h.runJob(await h.queueEmail(silentAccount, { to: Array.from({ length: 8 }, (_, i) => `s${i}@one.test`) }));
+      await until(() => (silent.open >= concurrency - 1 ? true : undefined));
+      await h.runJob(await h.queueEmail(fastAccount, { to: ['f@one.test'] }));
+      await until(() => (fast.received.length >= 1 ? true : undefined));
+      // No silent request has ended (each would at its 15 s timeout): the event did not wait for a slot they held.
+      expect(silent.ended).toBe(0);
+      expect(silent.mostOpen).toBeLessThan(concurrency);
+    } finally {
+      for (const registered of hanging) await deleteWebhookEndpoint(h.deps.db, silentAccount.accountId, registered.id, new Date());
+      await silent.close();
+    }
+  });
 });
+
+/** A real HTTP endpoint that takes every request and never answers; it counts the requests still open. */
+async function silentEndpoint() {
+  const state = { url: '', open: 0, mostOpen: 0, ended: 0, close: () => Promise.resolve() };
+  const server = createServer((req, res) => {
+    state.open++;
+    state.mostOpen = Math.max(state.mostOpen, state.open);
+    req.resume();
+    // The connection closed: the sender gave up on the request.
+    res.once('close', () => {
+      state.open--;
+      state.ended++;
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  state.close = () => new Promise<void>((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
+  return state;
+}
 
 async function waitForDelivery(endpointId: string, status: string) {
   const deadline = Date.now() + 20_000;

@@ -56,39 +56,80 @@ const toLeased = (r: Row): LeasedWebhook => ({
 });
 
 /**
- * Leases up to `limit` due webhook deliveries of enabled endpoints, each endpoint up to
- * `perEndpoint` less what this process has in flight to it (`inFlight`), so that one slow
- * endpoint never holds the others' deliveries back; endpoints are visited in a random
- * order, so that none waits behind the others for the limit. One statement: per endpoint,
- * its due deliveries from the pending index (webhook_deliveries_pending_idx), never the
- * whole backlog; rows other senders hold are skipped. Deliveries of endpoints that are no
- * longer enabled never come here: they end `failed` when the endpoint is disabled or
- * deleted (webhookDeliveriesEnded).
+ * Leases up to `limit` due webhook deliveries of enabled endpoints for a sender of
+ * `concurrency` requests at once that has `inFlight` requests open per endpoint, sharing its
+ * slots between accounts (docs/api-decisions.md, "Webhooks"):
+ * - an account may hold (concurrency - 1) / n of them, rounded down and at least one, where
+ *   n counts the accounts with due deliveries or requests in flight here: one account never
+ *   holds every slot, and once requests begun under a larger share have ended (a request
+ *   lasts at most WEBHOOK_TIMEOUT_MS) a slot stays free while fewer than `concurrency`
+ *   accounts are served, so another account's event is sent within a poll whatever this
+ *   one's endpoints do;
+ * - an endpoint may hold `perEndpoint`, so that one endpoint of an account never holds its
+ *   other endpoints back;
+ * - free slots go to the accounts holding fewest first (an account's next delivery ranks by
+ *   what the account would then hold), ties in a random order, and within an account to its
+ *   endpoints in turn, each endpoint's earliest due first.
+ * One statement: per enabled endpoint, whether it has a due delivery and then its earliest
+ * ones, both from the pending index (webhook_deliveries_pending_idx), never the whole
+ * backlog; each endpoint's look is cut to what its account may still take, so the rows
+ * ranked are bounded by the endpoints times the share. Only the chosen rows are locked;
+ * those another sender holds are skipped. Deliveries of endpoints that are no longer
+ * enabled never come here: they end `failed` when the endpoint is disabled or deleted
+ * (endPendingWebhookDeliveries).
  */
 export async function claimWebhookDeliveries(
   db: Database,
-  options: { now: Date; leaseMs: number; limit: number; perEndpoint: number; inFlight: ReadonlyMap<string, number> },
+  options: { now: Date; leaseMs: number; limit: number; concurrency: number; perEndpoint: number; inFlight: ReadonlyMap<string, number> },
 ): Promise<LeasedWebhook[]> {
-  const leaseExpiresAt = new Date(options.now.getTime() + options.leaseMs);
+  const { now } = options;
+  const leaseExpiresAt = new Date(now.getTime() + options.leaseMs);
+  // Of a delivery `d`: due, and leased by no live sender.
+  const unleasedDue = () => db`d.status = 'pending' and d.next_attempt_at <= ${now} and (d.lease_expires_at is null or d.lease_expires_at <= ${now})`;
   const rows = await db`
-    with due as (
-      select d.id
-        from (select id from webhook_endpoints where status = 'enabled' and deleted_at is null order by random()) w
+    with flight as (
+      select f.id as endpoint_id, w.account_id, f.n
+        from unnest(${[...options.inFlight.keys()]}::text[], ${[...options.inFlight.values()]}::int[]) as f(id, n)
+        join webhook_endpoints w on w.id = f.id
+    ), held as (
+      select account_id, sum(n)::int as n from flight group by account_id
+    ), due_endpoints as (
+      select w.id, w.account_id from webhook_endpoints w
+       where w.status = 'enabled' and w.deleted_at is null
+         and exists (select from webhook_deliveries d where d.endpoint_id = w.id and ${unleasedDue()})
+    ), share as (
+      select greatest(1, (${options.concurrency}::int - 1) / nullif(count(*), 0))::int as places
+        from (select account_id from due_endpoints union select account_id from flight) served
+    ), candidates as (
+      select d.id, e.account_id, coalesce(h.n, 0) as account_held,
+             row_number() over (partition by e.id order by d.next_attempt_at) as nth_of_endpoint
+        from due_endpoints e
+        cross join share s
+        left join held h on h.account_id = e.account_id
        cross join lateral (
-             select d.id from webhook_deliveries d
-              where d.endpoint_id = w.id and d.status = 'pending' and d.next_attempt_at <= ${options.now}
-                and (d.lease_expires_at is null or d.lease_expires_at <= ${options.now})
+             select d.id, d.next_attempt_at from webhook_deliveries d
+              where d.endpoint_id = e.id and ${unleasedDue()}
               order by d.next_attempt_at
-              limit greatest(0, ${options.perEndpoint}::int - coalesce(
-                      (select b.n from unnest(${[...options.inFlight.keys()]}::text[], ${[...options.inFlight.values()]}::int[]) as b(id, n) where b.id = w.id), 0))
-                for update of d skip locked) d
+              limit greatest(0, least(${options.perEndpoint}::int - coalesce((select f.n from flight f where f.endpoint_id = e.id), 0),
+                                      s.places - coalesce(h.n, 0)))) d
+    ), ranked as (
+      select id, account_held + row_number() over (partition by account_id order by nth_of_endpoint, random()) as account_would_hold
+        from candidates
+    ), chosen as (
+      select r.id from ranked r cross join share s
+       where r.account_would_hold <= s.places
+       order by r.account_would_hold, random()
        limit ${options.limit}
+    ), locked as (
+      select d.id from webhook_deliveries d join chosen c on c.id = d.id
+       where ${unleasedDue()}
+         for update of d skip locked
     ), leased as (
-      update webhook_deliveries d set lease_expires_at = ${leaseExpiresAt} from due where d.id = due.id
+      update webhook_deliveries d set lease_expires_at = ${leaseExpiresAt} from locked where d.id = locked.id
       returning d.id, d.endpoint_id, d.event_id, d.attempt_count
     )
     select d.id, d.endpoint_id, d.attempt_count, w.url, w.secret_sealed, w.failing_since,
-           case when w.previous_secret_expires_at > ${options.now} then w.previous_secret_sealed end as previous_secret_sealed,
+           case when w.previous_secret_expires_at > ${now} then w.previous_secret_sealed end as previous_secret_sealed,
            e.id as event_id, e.type, e.occurred_at, e.email_id, e.recipient, e.recipient_kind, e.status, e.cause,
            e.attempt_count as event_attempt_count, e.data, m.from_email, m.from_name, m.subject, m.tags
       from leased d
