@@ -1,7 +1,11 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** A real HTTP receiver for webhooks: it answers `status` after `delayMs` and keeps what it got, and when. */
+/**
+ * A real HTTP receiver for webhooks: it keeps what it got, and when, and answers after `delayMs`
+ * with the `status` set when the request arrived, so that a test that changes `status` once it
+ * sees a request changes the answers to the next ones only.
+ */
 export interface WebhookReceiver {
   url: string;
   status: number;
@@ -17,8 +21,9 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     req.setEncoding('utf8');
     req.on('data', (chunk: string) => (body += chunk));
     req.on('end', () => {
+      const status = receiver.status;
       receiver.received.push({ headers: req.headers, body, at: Date.now() });
-      setTimeout(() => res.writeHead(receiver.status).end('ok'), receiver.delayMs);
+      setTimeout(() => res.writeHead(status).end('ok'), receiver.delayMs);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
