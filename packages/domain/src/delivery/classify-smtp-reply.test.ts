@@ -76,3 +76,23 @@ describe('classifySmtpReply', () => {
     expect(classify('what?')).toMatchObject({ outcome: 'deferred', cause: { code: 'remote_temporary_failure', smtp_code: null } });
   });
 });
+
+describe('replies of hostile size', () => {
+  const MB = 1024 * 1024;
+
+  it('keeps at most 512 characters of reply text', () => {
+    const reply = parseSmtpReply(`550 5.1.1 ${'x'.repeat(MB)}`);
+    expect(reply).toMatchObject({ code: 550, enhancedStatus: '5.1.1' });
+    expect(reply.text).toBe('x'.repeat(512));
+  });
+
+  it.each([
+    ['one line of "user " without the closing word', `550 ${'user '.repeat(MB / 5)}`, 'remote_permanent_failure'],
+    ['many lines of "user"', `${'550-user\r\n'.repeat(MB / 10)}550 end`, 'remote_permanent_failure'],
+    ['"address" then a megabyte of spaces and the closing word', `550 address${' '.repeat(MB)}unknown`, 'remote_permanent_failure'],
+    ['the situation within the text kept, a megabyte of words after it', `550 mailbox unavailable ${'user '.repeat(MB / 5)}`, 'recipient_unknown'],
+    ['a megabyte of "gray" and "rate" fragments', `451 ${'grey rate too many '.repeat(MB / 19)}`, 'remote_temporary_failure'],
+  ])('classifies a megabyte reply in linear time: %s', (_name, raw, cause) => {
+    expect(classify(raw).cause?.code).toBe(cause);
+  });
+});

@@ -13,17 +13,31 @@ export interface SmtpReply {
 }
 
 /**
- * Parses a (possibly multi-line) reply as the SMTP client hands it over. A reply without
- * a leading three-digit code yields code 0, which classifies as a temporary failure.
+ * Characters of reply text kept (docs/api-decisions.md, "Delivery"): all classification reads
+ * and all an operator is shown. Remote text is cut to it before any pattern sees it, so each
+ * rule costs at most a few thousand steps whatever the peer sends.
+ */
+export const REPLY_TEXT_LIMIT = 512;
+
+/** Characters of a raw reply read: room for the `550-5.1.1 ` prefixes of the lines that give the text kept. */
+export const REPLY_READ_LIMIT = 4 * REPLY_TEXT_LIMIT;
+
+/**
+ * Parses a (possibly multi-line) reply as the SMTP client hands it over, from its first
+ * REPLY_READ_LIMIT characters. A reply without a leading three-digit code yields code 0,
+ * which classifies as a temporary failure.
  */
 export function parseSmtpReply(raw: string): SmtpReply {
-  const lines = raw.split(/\r?\n/).filter((line) => line.trim() !== '');
+  const lines = raw
+    .slice(0, REPLY_READ_LIMIT)
+    .split(/\r?\n/)
+    .filter((line) => line.trim() !== '');
   const code = Number(/^(\d{3})/.exec(lines[0] ?? '')?.[1] ?? 0);
   const texts = lines.map((line) => line.replace(/^\d{3}[ -]?/, ''));
   const enhanced = /^([245])\.(\d{1,3})\.(\d{1,3})(?:\s|$)/.exec(texts[0] ?? '');
   const enhancedStatus = enhanced ? `${enhanced[1]}.${Number(enhanced[2])}.${Number(enhanced[3])}` : null;
   const text = texts.map((t) => (enhancedStatus ? t.replace(/^[245]\.\d{1,3}\.\d{1,3}\s*/, '') : t)).join(' ');
-  return { code, enhancedStatus, text };
+  return { code, enhancedStatus, text: text.slice(0, REPLY_TEXT_LIMIT) };
 }
 
 interface Rule {
@@ -31,11 +45,27 @@ interface Rule {
   enhanced?: string[];
   /** Basic reply codes this rule covers (checked after the enhanced-status rules had their turn). */
   codes?: number[];
-  /** Well-known reply texts; matched whatever the enhanced status says. */
-  text?: RegExp;
+  /** Well-known reply texts; matched whatever the enhanced status says. Every pattern runs in time linear in the text. */
+  text?: RegExp | ((text: string) => boolean);
   /** Only for these reply classes (4 = temporary, 5 = permanent). */
   classes?: number[];
   cause: CauseCode;
+}
+
+const NO_SUCH_RECIPIENT = /no such (user|mailbox|recipient)|unknown (user|recipient)/i;
+const RECIPIENT_WORD = /(user|recipient|mailbox|address)\b/i;
+const UNKNOWN_WORD = /\b(unknown|not found|does not exist|doesn't exist|invalid|unavailable)/i;
+
+/**
+ * "No such user", "unknown recipient", or a recipient word followed anywhere later by a word
+ * saying it does not exist ("Recipient address rejected: User unknown"). The two words are
+ * looked for one after the other from the first recipient word: as one pattern
+ * (`recipient.*unknown`) every recipient word would rescan the rest of the text.
+ */
+function namesUnknownRecipient(text: string): boolean {
+  if (NO_SUCH_RECIPIENT.test(text)) return true;
+  const recipient = RECIPIENT_WORD.exec(text);
+  return recipient !== null && UNKNOWN_WORD.test(text.slice(recipient.index + recipient[0].length));
 }
 
 /**
@@ -57,11 +87,7 @@ const RULES: Rule[] = [
   { enhanced: ['2.2'], cause: 'mailbox_full' },
   { enhanced: ['2.3', '3.4'], cause: 'message_too_large' },
   { enhanced: ['7'], cause: 'message_rejected' },
-  {
-    codes: [550, 551, 553],
-    text: /no such (user|mailbox|recipient)|(user|recipient|mailbox|address)\b.*\b(unknown|not found|does not exist|doesn't exist|invalid|unavailable)|unknown (user|recipient)/i,
-    cause: 'recipient_unknown',
-  },
+  { codes: [550, 551, 553], text: namesUnknownRecipient, cause: 'recipient_unknown' },
   { codes: [452, 552], text: /full|quota|storage/i, cause: 'mailbox_full' },
   { codes: [552, 554], text: /too (big|large)|size/i, cause: 'message_too_large' },
   { codes: [550, 554], text: /spam|block|blacklist|policy|reputation|dmarc|spf|dkim|virus/i, cause: 'message_rejected' },
@@ -75,7 +101,7 @@ function ruleMatches(rule: Rule, reply: SmtpReply, replyClass: number): boolean 
     if (!rule.enhanced.includes(`${subject}.${detail}`) && !rule.enhanced.includes(`${subject}`)) return false;
   }
   if (rule.codes && !rule.codes.includes(reply.code)) return false;
-  if (rule.text && !rule.text.test(reply.text)) return false;
+  if (rule.text && !(typeof rule.text === 'function' ? rule.text(reply.text) : rule.text.test(reply.text))) return false;
   return true;
 }
 
@@ -89,7 +115,7 @@ export function classifySmtpReply(reply: SmtpReply): DeliveryOutcome {
   const replyClass = Math.floor(reply.code / 100);
   if (replyClass === 2) return ACCEPTED;
   const enhanced = reply.enhancedStatus && reply.enhancedStatus[0] === String(replyClass) ? reply.enhancedStatus : null;
-  const normalized = { ...reply, enhancedStatus: enhanced };
+  const normalized = { ...reply, enhancedStatus: enhanced, text: reply.text.slice(0, REPLY_TEXT_LIMIT) };
   const smtpCode = reply.code || null;
   // 503 (bad sequence of commands) says the session was out of step, not that the message was refused.
   if ((replyClass !== 4 && replyClass !== 5) || reply.code === 503) return deferred('remote_temporary_failure', smtpCode, enhanced);

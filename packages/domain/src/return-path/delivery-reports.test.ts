@@ -20,6 +20,19 @@ describe('dsnCause', () => {
     expect(dsnCause('2.0.0', null)).toBeUndefined();
     expect(dsnCause('garbage', null)).toBeUndefined();
   });
+
+  it('reads a diagnostic of hostile size in linear time, from its first characters', () => {
+    const MB = 1024 * 1024;
+    expect(dsnCause('5.0.0', `smtp; 550 ${'user '.repeat(MB / 5)}`)?.code).toBe('remote_permanent_failure');
+    expect(dsnCause('5.0.0', `X-Unix; ${'mailbox '.repeat(MB / 8)}`)?.code).toBe('remote_permanent_failure');
+    expect(dsnCause('5.0.0', `smtp; ${'550-address\r\n'.repeat(MB / 13)}550 unknown`)?.code).toBe('remote_permanent_failure');
+    expect(dsnCause('5.0.0', `smtp; 550 5.1.1 recipient unknown ${'user '.repeat(MB / 5)}`)).toEqual({
+      code: 'recipient_unknown',
+      permanent: true,
+      smtp_code: 550,
+      enhanced_status: '5.0.0',
+    });
+  });
 });
 
 describe('reportEffect', () => {

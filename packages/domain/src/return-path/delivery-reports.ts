@@ -1,4 +1,4 @@
-import { classifySmtpReply, parseSmtpReply } from '../delivery/classify-smtp-reply';
+import { classifySmtpReply, parseSmtpReply, REPLY_READ_LIMIT } from '../delivery/classify-smtp-reply';
 import type { DeliveryCause } from '../delivery/causes';
 import type { DeliveryStatus } from '../delivery/message-status';
 import type { DeliveryObservation } from '../delivery/transitions';
@@ -47,16 +47,19 @@ const STATUS = /^([245])\.(\d{1,3})\.(\d{1,3})$/;
 /**
  * The cause a failed DSN gives, through the SMTP reply classification: the remote reply in
  * `Diagnostic-Code: smtp; 550 5.1.1 …` when there is one, the DSN's own `Status` (RFC 3463)
- * being the enhanced status. Undefined unless the status is permanent (5.x.x).
+ * being the enhanced status. Undefined unless the status is permanent (5.x.x). The diagnostic
+ * is remote text of any length: only its first REPLY_READ_LIMIT characters are read.
  */
 export function dsnCause(status: string, diagnosticCode: string | null): DeliveryCause | undefined {
   const enhanced = STATUS.exec(status.trim());
   if (!enhanced || enhanced[1] !== '5') return undefined;
   const enhancedStatus = `5.${Number(enhanced[2])}.${Number(enhanced[3])}`;
-  const diagnostic = diagnosticCode && /^\s*smtp\s*;/i.test(diagnosticCode) ? parseSmtpReply(diagnosticCode.replace(/^\s*smtp\s*;\s*/i, '')) : undefined;
+  const diagnosticText = diagnosticCode?.slice(0, REPLY_READ_LIMIT) ?? '';
+  const smtpType = /^\s*smtp\s*;\s*/i.exec(diagnosticText);
+  const diagnostic = smtpType ? parseSmtpReply(diagnosticText.slice(smtpType[0].length)) : undefined;
   // The basic code decides the class in classification: a diagnostic of another class (or none) stands as 550.
   const code = diagnostic && Math.floor(diagnostic.code / 100) === 5 ? diagnostic.code : 550;
-  const outcome = classifySmtpReply({ code, enhancedStatus, text: diagnostic?.text ?? diagnosticCode ?? '' });
+  const outcome = classifySmtpReply({ code, enhancedStatus, text: diagnostic?.text ?? diagnosticText });
   return outcome.cause ?? undefined;
 }
 
