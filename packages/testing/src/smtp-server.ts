@@ -34,7 +34,7 @@ export interface PeerBehavior {
   silent: boolean;
   /** A reply refusing MAIL FROM, e.g. `451 4.3.0 Try later`; as a function, per session. */
   mailFrom?: string | ((sessionId: string) => string | undefined);
-  /** A reply refusing one recipient at RCPT, or undefined to accept it. */
+  /** A reply refusing one recipient at RCPT (several lines for a multi-line one), or undefined to accept it. */
   rcpt: (address: string) => string | undefined;
   data: DataBehavior;
 }
@@ -99,10 +99,17 @@ export class TransactionGauge {
   }
 }
 
+/**
+ * The error smtp-server answers a command with. Several lines (`550-first\r\n550 last`) go out
+ * as one multi-line reply: smtp-server writes a message given as an array line by line.
+ */
 function replyError(reply: string): Error & { responseCode: number } {
-  const match = /^(\d{3})\s*(.*)$/.exec(reply);
-  if (!match) throw new Error(`not an SMTP reply: ${reply}`);
-  return Object.assign(new Error(match[2]), { responseCode: Number(match[1]) });
+  const lines = reply.split(/\r?\n/);
+  const match = /^(\d{3})[ -]?(.*)$/.exec(lines[0]!);
+  if (!match) throw new Error(`not an SMTP reply: ${reply.slice(0, 80)}`);
+  const error = Object.assign(new Error(match[2]), { responseCode: Number(match[1]) });
+  if (lines.length > 1) Object.assign(error, { message: lines.map((line) => line.replace(/^\d{3}[ -]?/, '')) });
+  return error;
 }
 
 /** The Message-ID header of a received message, angle brackets included (the service writes `<em_…@domain>`). */
