@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { dsnCause, reportEffect, reportFinding } from '@mailer/domain';
+import { MAX_REPORT_PART_BYTES, MAX_REPORTED_RECIPIENTS, readReport } from './read-report';
 
 const accepted = { status: 'accepted' as const, delayReportedAt: null, complainedAt: null };
-import { readReport } from './read-report';
 
 /**
  * Real-world-shaped reports (apps/inbound/src/fixtures): the MIME structure, field names and
@@ -89,5 +89,45 @@ describe('readReport on anything else', () => {
     ['a feedback report without a feedback type', 'Content-Type: multipart/report; boundary=y\r\n\r\n--y\r\nContent-Type: message/feedback-report\r\n\r\nVersion: 1\r\n\r\n--y--\r\n'],
   ])('%s is no report', async (_name, raw) => {
     expect(await readReport(Buffer.from(raw))).toBeUndefined();
+  });
+});
+
+describe('readReport on reports of hostile size', () => {
+  const dsnWith = (deliveryStatus: string) =>
+    Buffer.from(
+      'Content-Type: multipart/report; report-type=delivery-status; boundary=x\r\n\r\n' +
+        '--x\r\nContent-Type: text/plain\r\n\r\nUndeliverable.\r\n' +
+        `--x\r\nContent-Type: message/delivery-status\r\n\r\nReporting-MTA: dns; mx.example.org\r\n\r\n${deliveryStatus}` +
+        '--x\r\nContent-Type: text/rfc822-headers\r\n\r\nReturn-Path: <b-token@bounces.example.com>\r\nSubject: hi\r\n\r\n--x--\r\n',
+    );
+  const failure = (n: number) => `Final-Recipient: rfc822; r${n}@example.org\r\nAction: failed\r\nStatus: 5.1.1\r\n\r\n`;
+
+  it('a delivery-status part of 249,000 blank-line-separated groups (2 MB): the groups after the first 100 recipients are not read', async () => {
+    const raw = dsnWith(failure(0) + 'A: b\r\n\r\n'.repeat(249_000));
+    expect(raw.length).toBeGreaterThan(1_990_000);
+    expect(await readReport(raw)).toEqual({
+      kind: 'dsn',
+      envelopeSenders: ['b-token@bounces.example.com'],
+      recipients: [{ addresses: ['r0@example.org'], report: { kind: 'failed', status: '5.1.1', diagnosticCode: null } }],
+    });
+  });
+
+  it(`a DSN naming 60,000 failed recipients yields the first ${MAX_REPORTED_RECIPIENTS}`, async () => {
+    const report = await readReport(dsnWith(Array.from({ length: 60_000 }, (_, n) => failure(n)).join('')));
+    expect(report?.recipients).toHaveLength(MAX_REPORTED_RECIPIENTS);
+    expect(report?.recipients.at(-1)?.addresses).toEqual([`r${MAX_REPORTED_RECIPIENTS - 1}@example.org`]);
+  });
+
+  it(`reads ${MAX_REPORT_PART_BYTES} bytes of the delivery-status part: a group past them, or cut by them, is not read`, async () => {
+    const padding = `X-Padding: ${'p'.repeat(MAX_REPORT_PART_BYTES)}\r\n\r\n`;
+    expect(await readReport(dsnWith(padding + failure(1)))).toBeUndefined();
+    const cut = `${'X-Padding: p\r\n'.repeat(Math.ceil(MAX_REPORT_PART_BYTES / 14) - 3)}${failure(2)}`;
+    expect(await readReport(dsnWith(failure(1) + cut))).toMatchObject({ recipients: [{ addresses: ['r1@example.org'] }] });
+  });
+
+  it('a 100 KB Diagnostic-Code of repeated "user" reads as a plain permanent failure', async () => {
+    const report = await readReport(dsnWith(`Final-Recipient: rfc822; r@example.org\r\nAction: failed\r\nStatus: 5.0.0\r\nDiagnostic-Code: smtp; 550 ${'user '.repeat(20_000)}\r\n\r\n`));
+    const { status, diagnosticCode } = report!.recipients[0]!.report as { status: string; diagnosticCode: string };
+    expect(dsnCause(status, diagnosticCode)).toMatchObject({ code: 'remote_permanent_failure', smtp_code: 550 });
   });
 });

@@ -1,5 +1,6 @@
-import { simpleParser, type Attachment, type HeaderValue } from 'mailparser';
+import { simpleParser, type Attachment } from 'mailparser';
 import type { DeliveryReport } from '@mailer/domain';
+import { fieldGroups, type Fields } from './field-groups';
 
 /** One recipient a report is about: the addresses naming it (Original- and Final-Recipient) and what it says. */
 export interface ReportedRecipient {
@@ -23,75 +24,55 @@ const DSN_TYPES = new Set(['message/delivery-status', 'message/global-delivery-s
 const ARF_TYPE = 'message/feedback-report';
 const RETURNED_TYPES = new Set(['message/rfc822', 'message/global', 'text/rfc822-headers', 'message/global-headers']);
 
-/** A header group's fields, names in lower case; a repeated field keeps its first value. */
-type Fields = Map<string, string>;
-
-const text = (value: HeaderValue | undefined): string | undefined => {
-  if (value === undefined) return undefined;
-  if (typeof value === 'string') return value;
-  if (Array.isArray(value)) return text(value[0] as HeaderValue);
-  if (value instanceof Date) return value.toISOString();
-  if ('text' in value && typeof value.text === 'string') return value.text;
-  // Structured values (content types and the like): the value without parameters; the fields read here have none.
-  return 'value' in value ? String(value.value) : undefined;
-};
-
 /**
- * A block of RFC 822-style fields read with mailparser's header parsing (unfolding and
- * decoding included). A delivery-status body is such blocks separated by blank lines
- * (RFC 3464 section 2.1): the per-message fields, then one block per recipient.
+ * Recipients read from one DSN: a transaction has at most 50 (one message's recipients at one
+ * domain), so a report naming more is read as far as this and no further.
  */
-async function readFields(block: string): Promise<Fields> {
-  const parsed = await simpleParser(`${block.trim()}\r\n\r\n`, { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true });
-  const fields: Fields = new Map();
-  for (const [name, value] of parsed.headers) {
-    const v = text(value);
-    if (v !== undefined) fields.set(name.toLowerCase(), v.trim());
-  }
-  return fields;
-}
+export const MAX_REPORTED_RECIPIENTS = 100;
 
-const blocks = (body: Buffer): string[] =>
-  body
-    .toString('utf8')
-    .split(/\r?\n(?:[ \t]*\r?\n)+/)
-    .filter((b) => b.trim() !== '');
+/** Bytes of each report part read (the delivery-status fields, the feedback report, the returned message's header). */
+export const MAX_REPORT_PART_BYTES = 128 * 1024;
 
-/** `rfc822; a@b` (address-type; address, RFC 3464 section 2.3.2) or `<a@b>` to the address. */
+/** `rfc822; a@b` (address-type; address, RFC 3464 section 2.3.2), `<a@b>` or `Name <a@b>` to the address. */
 function address(field: string | undefined): string | undefined {
   if (!field) return undefined;
   const value = field.includes(';') ? field.slice(field.indexOf(';') + 1) : field;
-  const bare = value.trim().replace(/^<(.*)>$/, '$1').trim();
+  const open = value.lastIndexOf('<');
+  const close = value.indexOf('>', open);
+  const bare = (open >= 0 && close > open ? value.slice(open + 1, close) : value).trim();
   return bare.includes('@') ? bare : undefined;
 }
 
 const defined = <T>(values: (T | undefined)[]): T[] => values.filter((v): v is T => v !== undefined);
 
-async function readDeliveryStatus(part: Attachment): Promise<ReportedRecipient[]> {
-  const [, ...perRecipient] = await Promise.all(blocks(part.content).map(readFields));
+function readDeliveryStatus(part: Attachment): ReportedRecipient[] {
+  const [, ...perRecipient] = fieldGroups(part.content, { groups: 1 + MAX_REPORTED_RECIPIENTS, bytes: MAX_REPORT_PART_BYTES });
   const recipients: ReportedRecipient[] = [];
   for (const fields of perRecipient) {
     const action = fields.get('action')?.toLowerCase();
     const status = fields.get('status');
     if ((action !== 'failed' && action !== 'delayed') || !status) continue;
     const addresses = defined([address(fields.get('original-recipient')), address(fields.get('final-recipient'))]);
-    recipients.push({ addresses, report: { kind: action, status: status.split(/\s/)[0]!, diagnosticCode: fields.get('diagnostic-code') ?? null } });
+    recipients.push({ addresses, report: { kind: action, status: status.split(/\s/, 1)[0]!, diagnosticCode: fields.get('diagnostic-code') ?? null } });
   }
   return recipients;
 }
 
+/** The fields of a part's first group: a feedback report's, or a returned message's header. */
+const firstGroup = (part: Attachment): Fields => fieldGroups(part.content, { groups: 1, bytes: MAX_REPORT_PART_BYTES })[0] ?? new Map();
+
 /** The Return-Path of the returned message or its headers (the envelope sender the recipient's server saw). */
-async function returnedEnvelopeSender(parts: readonly Attachment[]): Promise<string | undefined> {
+function returnedEnvelopeSender(parts: readonly Attachment[]): string | undefined {
   const returned = parts.find((p) => RETURNED_TYPES.has(p.contentType));
-  if (!returned) return undefined;
-  const [headers] = blocks(returned.content);
-  return headers ? address((await readFields(headers)).get('return-path')) : undefined;
+  return returned ? address(firstGroup(returned).get('return-path')) : undefined;
 }
 
 /**
  * Reads a report, or undefined when the message is none: no `message/delivery-status` or
  * `message/feedback-report` part, or one without a recipient it could act on. Malformed
- * MIME is read as far as it goes (mailparser never throws on content, only on I/O).
+ * MIME is read as far as it goes; past mailparser's own bounds (1 MiB of header in a part,
+ * 1,000 parts) it throws, and the message counts as unparseable. Of the parts, only the
+ * report's and the returned message's header are read, each within MAX_REPORT_PART_BYTES.
  */
 export async function readReport(raw: Buffer): Promise<ParsedReport | undefined> {
   // The report parts and the returned message (even one marked inline) come as attachments, unparsed.
@@ -105,16 +86,15 @@ export async function readReport(raw: Buffer): Promise<ParsedReport | undefined>
     skipImageLinks: true,
   });
   const parts = message.attachments;
-  const returned = await returnedEnvelopeSender(parts);
+  const returned = returnedEnvelopeSender(parts);
   const dsn = parts.find((p) => DSN_TYPES.has(p.contentType));
   if (dsn) {
-    const recipients = await readDeliveryStatus(dsn);
+    const recipients = readDeliveryStatus(dsn);
     return recipients.length > 0 ? { kind: 'dsn', envelopeSenders: defined([returned]), recipients } : undefined;
   }
   const arf = parts.find((p) => p.contentType === ARF_TYPE);
   if (!arf) return undefined;
-  const [first] = blocks(arf.content);
-  const fields = first ? await readFields(first) : new Map<string, string>();
+  const fields = firstGroup(arf);
   const feedbackType = fields.get('feedback-type')?.toLowerCase();
   if (!feedbackType) return undefined;
   return {
