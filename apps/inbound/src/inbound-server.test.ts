@@ -1,55 +1,25 @@
 import { readFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import path from 'node:path';
-import { createAccount, createWebhookEndpoint, type Database } from '@mailer/db';
-import { returnPathAddress } from '@mailer/domain';
+import type { Database } from '@mailer/db';
 import { serveMetrics } from '@mailer/operations';
-import { insertQueuedEmail, insertReadyDomain, insertSender } from '@mailer/testing';
-import { startInboundHarness, type InboundHarness } from './testing/inbound-harness';
+import { startInboundHarness, type AcceptedMessage, type InboundHarness } from './testing/inbound-harness';
 
 /** The listener against a real database: which recipients it takes, and what each report changes there. */
 let h: InboundHarness;
 let db: Database;
+const FEEDBACK_ADDRESS = 'fbl@inbound.mailer.test';
 
 beforeAll(async () => {
-  h = await startInboundHarness({ INBOUND_MAX_MESSAGE_BYTES: String(64 * 1024), INBOUND_MAX_CONNECTIONS: '3' });
+  h = await startInboundHarness({ INBOUND_MAX_MESSAGE_BYTES: String(64 * 1024), INBOUND_MAX_CONNECTIONS: '3', INBOUND_FEEDBACK_ADDRESS: FEEDBACK_ADDRESS });
   db = h.deps.db;
 });
 afterAll(() => h.close());
 
 const fixture = (name: string, returnPath: string) => readFileSync(path.join(__dirname, 'fixtures', name), 'utf8').replaceAll('b-__TOKEN__@bounces.example.com', returnPath);
 
-interface Sent {
-  accountId: string;
-  senderId: string;
-  emailId: string;
-  deliveries: { id: string; recipient: string; kind: 'to' | 'cc' | 'bcc' }[];
-}
-
-/** An account sending from `domain`, with a webhook endpoint for every event, and a message to `to` (and `bcc`) every delivery of which was accepted. */
-async function acceptedMessage(domainName: string, to: string[], bcc: string[] = []): Promise<Sent> {
-  const { account } = await createAccount(db, 'Inbound test');
-  const domain = await insertReadyDomain(db, h.deps.config.encryptionKey, account.id, domainName);
-  const sender = await insertSender(db, account.id, domain.id, `news@${domainName}`);
-  await createWebhookEndpoint(db, {
-    accountId: account.id,
-    url: 'https://hooks.example.net/mailer',
-    events: ['email.bounced', 'email.complained', 'email.deferred'],
-    description: null,
-    secretSealed: 'unused',
-    now: new Date(),
-  });
-  const email = await insertQueuedEmail(db, { accountId: account.id, senderId: sender.id, domainId: domain.id, from: sender.email, to, bcc });
-  const n = email.deliveries.length;
-  // As the daemon leaves a message all of whose deliveries were accepted.
-  await db`update deliveries set status = 'accepted', attempt_count = 1 where email_id = ${email.id}`;
-  await db`update emails set status = 'accepted', completed_at = now(), content_purged_at = now(), text_body = null where id = ${email.id}`;
-  await db`update senders set accepted_count = accepted_count + ${n} where id = ${sender.id}`;
-  await db`update account_usage set active_deliveries = active_deliveries - ${n} where account_id = ${account.id}`;
-  return { accountId: account.id, senderId: sender.id, emailId: email.id, deliveries: email.deliveries };
-}
-
-const returnPathOf = (deliveryId: string, domain = 'example.com') => returnPathAddress(h.deps.returnPathKey, deliveryId, domain, 'bounces');
+type Sent = AcceptedMessage;
+const acceptedMessage = (domain: string, to: string[], bcc: string[] = []) => h.acceptedMessage(domain, to, bcc);
+const returnPathOf = (deliveryId: string, domain = 'example.com') => h.returnPathOf(deliveryId, domain);
 
 async function state(sent: Sent) {
   const [email] = await db`select status, cause from emails where id = ${sent.emailId}`;
@@ -150,10 +120,10 @@ describe('a complaint (ARF)', () => {
     expect(replayed.webhooks).toHaveLength(1);
   });
 
-  it('sent to a feedback-loop address of the return-path host, names its delivery by the envelope sender it reports', async () => {
+  it('sent to INBOUND_FEEDBACK_ADDRESS, names its delivery by the envelope sender it reports', async () => {
     const sent = await acceptedMessage('example.com', ['heidi@yahoo.com']);
     const reported = returnPathOf(sent.deliveries[0]!.id);
-    await h.send(['b-feedback-loop@bounces.example.com'], fixture('yahoo-arf-complaint.eml', reported));
+    expect(await h.send([FEEDBACK_ADDRESS.toUpperCase()], fixture('yahoo-arf-complaint.eml', reported))).toEqual({ accepted: true, responseCode: 250 });
 
     expect((await state(sent)).events).toEqual([{ type: 'complained', recipient: 'heidi@yahoo.com', cause: null }]);
   });
@@ -171,7 +141,7 @@ describe('a complaint (ARF)', () => {
 });
 
 describe('reports that change nothing', () => {
-  it('counts a forged token, a token of another domain and an unparseable message, and changes nothing', async () => {
+  it('counts a report naming a forged token, one of another domain and an unparseable message, and changes nothing', async () => {
     const sent = await acceptedMessage('example.com', ['alice@recipient.example']);
     await acceptedMessage('other.example', ['someone@recipient.example']);
     const genuine = returnPathOf(sent.deliveries[0]!.id);
@@ -180,8 +150,9 @@ describe('reports that change nothing', () => {
     const forgedBefore = await h.reportCount('dsn', 'forged');
     const unparseableBefore = await h.reportCount('none', 'unparseable');
 
-    expect((await h.send([forged], fixture('postfix-over-quota.eml', forged))).accepted).toBe(true);
-    expect((await h.send([otherDomain], fixture('postfix-over-quota.eml', otherDomain))).accepted).toBe(true);
+    // Through the feedback address, a report is read whatever return path it names.
+    expect((await h.send([FEEDBACK_ADDRESS], fixture('postfix-over-quota.eml', forged))).accepted).toBe(true);
+    expect((await h.send([FEEDBACK_ADDRESS], fixture('postfix-over-quota.eml', otherDomain))).accepted).toBe(true);
     expect((await h.send([genuine], fixture('yahoo-failure-notice-plain.eml', genuine))).accepted).toBe(true);
 
     const after = await state(sent);
@@ -207,32 +178,46 @@ describe('reports that change nothing', () => {
 });
 
 describe('the listener', () => {
-  it('refuses at RCPT anything but a return-path address of an existing domain: no relay', async () => {
-    await acceptedMessage('example.com', ['alice@recipient.example']);
-    const refused = h.deps.metrics.refusedRecipients;
-    const before = (await refused.get()).values[0]?.value ?? 0;
-    for (const to of ['someone@gmail.com', 'postmaster@bounces.example.com', 'b-abc@example.com', 'b-abc@bounces.unknown-domain.example', 'b-abc@bounces.com']) {
-      expect(await h.send([to], 'Subject: x\r\n\r\nx\r\n')).toEqual({ accepted: false, responseCode: 550 });
+  it('refuses at RCPT anything but a verified return-path address of an existing domain (no relay), before DATA', async () => {
+    const sent = await acceptedMessage('example.com', ['alice@recipient.example']);
+    const genuine = returnPathOf(sent.deliveries[0]!.id);
+    const refused = async () => Object.fromEntries((await h.deps.metrics.refusedRecipients.get()).values.map((v) => [v.labels.reason, v.value]));
+    const before = await refused();
+    const refusals = {
+      other: ['someone@gmail.com', 'postmaster@bounces.example.com', 'fbl@bounces.example.com', 'b-abc@example.com', 'b-abc@bounces.com'],
+      // A forged token at a customer's domain and at an unknown one alike.
+      forged: ['b-abc@bounces.example.com', 'b-abc@bounces.unknown-domain.example', genuine.replace('@', '0@')],
+      // A genuine token names its own domain only: at another customer's, or a deleted or unknown domain, it is refused.
+      unknown: [returnPathOf(sent.deliveries[0]!.id, 'other.example'), returnPathOf(sent.deliveries[0]!.id, 'unknown-domain.example')],
+    };
+    await acceptedMessage('other.example', ['someone@recipient.example']);
+    const replies = new Set<string>();
+    for (const to of Object.values(refusals).flat()) {
+      const result = await h.send([to], 'Subject: x\r\n\r\nx\r\n');
+      expect(result).toMatchObject({ accepted: false, responseCode: 550 });
+      replies.add(result.response!);
     }
-    expect((await refused.get()).values[0]?.value).toBe(before + 5);
-    expect((await h.send(['b-anything@BOUNCES.example.com'], 'Subject: x\r\n\r\nx\r\n')).accepted).toBe(true);
+    // One reply whatever the address and whether its domain is a customer's: nothing to probe.
+    expect([...replies]).toEqual(['550 No such user here']);
+    expect(await refused()).toEqual({
+      other: (before.other ?? 0) + 5,
+      forged: (before.forged ?? 0) + 3,
+      unknown: (before.unknown ?? 0) + 2,
+      ...(before.too_many ? { too_many: before.too_many } : {}),
+    });
+    expect((await h.send([genuine.toUpperCase()], 'Subject: x\r\n\r\nx\r\n')).accepted).toBe(true);
   });
 
   it('refuses a message over INBOUND_MAX_MESSAGE_BYTES', async () => {
+    const sent = await acceptedMessage('example.com', ['alice@recipient.example']);
     const big = `Subject: big\r\n\r\n${'x'.repeat(998)}\r\n`.repeat(80);
-    expect(await h.send(['b-anything@bounces.example.com'], big)).toEqual({ accepted: false, responseCode: 552 });
+    expect(await h.send([returnPathOf(sent.deliveries[0]!.id)], big)).toMatchObject({ accepted: false, responseCode: 552 });
   });
 
   it('answers 421 beyond INBOUND_MAX_CONNECTIONS, and survives malformed input', async () => {
-    const open = (): Promise<{ greeting: string; socket: ReturnType<typeof connect> }> =>
-      new Promise((resolve, reject) => {
-        const socket = connect(h.port, '127.0.0.1');
-        socket.once('error', reject);
-        socket.once('data', (chunk: Buffer) => resolve({ greeting: chunk.toString(), socket }));
-      });
-    const sessions = [await open(), await open(), await open()];
+    const sessions = [await h.connect(), await h.connect(), await h.connect()];
     expect(sessions.map((s) => s.greeting.slice(0, 3))).toEqual(['220', '220', '220']);
-    const fourth = await open();
+    const fourth = await h.connect();
     expect(fourth.greeting.slice(0, 3)).toBe('421');
     fourth.socket.destroy();
 
@@ -243,6 +228,6 @@ describe('the listener', () => {
     for (const s of sessions) s.socket.destroy();
 
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect((await h.send(['b-anything@bounces.example.com'], 'Subject: still here\r\n\r\nx\r\n')).accepted).toBe(true);
+    expect((await h.send([FEEDBACK_ADDRESS], 'Subject: still here\r\n\r\nx\r\n')).accepted).toBe(true);
   });
 });

@@ -1,7 +1,8 @@
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
-import { activeDomainExists } from '@mailer/db';
-import { parseReturnPathAddress } from '@mailer/domain';
+import { returnPathDeliveryExists } from '@mailer/db';
+import { readReturnPathRecipient } from '@mailer/domain';
 import type { InboundDependencies } from './container';
+import type { RecipientRefusal } from './metrics';
 import { applyReport } from './reports/apply-report';
 
 /** Return-path recipients one message may have; a report names one, a few cover forwarding. */
@@ -12,12 +13,14 @@ const reply = (code: number, message: string) => Object.assign(new Error(message
 
 /**
  * The inbound SMTP listener (docs/api-decisions.md, "Return path"): it takes mail only for
- * return-path addresses (`b-…@<RETURN_PATH_LABEL>.<domain>`) of existing domains, so it relays
- * nothing (anything else is 550 at RCPT), reads each message as a DSN or complaint and applies
- * it before answering (a database failure is a 451: the sender retries). Bounded: message size
- * (SIZE, 552 beyond), connections (421 beyond), recipients, idle time; no AUTH, no STARTTLS
- * (reports carry nothing secret and senders do not require it). Errors in a session end that
- * session, never the process.
+ * return-path addresses (`b-<token>@<RETURN_PATH_LABEL>.<domain>`) whose token verifies and
+ * names a delivery of that active domain (and for INBOUND_FEEDBACK_ADDRESS when set), so it
+ * relays nothing: anything else is 550 at RCPT, one reply whatever the domain, and only a
+ * verified token reaches the database. It reads each message as a DSN or complaint and
+ * applies it before answering (a database failure is a 451: the sender retries). Bounded:
+ * message size (SIZE, 552 beyond), connections (421 beyond), recipients, idle time; no AUTH,
+ * no STARTTLS (reports carry nothing secret and senders do not require it). Errors in a
+ * session end that session, never the process.
  */
 export function createInboundServer(deps: InboundDependencies): SMTPServer {
   const { inbound, returnPath } = deps.config;
@@ -33,15 +36,16 @@ export function createInboundServer(deps: InboundDependencies): SMTPServer {
     socketTimeout: inbound.socketTimeoutMs,
     closeTimeout: 5_000,
     onRcptTo(address, session, callback) {
-      if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) return callback(reply(452, 'Too many recipients'));
-      const parsed = parseReturnPathAddress(address.address, returnPath.label);
-      const refuse = () => {
-        deps.metrics.refusedRecipients.inc();
-        callback(reply(550, 'No such user here'));
+      const refuse = (reason: RecipientRefusal) => {
+        deps.metrics.refusedRecipients.inc({ reason });
+        callback(reason === 'too_many' ? reply(452, 'Too many recipients') : reply(550, 'No such user here'));
       };
-      if (!parsed) return refuse();
-      activeDomainExists(deps.db, parsed.domain).then(
-        (exists) => (exists ? callback() : refuse()),
+      if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) return refuse('too_many');
+      if (address.address.toLowerCase() === inbound.feedbackAddress) return callback();
+      const recipient = readReturnPathRecipient(deps.returnPathKey, address.address, returnPath.label);
+      if (recipient.kind !== 'verified') return refuse(recipient.kind);
+      returnPathDeliveryExists(deps.db, recipient.deliveryId, recipient.domain).then(
+        (exists) => (exists ? callback() : refuse('unknown')),
         (error: Error) => {
           deps.logger.error('recipient check failed', { error: error.message });
           callback(reply(451, 'Temporary failure, try again later'));

@@ -4,6 +4,13 @@ import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 export const REPORT_RESULTS = ['applied', 'ignored', 'unmatched', 'forged', 'unparseable'] as const;
 export type ReportResult = (typeof REPORT_RESULTS)[number];
 
+/**
+ * Why a RCPT TO was refused: `other` (not a return-path address), `forged` (its token does not
+ * verify), `unknown` (a verified token whose delivery is gone or not of that domain, or the
+ * domain is deleted), `too_many` (past the recipients a message may have).
+ */
+export type RecipientRefusal = 'other' | 'forged' | 'unknown' | 'too_many';
+
 /** The listener's Prometheus metrics. Labels carry kinds and results only, never an address. */
 export interface InboundMetrics {
   registry: Registry;
@@ -15,8 +22,8 @@ export interface InboundMetrics {
    * and `unparseable` (neither a DSN nor an ARF report).
    */
   reports: Counter<'kind' | 'result'>;
-  /** RCPT TO refused (not a return-path address of an existing domain, or too many). */
-  refusedRecipients: Counter;
+  /** RCPT TO refused, by reason. */
+  refusedRecipients: Counter<'reason'>;
 }
 
 export function createInboundMetrics(): InboundMetrics {
@@ -25,6 +32,6 @@ export function createInboundMetrics(): InboundMetrics {
   return {
     registry,
     reports: new Counter({ name: 'mailer_inbound_reports_total', help: 'Messages received on the return path, by report kind and result.', labelNames: ['kind', 'result'], registers: [registry] }),
-    refusedRecipients: new Counter({ name: 'mailer_inbound_refused_recipients_total', help: 'RCPT TO refused by the inbound listener.', registers: [registry] }),
+    refusedRecipients: new Counter({ name: 'mailer_inbound_refused_recipients_total', help: 'RCPT TO refused by the inbound listener, by reason.', labelNames: ['reason'], registers: [registry] }),
   };
 }

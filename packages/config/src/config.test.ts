@@ -69,6 +69,7 @@ describe('loadConfig', () => {
     ['COMPOSITION_THREADS', '-1'],
     ['DATABASE_URL', 'mysql://x'],
     ['ENCRYPTION_KEY', 'c2hvcnQ='],
+    ['INBOUND_FEEDBACK_ADDRESS', 'not-an-address'],
   ])('names %s when its value %s is invalid', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(name);
@@ -77,9 +78,17 @@ describe('loadConfig', () => {
   it('publishes the return path at bounces.<domain>, its MX naming INBOUND_HOST (SMTP_HELO_NAME unless set), with the listener on port 25', () => {
     const defaults = loadConfig({ SMTP_HELO_NAME: 'Mail.Example.NET.' });
     expect(defaults.returnPath).toEqual({ label: 'bounces', inboundHost: 'mail.example.net', spfInclude: undefined, outboundIps: [] });
-    expect(defaults.inbound).toEqual({ port: 25, metricsPort: 3002, maxMessageBytes: 2 * 1024 * 1024, maxConnections: 50, socketTimeoutMs: 60_000 });
+    expect(defaults.inbound).toEqual({
+      port: 25,
+      metricsPort: 3002,
+      maxMessageBytes: 2 * 1024 * 1024,
+      maxConnections: 50,
+      feedbackAddress: undefined,
+      socketTimeoutMs: 60_000,
+    });
     const set = loadConfig({ RETURN_PATH_LABEL: 'rp', INBOUND_HOST: 'in.example.net', OUTBOUND_IPS: '192.0.2.1, 2001:db8::/48', SPF_INCLUDE: '_spf.example.net' });
     expect(set.returnPath).toEqual({ label: 'rp', inboundHost: 'in.example.net', spfInclude: '_spf.example.net', outboundIps: ['192.0.2.1', '2001:db8::/48'] });
+    expect(loadConfig({ INBOUND_FEEDBACK_ADDRESS: 'FBL@In.Example.NET' }).inbound.feedbackAddress).toBe('fbl@in.example.net');
   });
 
   it('refuses return-path settings that could not be published', () => {

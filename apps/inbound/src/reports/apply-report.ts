@@ -1,14 +1,13 @@
 import { applyDeliveryReport } from '@mailer/db';
-import { parseReturnPathAddress, reportFinding, verifyReturnPathToken } from '@mailer/domain';
+import { readReturnPathRecipient, reportFinding } from '@mailer/domain';
 import type { InboundDependencies } from '../container';
 import type { ReportResult } from '../metrics';
 import { readReport } from './read-report';
 
 /** The delivery and sending domain a return-path address names, when its token verifies. */
 function verifiedDelivery(deps: InboundDependencies, address: string): { deliveryId: string; domain: string } | undefined {
-  const parsed = parseReturnPathAddress(address, deps.config.returnPath.label);
-  const deliveryId = parsed && verifyReturnPathToken(deps.returnPathKey, parsed.token);
-  return parsed && deliveryId ? { deliveryId, domain: parsed.domain } : undefined;
+  const read = readReturnPathRecipient(deps.returnPathKey, address, deps.config.returnPath.label);
+  return read.kind === 'verified' ? { deliveryId: read.deliveryId, domain: read.domain } : undefined;
 }
 
 /**

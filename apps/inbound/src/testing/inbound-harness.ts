@@ -1,23 +1,41 @@
+import { connect, type Socket } from 'node:net';
 import { PassThrough } from 'node:stream';
-import { createTransport } from 'nodemailer';
+import { createTransport, type Transporter } from 'nodemailer';
 import type { SMTPServer } from 'smtp-server';
 import { loadConfig } from '@mailer/config';
+import { createAccount, createWebhookEndpoint, type Database } from '@mailer/db';
+import { returnPathAddress } from '@mailer/domain';
 import { createLogger } from '@mailer/logger';
-import { createTestDatabase } from '@mailer/testing';
+import { createTestDatabase, insertQueuedEmail, insertReadyDomain, insertSender } from '@mailer/testing';
 import { createContainer, type InboundDependencies } from '../container';
 import { createInboundServer, listenInbound } from '../inbound-server';
 
-/** What the listener answered an SMTP client: 250 with the message taken, or the refusal. */
+/** What the listener answered an SMTP client: 250 with the message taken, or the refusal (and its reply line). */
 export interface SendResult {
   accepted: boolean;
   responseCode: number | undefined;
+  response?: string;
+}
+
+/** A message every delivery of which a remote server accepted, as the daemon leaves it. */
+export interface AcceptedMessage {
+  accountId: string;
+  senderId: string;
+  emailId: string;
+  deliveries: { id: string; recipient: string; kind: 'to' | 'cc' | 'bcc' }[];
 }
 
 export interface InboundHarness {
   deps: InboundDependencies;
   port: number;
-  /** Sends a raw message over SMTP with a null envelope sender, as a DSN comes. */
-  send(to: string[], raw: string | Buffer): Promise<SendResult>;
+  /** An account sending from `domain`, with a webhook endpoint for every report event, and an accepted message to `to` (and `bcc`). */
+  acceptedMessage(domain: string, to: string[], bcc?: string[]): Promise<AcceptedMessage>;
+  /** The return-path address of a delivery at `domain`'s return-path host. */
+  returnPathOf(deliveryId: string, domain?: string): string;
+  /** Opens a bare SMTP connection from `localAddress` (default 127.0.0.1); resolves with the first thing the listener says. */
+  connect(localAddress?: string): Promise<{ greeting: string; socket: Socket }>;
+  /** Sends a raw message over SMTP with a null envelope sender, as a DSN comes (from `localAddress`, default 127.0.0.1). */
+  send(to: string[], raw: string | Buffer, options?: { localAddress?: string }): Promise<SendResult>;
   /** The count of `mailer_inbound_reports_total` for these labels. */
   reportCount(kind: string, result: string): Promise<number>;
   close(): Promise<void>;
@@ -32,16 +50,29 @@ export async function startInboundHarness(env: Record<string, string> = {}): Pro
   const deps = createContainer(config, { logger: createLogger({ level: 'error', service: 'inbound', stream: new PassThrough().resume() }) });
   const server: SMTPServer = createInboundServer(deps);
   const port = await listenInbound(server, 0, '127.0.0.1');
-  const transport = createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true, pool: false });
+  const transports = new Map<string, Transporter>();
+  const transport = (localAddress: string) => {
+    if (!transports.has(localAddress)) transports.set(localAddress, createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true, pool: false, localAddress }));
+    return transports.get(localAddress)!;
+  };
   return {
     deps,
     port,
-    async send(to, raw) {
+    acceptedMessage: (domain, to, bcc = []) => insertAcceptedMessage(deps.db, config.encryptionKey, domain, to, bcc),
+    returnPathOf: (deliveryId, domain = 'example.com') => returnPathAddress(deps.returnPathKey, deliveryId, domain, config.returnPath.label),
+    connect: (localAddress = '127.0.0.1') =>
+      new Promise((resolve, reject) => {
+        const socket = connect({ host: '127.0.0.1', port, localAddress });
+        socket.once('error', reject);
+        socket.once('data', (chunk: Buffer) => resolve({ greeting: chunk.toString(), socket }));
+      }),
+    async send(to, raw, options = {}) {
       try {
-        await transport.sendMail({ envelope: { from: '', to }, raw });
+        await transport(options.localAddress ?? '127.0.0.1').sendMail({ envelope: { from: '', to }, raw });
         return { accepted: true, responseCode: 250 };
       } catch (error) {
-        return { accepted: false, responseCode: (error as { responseCode?: number }).responseCode };
+        const { responseCode, response } = error as { responseCode?: number; response?: string };
+        return { accepted: false, responseCode, response };
       }
     },
     async reportCount(kind, result) {
@@ -49,9 +80,31 @@ export async function startInboundHarness(env: Record<string, string> = {}): Pro
       return metric.values.find((v) => v.labels.kind === kind && v.labels.result === result)?.value ?? 0;
     },
     async close() {
-      transport.close();
+      for (const t of transports.values()) t.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await deps.database.close();
     },
   };
+}
+
+async function insertAcceptedMessage(db: Database, encryptionKey: Buffer, domainName: string, to: string[], bcc: string[]): Promise<AcceptedMessage> {
+  const { account } = await createAccount(db, 'Inbound test');
+  const domain = await insertReadyDomain(db, encryptionKey, account.id, domainName);
+  const sender = await insertSender(db, account.id, domain.id, `news@${domainName}`);
+  await createWebhookEndpoint(db, {
+    accountId: account.id,
+    url: 'https://hooks.example.net/mailer',
+    events: ['email.bounced', 'email.complained', 'email.deferred'],
+    description: null,
+    secretSealed: 'unused',
+    now: new Date(),
+  });
+  const email = await insertQueuedEmail(db, { accountId: account.id, senderId: sender.id, domainId: domain.id, from: sender.email, to, bcc });
+  const n = email.deliveries.length;
+  // As the daemon leaves a message all of whose deliveries were accepted.
+  await db`update deliveries set status = 'accepted', attempt_count = 1 where email_id = ${email.id}`;
+  await db`update emails set status = 'accepted', completed_at = now(), content_purged_at = now(), text_body = null where id = ${email.id}`;
+  await db`update senders set accepted_count = accepted_count + ${n} where id = ${sender.id}`;
+  await db`update account_usage set active_deliveries = active_deliveries - ${n} where account_id = ${account.id}`;
+  return { accountId: account.id, senderId: sender.id, emailId: email.id, deliveries: email.deliveries };
 }

@@ -213,8 +213,14 @@ export async function claimDomainsForRecheck(db: Queryable, options: { now: Date
   return rows.map(toDomainRow);
 }
 
-/** Whether an active domain of this name exists in any account (the inbound listener's RCPT check). */
-export async function activeDomainExists(db: Queryable, name: string): Promise<boolean> {
-  const rows = await db`select 1 from domains where name = ${name} and deleted_at is null limit 1`;
+/**
+ * Whether a delivery exists and was sent from an active domain of this name: the inbound
+ * listener's RCPT check of a return-path token that verified, so that a genuine token tells
+ * nothing about any domain but its own (docs/api-decisions.md, "Return path").
+ */
+export async function returnPathDeliveryExists(db: Queryable, deliveryId: string, domainName: string): Promise<boolean> {
+  const rows = await db`
+    select 1 from deliveries dl join emails e on e.id = dl.email_id join domains d on d.id = e.domain_id
+     where dl.id = ${deliveryId} and d.name = ${domainName} and d.deleted_at is null`;
   return rows.length > 0;
 }

@@ -1,5 +1,5 @@
 import { newId } from '../ids';
-import { envelopeSender, parseReturnPathAddress, returnPathKey, returnPathToken, verifyReturnPathToken } from './return-path';
+import { envelopeSender, parseReturnPathAddress, readReturnPathRecipient, returnPathAddress, returnPathKey, returnPathToken, verifyReturnPathToken } from './return-path';
 
 const key = returnPathKey(Buffer.alloc(32, 7));
 
@@ -49,5 +49,17 @@ describe('envelopeSender', () => {
     expect(parseReturnPathAddress('b-x@example.com', 'bounces')).toBeUndefined();
     expect(parseReturnPathAddress('b-x@bounces.com', 'bounces')).toBeUndefined();
     expect(parseReturnPathAddress('no-at-sign', 'bounces')).toBeUndefined();
+  });
+});
+
+describe('readReturnPathRecipient', () => {
+  it('tells a verified return-path address from a forged one and from any other address', () => {
+    const id = newId('delivery');
+    const address = returnPathAddress(key, id, 'example.com', 'bounces');
+    expect(readReturnPathRecipient(key, address, 'bounces')).toEqual({ kind: 'verified', deliveryId: id, domain: 'example.com' });
+    expect(readReturnPathRecipient(key, address.replace('@', '0@'), 'bounces')).toEqual({ kind: 'forged' });
+    expect(readReturnPathRecipient(returnPathKey(Buffer.alloc(32, 8)), address, 'bounces')).toEqual({ kind: 'forged' });
+    expect(readReturnPathRecipient(key, 'b-feedback-loop@bounces.example.com', 'bounces')).toEqual({ kind: 'forged' });
+    expect(readReturnPathRecipient(key, 'postmaster@bounces.example.com', 'bounces')).toEqual({ kind: 'other' });
   });
 });

@@ -67,6 +67,21 @@ export function parseReturnPathAddress(address: string, label: string): { domain
   return domain.includes('.') ? { domain, token: local.slice(LOCAL_PART_PREFIX.length) } : undefined;
 }
 
+/** What an address the inbound listener is given is: no return-path address, one with a forged token, or a verified one. */
+export type ReturnPathRecipient = { kind: 'other' } | { kind: 'forged' } | { kind: 'verified'; deliveryId: string; domain: string };
+
+/**
+ * Reads an address given to the inbound listener (at RCPT TO, or named by a report): a
+ * return-path address whose token verifies gives its delivery and the domain whose
+ * return-path host it names. One HMAC, no lookup: a forged token costs nothing to refuse.
+ */
+export function readReturnPathRecipient(key: Buffer, address: string, label: string): ReturnPathRecipient {
+  const parsed = parseReturnPathAddress(address, label);
+  if (!parsed) return { kind: 'other' };
+  const deliveryId = verifyReturnPathToken(key, parsed.token);
+  return deliveryId ? { kind: 'verified', deliveryId, domain: parsed.domain } : { kind: 'forged' };
+}
+
 /**
  * The SMTP envelope sender (`MAIL FROM`) of one transaction: the return-path address of
  * `deliveryId` (the transaction's first delivery, which identifies the others, see the inbound
