@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import { newId } from '@mailer/domain';
 import { startInboundHarness, type InboundHarness } from './testing/inbound-harness';
 
@@ -8,7 +9,7 @@ import { startInboundHarness, type InboundHarness } from './testing/inbound-harn
 let h: InboundHarness;
 
 beforeAll(async () => {
-  h = await startInboundHarness();
+  h = await startInboundHarness({ INBOUND_MAX_CONNECTIONS_PER_ADDRESS: '3' });
 });
 afterAll(() => h.close());
 
@@ -17,6 +18,8 @@ const dsn = (deliveryStatus: string) =>
   'Content-Type: multipart/report; report-type=delivery-status; boundary=x\r\n\r\n' +
   `--x\r\nContent-Type: message/delivery-status\r\n\r\nReporting-MTA: dns; mx.recipient.example\r\n\r\n${deliveryStatus}--x--\r\n`;
 
+const userUnknown = (recipient: string) => dsn(`Final-Recipient: rfc822; ${recipient}\r\nAction: failed\r\nStatus: 5.1.1\r\n\r\n`);
+
 /** The pen test's report: 2 MB of 249,000 blank-line-separated groups. */
 const GROUP_BOMB = dsn('A: b\r\n\r\n'.repeat(249_000));
 
@@ -24,6 +27,39 @@ const deliveryStatus = async (deliveryId: string) => (await h.deps.db`select sta
 const refusedRecipients = async (reason: string) => (await h.deps.metrics.refusedRecipients.get()).values.find((v) => v.labels.reason === reason)?.value ?? 0;
 
 describe('the inbound listener under attack', () => {
+  it('answers 421 4.7.0 to an address holding INBOUND_MAX_CONNECTIONS_PER_ADDRESS connections, while another address is served', async () => {
+    const sent = await h.acceptedMessage('example.com', ['bob@recipient.example']);
+    const held: Socket[] = [];
+    try {
+      for (let i = 0; i < 3; i++) {
+        const { greeting, socket } = await h.connect('127.0.0.1');
+        held.push(socket);
+        expect(greeting).toMatch(/^220 /);
+      }
+      const refusedBefore = (await h.deps.metrics.refusedConnections.get()).values[0]?.value ?? 0;
+      const fourth = await h.connect('127.0.0.1');
+      fourth.socket.destroy();
+      expect(fourth.greeting).toMatch(/^421 4\.7\.0 /);
+      expect((await h.deps.metrics.refusedConnections.get()).values[0]?.value).toBe(refusedBefore + 1);
+
+      const address = h.returnPathOf(sent.deliveries[0]!.id);
+      expect(await h.send([address], userUnknown('bob@recipient.example'), { localAddress: '127.0.0.2' })).toEqual({ accepted: true, responseCode: 250 });
+      expect(await deliveryStatus(sent.deliveries[0]!.id)).toBe('bounced');
+
+      // Once one of its connections closes, the address may open another.
+      held.pop()!.destroy();
+      for (;;) {
+        const again = await h.connect('127.0.0.1');
+        held.push(again.socket);
+        if (again.greeting.startsWith('220 ')) break;
+        expect(again.greeting).toMatch(/^421 4\.7\.0 /);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    } finally {
+      for (const socket of held) socket.destroy();
+    }
+  });
+
   it('refuses a forged token at RCPT, before DATA: its report is never received', async () => {
     const sent = await h.acceptedMessage('example.com', ['carol@recipient.example']);
     const genuine = h.returnPathOf(sent.deliveries[0]!.id);

@@ -24,6 +24,8 @@ export interface InboundMetrics {
   reports: Counter<'kind' | 'result'>;
   /** RCPT TO refused, by reason. */
   refusedRecipients: Counter<'reason'>;
+  /** Connections refused for INBOUND_MAX_CONNECTIONS_PER_ADDRESS. */
+  refusedConnections: Counter;
 }
 
 export function createInboundMetrics(): InboundMetrics {
@@ -33,5 +35,10 @@ export function createInboundMetrics(): InboundMetrics {
     registry,
     reports: new Counter({ name: 'mailer_inbound_reports_total', help: 'Messages received on the return path, by report kind and result.', labelNames: ['kind', 'result'], registers: [registry] }),
     refusedRecipients: new Counter({ name: 'mailer_inbound_refused_recipients_total', help: 'RCPT TO refused by the inbound listener, by reason.', labelNames: ['reason'], registers: [registry] }),
+    refusedConnections: new Counter({
+      name: 'mailer_inbound_refused_connections_total',
+      help: 'Connections refused because their address already held INBOUND_MAX_CONNECTIONS_PER_ADDRESS.',
+      registers: [registry],
+    }),
   };
 }

@@ -70,6 +70,7 @@ describe('loadConfig', () => {
     ['DATABASE_URL', 'mysql://x'],
     ['ENCRYPTION_KEY', 'c2hvcnQ='],
     ['INBOUND_FEEDBACK_ADDRESS', 'not-an-address'],
+    ['INBOUND_MAX_CONNECTIONS_PER_ADDRESS', '0'],
   ])('names %s when its value %s is invalid', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(name);
@@ -83,6 +84,7 @@ describe('loadConfig', () => {
       metricsPort: 3002,
       maxMessageBytes: 2 * 1024 * 1024,
       maxConnections: 50,
+      maxConnectionsPerAddress: 5,
       feedbackAddress: undefined,
       socketTimeoutMs: 60_000,
     });
