@@ -3,6 +3,7 @@ import { openDatabase, type Database, type DatabaseHandle } from '@mailer/db';
 import { returnPathKey } from '@mailer/domain';
 import { createLogger, type Logger } from '@mailer/logger';
 import { createInboundMetrics, type InboundMetrics } from './metrics';
+import { createReadingLimit, type ReadingLimit } from './reports/reading-limit';
 
 /** What the inbound listener works with, built once at boot (and by tests, against a test database). */
 export interface InboundDependencies {
@@ -13,6 +14,8 @@ export interface InboundDependencies {
   /** Verifies the return-path tokens (derived from ENCRYPTION_KEY, as the delivery daemon's). */
   returnPathKey: Buffer;
   metrics: InboundMetrics;
+  /** Bounds the messages parsed at once (INBOUND_REPORT_CONCURRENCY). */
+  reading: ReadingLimit;
   now: () => Date;
 }
 
@@ -20,5 +23,6 @@ export function createContainer(config: Config, overrides: { logger?: Logger } =
   const logger = overrides.logger ?? createLogger({ level: config.logLevel, service: 'inbound' });
   // A report takes one connection for its lookup and transaction; a few suffice for many sessions.
   const database = openDatabase(config.databaseUrl, Math.min(config.databasePoolSize, 10));
-  return { config, logger, database, db: database.db, returnPathKey: returnPathKey(config.encryptionKey), metrics: createInboundMetrics(), now: () => new Date() };
+  const reading = createReadingLimit(config.inbound.reportConcurrency);
+  return { config, logger, database, db: database.db, returnPathKey: returnPathKey(config.encryptionKey), metrics: createInboundMetrics(reading), reading, now: () => new Date() };
 }

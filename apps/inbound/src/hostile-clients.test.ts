@@ -9,7 +9,7 @@ import { startInboundHarness, type InboundHarness } from './testing/inbound-harn
 let h: InboundHarness;
 
 beforeAll(async () => {
-  h = await startInboundHarness({ INBOUND_MAX_CONNECTIONS_PER_ADDRESS: '3' });
+  h = await startInboundHarness({ INBOUND_MAX_CONNECTIONS_PER_ADDRESS: '3', INBOUND_REPORT_CONCURRENCY: '1' });
 });
 afterAll(() => h.close());
 
@@ -27,6 +27,28 @@ const deliveryStatus = async (deliveryId: string) => (await h.deps.db`select sta
 const refusedRecipients = async (reason: string) => (await h.deps.metrics.refusedRecipients.get()).values.find((v) => v.labels.reason === reason)?.value ?? 0;
 
 describe('the inbound listener under attack', () => {
+  it('reads four 2 MB reports of 249,000 groups one at a time while a normal DSN from another address is applied', async () => {
+    const attacker = await h.acceptedMessage('example.com', ['mallory@recipient.example']);
+    const victim = await h.acceptedMessage('example.com', ['alice@recipient.example']);
+    const attackAddress = h.returnPathOf(attacker.deliveries[0]!.id);
+    const normalAddress = h.returnPathOf(victim.deliveries[0]!.id);
+    let mostReading = 0;
+    const sampler = setInterval(() => (mostReading = Math.max(mostReading, h.deps.reading.running())), 1);
+    try {
+      const [normal, ...attacks] = await Promise.all([
+        h.send([normalAddress], userUnknown('alice@recipient.example'), { localAddress: '127.0.0.2' }),
+        ...['127.0.0.1', '127.0.0.1', '127.0.0.3', '127.0.0.3'].map((localAddress) => h.send([attackAddress], GROUP_BOMB, { localAddress })),
+      ]);
+      expect(normal).toEqual({ accepted: true, responseCode: 250 });
+      expect(attacks).toEqual(Array.from({ length: 4 }, () => ({ accepted: true, responseCode: 250 })));
+    } finally {
+      clearInterval(sampler);
+    }
+    expect(await deliveryStatus(victim.deliveries[0]!.id)).toBe('bounced');
+    expect(await deliveryStatus(attacker.deliveries[0]!.id)).toBe('accepted');
+    expect(mostReading).toBe(1);
+  });
+
   it('answers 421 4.7.0 to an address holding INBOUND_MAX_CONNECTIONS_PER_ADDRESS connections, while another address is served', async () => {
     const sent = await h.acceptedMessage('example.com', ['bob@recipient.example']);
     const held: Socket[] = [];

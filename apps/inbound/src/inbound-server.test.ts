@@ -171,6 +171,8 @@ describe('reports that change nothing', () => {
       const text = await (await fetch(url, { headers: { authorization: `Bearer ${token}` } })).text();
       expect(text).toContain(`mailer_inbound_reports_total{kind="dsn",result="forged"} ${forgedBefore + 2}`);
       expect(text).toContain(`mailer_inbound_reports_total{kind="none",result="unparseable"} ${unparseableBefore + 1}`);
+      expect(text).toContain('mailer_inbound_reports_reading 0');
+      expect(text).toContain('mailer_inbound_reports_waiting 0');
     } finally {
       server.close();
     }

@@ -20,8 +20,9 @@ const reply = (code: number, message: string) => Object.assign(new Error(message
  * verified token reaches the database. It reads each message as a DSN or complaint and
  * applies it before answering (a database failure is a 451: the sender retries). Bounded:
  * message size (SIZE, 552 beyond), connections (421 beyond), connections per address (421
- * 4.7.0 beyond), recipients, idle time; no AUTH, no STARTTLS (reports carry nothing secret
- * and senders do not require it). Errors in a session end that session, never the process.
+ * 4.7.0 beyond), messages parsed at once (the others wait), recipients, idle time; no AUTH,
+ * no STARTTLS (reports carry nothing secret and senders do not require it). Errors in a
+ * session end that session, never the process.
  */
 export function createInboundServer(deps: InboundDependencies): SMTPServer {
   const { inbound, returnPath } = deps.config;

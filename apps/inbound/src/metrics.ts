@@ -1,4 +1,5 @@
-import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import type { ReadingLimit } from './reports/reading-limit';
 
 /** What became of a message the listener took: a report applied or ignored, or why it changed nothing. */
 export const REPORT_RESULTS = ['applied', 'ignored', 'unmatched', 'forged', 'unparseable'] as const;
@@ -28,9 +29,25 @@ export interface InboundMetrics {
   refusedConnections: Counter;
 }
 
-export function createInboundMetrics(): InboundMetrics {
+export function createInboundMetrics(reading: ReadingLimit): InboundMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  new Gauge({
+    name: 'mailer_inbound_reports_reading',
+    help: 'Messages being parsed now (at most INBOUND_REPORT_CONCURRENCY).',
+    registers: [registry],
+    collect() {
+      this.set(reading.running());
+    },
+  });
+  new Gauge({
+    name: 'mailer_inbound_reports_waiting',
+    help: 'Messages received and waiting for their turn to be parsed.',
+    registers: [registry],
+    collect() {
+      this.set(reading.waiting());
+    },
+  });
   return {
     registry,
     reports: new Counter({ name: 'mailer_inbound_reports_total', help: 'Messages received on the return path, by report kind and result.', labelNames: ['kind', 'result'], registers: [registry] }),

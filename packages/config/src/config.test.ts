@@ -85,6 +85,7 @@ describe('loadConfig', () => {
       maxMessageBytes: 2 * 1024 * 1024,
       maxConnections: 50,
       maxConnectionsPerAddress: 5,
+      reportConcurrency: 4,
       feedbackAddress: undefined,
       socketTimeoutMs: 60_000,
     });

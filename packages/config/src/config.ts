@@ -142,6 +142,7 @@ const envSchema = z
     INBOUND_MAX_MESSAGE_BYTES: int(2 * MIB, 64 * 1024, 64 * MIB),
     INBOUND_MAX_CONNECTIONS: int(50, 1, 10_000),
     INBOUND_MAX_CONNECTIONS_PER_ADDRESS: int(5, 1, 10_000),
+    INBOUND_REPORT_CONCURRENCY: int(4, 1, 64),
     INBOUND_FEEDBACK_ADDRESS: z.email('expected an email address').optional(),
     INBOUND_TIMEOUT: duration('60s'),
     SPF_INCLUDE: z.string().regex(/^[A-Za-z0-9._-]+$/, 'expected a domain name').optional(),
@@ -254,6 +255,8 @@ function toConfig(env: z.infer<typeof envSchema>) {
       maxConnections: env.INBOUND_MAX_CONNECTIONS,
       /** Connections open at once from one IPv4 address or IPv6 /64; one more from there is answered 421 4.7.0. */
       maxConnectionsPerAddress: env.INBOUND_MAX_CONNECTIONS_PER_ADDRESS,
+      /** Messages parsed at once; the others wait their turn, each held in memory (at most INBOUND_MAX_MESSAGE_BYTES). */
+      reportConcurrency: env.INBOUND_REPORT_CONCURRENCY,
       /**
        * An address of the operator's, registered with mailbox providers' feedback loops, taken at RCPT as
        * it is: its complaints name their delivery by the return-path address they report.

@@ -16,10 +16,11 @@ function verifiedDelivery(deps: InboundDependencies, address: string): { deliver
  * return-path token names: the envelope recipients' (where the report was sent), then those
  * the report names itself (a complaint's Original-Mail-From, the returned message's
  * Return-Path). Anything that does not verify changes nothing; every message is counted.
- * Database failures are thrown, so that the session answers 451 and the sender retries.
+ * Database failures are thrown, so that the session answers 451 and the sender retries. At
+ * most INBOUND_REPORT_CONCURRENCY messages are parsed at once; the others wait their turn.
  */
 export async function applyReport(deps: InboundDependencies, raw: Buffer, envelopeRecipients: readonly string[]): Promise<ReportResult> {
-  const report = await readReport(raw).catch(() => undefined);
+  const report = await deps.reading.run(() => readReport(raw)).catch(() => undefined);
   const count = (kind: string, result: ReportResult) => {
     deps.metrics.reports.inc({ kind, result });
     return result;
