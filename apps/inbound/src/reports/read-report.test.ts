@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { dsnCause, reportEffect, reportFinding } from '@mailer/domain';
-import { MAX_REPORT_PART_BYTES, MAX_REPORTED_RECIPIENTS, readReport } from './read-report';
+import { MAX_PART_HEADER_BYTES, MAX_REPORT_PART_BYTES, MAX_REPORTED_RECIPIENTS, readReport } from './read-report';
 
 const accepted = { status: 'accepted' as const, delayReportedAt: null, complainedAt: null };
 
@@ -123,6 +123,14 @@ describe('readReport on reports of hostile size', () => {
     expect(await readReport(dsnWith(padding + failure(1)))).toBeUndefined();
     const cut = `${'X-Padding: p\r\n'.repeat(Math.ceil(MAX_REPORT_PART_BYTES / 14) - 3)}${failure(2)}`;
     expect(await readReport(dsnWith(failure(1) + cut))).toMatchObject({ recipients: [{ addresses: ['r1@example.org'] }] });
+  });
+
+  it(`refuses a part header past ${MAX_PART_HEADER_BYTES} bytes (mailparser's bound), one of 4,000 lines it reads`, async () => {
+    const header = (lines: number) => `${'X-Trace: a\r\n'.repeat(lines)}Content-Type: multipart/report; report-type=delivery-status; boundary=x\r\n`;
+    const body = '\r\n--x\r\nContent-Type: message/delivery-status\r\n\r\nReporting-MTA: dns; a\r\n\r\nFinal-Recipient: rfc822; r@example.org\r\nAction: failed\r\nStatus: 5.1.1\r\n\r\n--x--\r\n';
+    expect(await readReport(Buffer.from(header(4_000) + body))).toMatchObject({ kind: 'dsn', recipients: [{ addresses: ['r@example.org'] }] });
+    await expect(readReport(Buffer.from(header(5_000) + body))).rejects.toThrow('Max header size');
+    await expect(readReport(Buffer.from(`Content-Type: multipart/report; ${Array.from({ length: 60_000 }, (_, i) => `n*${i}*=a`).join('; ')}${body}`))).rejects.toThrow('Max header size');
   });
 
   it('a 100 KB Diagnostic-Code of repeated "user" reads as a plain permanent failure', async () => {
