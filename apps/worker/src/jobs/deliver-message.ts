@@ -3,7 +3,6 @@ import {
   deriveMessageStatus,
   envelopeSender,
   failed,
-  MAX_REPLY_TEXT,
   parseSmtpReply,
   transactionFeedback,
   type DeliveryOutcome,
@@ -253,8 +252,8 @@ class HeldGroup implements ScheduledGroup {
 
 /**
  * What the transport saw, for operators: the host and address, the reply that decided the
- * attempt's outcome (the first recipient's whose outcome is the attempt's), its text at most
- * 512 characters, and the session's TLS under the sender's policy. None when no host was tried.
+ * attempt's outcome (the first recipient's whose outcome is the attempt's), its text as
+ * parseSmtpReply keeps it (REPLY_TEXT_LIMIT), and the session's TLS under the sender's policy. None when no host was tried.
  */
 function attemptTransport(report: TransactionReport, group: LeasedDelivery[], policy: TlsPolicyApplied): AttemptTransport | null {
   if (!report.mxHost) return null;
@@ -266,7 +265,7 @@ function attemptTransport(report: TransactionReport, group: LeasedDelivery[], po
   return {
     mxHost: report.mxHost,
     mxAddress: report.mxAddress,
-    reply: reply && { code: reply.code || null, enhancedStatus: reply.enhancedStatus, text: reply.text.slice(0, MAX_REPLY_TEXT) },
+    reply: reply && { code: reply.code || null, enhancedStatus: reply.enhancedStatus, text: reply.text },
     tls: report.tls,
     policy,
   };

@@ -1,8 +1,5 @@
 import { ACCEPTED, bounced, deferred, type CauseCode, type DeliveryOutcome } from './causes';
 
-/** The characters of a remote reply's text kept for operators (docs/api-decisions.md, "Delivery", Attempts). */
-export const MAX_REPLY_TEXT = 512;
-
 /** An SMTP reply split into what classification reads; the text never leaves the worker. */
 export interface SmtpReply {
   /** The three-digit reply code (RFC 5321 section 4.2). */
