@@ -38,7 +38,7 @@ describe('queue stats', () => {
   it('counts recipient deliveries by status in PostgreSQL and jobs by state in Redis', async () => {
     const a = await queued(['a@example.test', 'b@example.test']);
     await database.db`update deliveries set status = 'deferred' where id = ${a.deliveries[1]!.id}`;
-    await (await cli.deliveryQueue()).enqueue(a.id, a.createdAt);
+    await (await cli.deliveryQueue()).enqueue({ emailId: a.id, dueAt: a.createdAt });
     const { status, body } = await json('queue', 'stats');
     expect(status).toBe(0);
     expect(body.deliveries).toMatchObject({ queued: 1, deferred: 1, sending: 0, accepted: 0, bounced: 0, failed: 0 });
@@ -103,7 +103,7 @@ describe('email retry', () => {
     const [row] = await database.db`select next_attempt_at as "nextAttemptAt" from deliveries where email_id = ${email.id}`;
     expect(row!.nextAttemptAt.getTime()).toBeLessThanOrEqual(Date.now());
     const job = await (await cli.deliveryQueue()).queue.getJob(deliverMessageJobId(email.id, row!.nextAttemptAt));
-    expect(job?.data).toEqual({ emailIds: [email.id] });
+    expect(job?.data).toEqual({ emailIds: [email.id], accountId });
   });
 
   it('refuses an unknown message and one with nothing deferred', async () => {

@@ -28,7 +28,7 @@ describe('the delivery daemon', () => {
   it('delivers what the queue hands it', async () => {
     const daemon = h.startDaemon();
     const ids = await Promise.all(Array.from({ length: 5 }, (_, i) => h.queueEmail(setup, { to: [`u${i}@rcpt.test`] })));
-    for (const id of ids) await h.deps.deliveryQueue.enqueue(id, new Date());
+    for (const id of ids) await h.deps.deliveryQueue.enqueue({ emailId: id, dueAt: new Date() });
     for (const id of ids) await h.waitForStatus(id, ['accepted']);
     expect(peer.messages).toHaveLength(5);
     await daemon.stop();
@@ -66,7 +66,7 @@ describe('the delivery daemon', () => {
     const queued = await Promise.all(Array.from({ length: 3 }, (_, i) => h.queueEmail(setup, { to: [`q${i}@rcpt.test`], createdAt: past })));
     const deferredId = await h.queueEmail(setup, { to: ['d@rcpt.test'], createdAt: past });
     await deferDeliveries(h.deps.db, [deferredId], past);
-    for (const id of [...queued, deferredId]) await h.deps.deliveryQueue.enqueue(id, past);
+    for (const id of [...queued, deferredId]) await h.deps.deliveryQueue.enqueue({ emailId: id, dueAt: past });
     await flushTestKeys();
     expect(await h.deps.deliveryQueue.queue.getJob(deliverMessageJobId(queued[0]!, past))).toBeUndefined();
 
@@ -83,7 +83,7 @@ describe('stopping', () => {
     peer.behavior.data = { kind: 'delay', ms: 150 };
     const daemon = h.startDaemon();
     const id = await h.queueEmail(setup, { to: ['finish@rcpt.test'] });
-    await h.deps.deliveryQueue.enqueue(id, new Date());
+    await h.deps.deliveryQueue.enqueue({ emailId: id, dueAt: new Date() });
     await h.waitForStatus(id, ['sending']);
     await daemon.stop();
     expect((await h.readEmail(id)).email.status).toBe('accepted');
@@ -95,7 +95,7 @@ describe('stopping', () => {
     h.dns.set('hang.test', [{ type: 'A', address: '127.0.0.3' }]);
     const daemon = h.startDaemon();
     const id = await h.queueEmail(setup, { to: ['ann@hang.test'] });
-    await h.deps.deliveryQueue.enqueue(id, new Date());
+    await h.deps.deliveryQueue.enqueue({ emailId: id, dueAt: new Date() });
     await h.waitForStatus(id, ['sending']);
     const stoppedAt = Date.now();
     await daemon.stop();

@@ -4,6 +4,7 @@ import { leaseTiming } from '@mailer/domain';
 import { DELIVERY_QUEUE, RECONCILE_GRACE_MS, reconcileOwedDeliveries, type DeliverMessagePayload } from '@mailer/queue';
 import type { WorkerDependencies } from './container';
 import { takeMessage } from './jobs/deliver-message';
+import { ClaimQueue, type QueuedMessage } from './scheduling/claim-queue';
 import type { ClaimRoom } from './scheduling/destination-scheduler';
 import { publishDestinations } from './scheduling/destination-snapshots';
 import { purgeExpiredData } from './jobs/purge-expired-data';
@@ -16,6 +17,18 @@ const RECONCILE_PAGE_SIZE = 1_000;
 const RETENTION_INTERVAL_MS = 3_600_000;
 /** How often a daemon looks for domains due for a re-check (at most DOMAIN_RECHECK_INTERVAL). */
 const RECHECK_PASS_MS = 60_000;
+/**
+ * Claims under way at once: enough for a claim batch in flight and the next one gathering, so
+ * that claiming never idles; the other messages wait in the claim queue, where accounts take turns.
+ */
+const CLAIMS_IN_FLIGHT = 200;
+/**
+ * Messages a daemon reads ahead of its claims: past another account's backlog of that size,
+ * a message is claimed at the next turn. They are the daemon's alone only in memory (their
+ * jobs are done), so a daemon that dies leaves them to the reconciler, and a long wait here
+ * lets the reconciler hand them to other daemons as well (a claim finds them leased).
+ */
+const CLAIM_LOOKAHEAD = 10_000;
 
 export interface Daemon {
   worker: Worker<DeliverMessagePayload>;
@@ -32,8 +45,9 @@ export interface Daemon {
 
 /**
  * The BullMQ consumer of the delivery queue, `WORKER_CONCURRENCY` jobs at a time, handing
- * claimed deliveries to the destination scheduler (a job ends once its messages are held,
- * not delivered; docs/api-decisions.md, "Scheduling"); the
+ * each job's messages to the claim queue (a job ends once its messages are queued; accounts
+ * take turns there), whose claims hand deliveries to the destination scheduler
+ * (docs/api-decisions.md, "Scheduling"); the
  * reconciler: every `RECONCILE_INTERVAL` it enqueues the jobs of owed deliveries that
  * Redis lost (FLUSHALL, Redis down at acceptance, a dead worker's lease), and every third
  * of `DELIVERY_LEASE` those of expired leases alone, so that a dead daemon's deliveries are
@@ -44,7 +58,13 @@ export function startDaemon(deps: WorkerDependencies): Daemon {
   deps.scheduler.start();
   // Messages taken and not yet done: stopping waits for their last records and next jobs.
   const taken = new Set<Promise<void>>();
-  const worker = new Worker<DeliverMessagePayload>(DELIVERY_QUEUE, (job) => runJob(deps, job, taken), {
+  const claims = new ClaimQueue({
+    capacity: CLAIM_LOOKAHEAD,
+    inFlight: CLAIMS_IN_FLIGHT,
+    room: () => deps.scheduler.room(deps.shutdown.signal),
+    claim: (message, room) => runMessage(deps, message, room, taken),
+  });
+  const worker = new Worker<DeliverMessagePayload>(DELIVERY_QUEUE, (job) => takeJob(deps, job, claims), {
     connection: deps.workerRedis,
     prefix: deps.config.redisPrefix,
     concurrency: deps.config.worker.concurrency,
@@ -100,7 +120,9 @@ export function startDaemon(deps: WorkerDependencies): Daemon {
       clearInterval(recheckTimer);
       const grace = setTimeout(() => deps.shutdown.abort(new Error('shutdown')), deps.config.worker.shutdownGraceMs);
       try {
-        // The scheduler stops first: held deliveries go back at once, and jobs waiting for room give their messages back.
+        // Messages not claimed yet get jobs of their own, due at once, for the next daemon.
+        await giveBack(deps, claims.stop());
+        // The scheduler stops next: held deliveries go back at once, and claims waiting for room give their messages back.
         await Promise.all([deps.scheduler.stop(), worker.close(), webhooks.stop()]);
         // Messages a job was still claiming when the scheduler stopped were released since.
         await deps.scheduler.stop();
@@ -113,38 +135,43 @@ export function startDaemon(deps: WorkerDependencies): Daemon {
   };
 }
 
-/** A job carries one message, or several accepted together: each is claimed and held as there is room. */
-async function runJob(deps: WorkerDependencies, job: Job<DeliverMessagePayload>, taken: Set<Promise<void>>): Promise<void> {
-  const results = await Promise.allSettled(job.data.emailIds.map((emailId) => runMessage(deps, emailId, job.id, taken)));
-  const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failure) throw failure.reason;
+/**
+ * A job carries one message, or several accepted together: it hands them to the claim queue
+ * and ends (docs/api-decisions.md, "Scheduling"). A job whose messages cannot be queued (the
+ * daemon is stopping) gives them jobs of their own.
+ */
+async function takeJob(deps: WorkerDependencies, job: Job<DeliverMessagePayload>, claims: ClaimQueue): Promise<void> {
+  const messages = job.data.emailIds.map((emailId) => ({ emailId, accountId: job.data.accountId ?? '', jobId: job.id }));
+  await claims.add(messages).catch(() => giveBack(deps, messages));
 }
 
-async function runMessage(deps: WorkerDependencies, emailId: string, jobId: string | undefined, taken: Set<Promise<void>>): Promise<void> {
-  let room: ClaimRoom;
-  try {
-    room = await deps.scheduler.room(deps.shutdown.signal);
-  } catch {
-    // Shutting down before this message had room: nothing of it was claimed, so a job of its
-    // own hands it to the next worker at once.
-    await deps.deliveryQueue.enqueue(emailId, deps.now(), deps.now()).catch(() => undefined);
-    return;
-  }
+/** Jobs due now for messages this daemon took and will not claim. */
+async function giveBack(deps: WorkerDependencies, messages: readonly QueuedMessage[]): Promise<void> {
+  const now = deps.now();
+  await deps.deliveryQueue
+    .enqueueMany(messages.map((m) => ({ emailId: m.emailId, dueAt: now, accountId: m.accountId || undefined })), now)
+    .catch(() => undefined);
+}
+
+/** Claims one message in its room and holds its deliveries; never rejects (a failure gives the message a later job). */
+async function runMessage(deps: WorkerDependencies, message: QueuedMessage, room: ClaimRoom, taken: Set<Promise<void>>): Promise<void> {
+  const { emailId, jobId } = message;
   const log = deps.logger.child({ email_id: emailId, job_id: jobId });
   const failed = async (error: Error) => {
     deps.metrics.messages.inc({ result: 'failed' });
     log.error('delivery job failed', { error: error.message });
     // Job ids are per due time, so this one is new; leases taken before the failure expire on their own.
-    await deps.deliveryQueue.enqueue(emailId, new Date(deps.now().getTime() + FAILED_JOB_RETRY_MS), deps.now()).catch(() => undefined);
+    const later = new Date(deps.now().getTime() + FAILED_JOB_RETRY_MS);
+    await deps.deliveryQueue.enqueue({ emailId, dueAt: later, accountId: message.accountId || undefined }, deps.now()).catch(() => undefined);
   };
-  let message;
+  let taking;
   try {
-    message = await takeMessage(deps, emailId, log).finally(() => room.release());
+    taking = await takeMessage(deps, emailId, log).finally(() => room.release());
   } catch (error) {
     await failed(error as Error);
-    throw error;
+    return;
   }
-  const done = message.done.then(
+  const done = taking.done.then(
     () => void deps.metrics.messages.inc({ result: 'completed' }),
     (error: Error) => failed(error),
   );

@@ -123,7 +123,7 @@ describe('secrets reseal --from-key-env', () => {
     const api = start(API_MAIN, { ENCRYPTION_KEY: keyB, PORT: String(port) });
     await waitFor(() => apiUp(port), 'the API under the new key');
     const id = await h.queueEmail(setup, { to: ['ann@rcpt.test'] });
-    await h.deps.deliveryQueue.enqueue(id, new Date());
+    await h.deps.deliveryQueue.enqueue({ emailId: id, dueAt: new Date() });
     const worker = start(WORKER_MAIN, { ENCRYPTION_KEY: keyB });
     await h.waitForStatus(id, ['accepted']);
     const [signature] = await verifyDkim(peer.messages.at(-1)!.raw, h.dns.address);

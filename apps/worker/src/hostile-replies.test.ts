@@ -32,7 +32,7 @@ describe('the daemon facing a megabyte RCPT reply', () => {
     try {
       const attacked = await Promise.all(Array.from({ length: 3 }, (_, i) => h.queueEmail(setup, { to: [`victim${i}@hostile.test`] })));
       const normal = await h.queueEmail(setup, { to: ['someone@healthy.test'] });
-      for (const id of [...attacked, normal]) await h.deps.deliveryQueue.enqueue(id, new Date());
+      for (const id of [...attacked, normal]) await h.deps.deliveryQueue.enqueue({ emailId: id, dueAt: new Date() });
 
       const delivered = await h.waitForStatus(normal, ['accepted']);
       expect(delivered.deliveries.map((d) => d.status)).toEqual(['accepted']);

@@ -94,7 +94,7 @@ describe('crash safety', () => {
   it('a worker killed with SIGKILL mid-run: after a restart every message arrives exactly once', async () => {
     peer.behavior.data = { kind: 'delay', ms: 40 };
     const ids = await queueMessages(60);
-    for (const id of ids) await h.deps.deliveryQueue.enqueue(id, new Date());
+    for (const id of ids) await h.deps.deliveryQueue.enqueue({ emailId: id, dueAt: new Date() });
     const first = spawnWorker({ DELIVERY_LEASE: '3s', WORKER_CONCURRENCY: '4' });
     await waitFor(() => peer.messages.length >= 15, 20_000, 'the first deliveries');
     // From here the sink holds its final-dot replies, so whatever it accepted so far has been
@@ -117,10 +117,12 @@ describe('crash safety', () => {
     peer.behavior.data = { kind: 'delay', ms: 10 };
     const ids = await queueMessages(80);
     const workers = [spawnWorker({ WORKER_CONCURRENCY: '8' }), spawnWorker({ WORKER_CONCURRENCY: '8' })];
+    // Both take jobs from the start (a daemon alone would read every job ahead of its claims).
+    for (const worker of workers) await waitFor(() => worker.output().includes('worker started'), 10_000, 'a worker started');
     // Every message gets two jobs (two due times), so both workers race for the same messages.
     for (const id of ids) {
-      await h.deps.deliveryQueue.enqueue(id, new Date(Date.now() - 1));
-      await h.deps.deliveryQueue.enqueue(id, new Date());
+      await h.deps.deliveryQueue.enqueue({ emailId: id, dueAt: new Date(Date.now() - 1) });
+      await h.deps.deliveryQueue.enqueue({ emailId: id, dueAt: new Date() });
     }
     await allAccepted(ids);
     await sleep(300);
@@ -134,7 +136,7 @@ describe('crash safety', () => {
     const past = new Date(Date.now() - 60_000);
     const ids = await queueMessages(20, past);
     await deferDeliveries(h.deps.db, ids.slice(0, 10), past);
-    for (const id of ids) await h.deps.deliveryQueue.enqueue(id, new Date(Date.now() + 3_600_000));
+    for (const id of ids) await h.deps.deliveryQueue.enqueue({ emailId: id, dueAt: new Date(Date.now() + 3_600_000) });
     const keys = await h.deps.producerRedis.keys(`${h.config.redisPrefix}:*`);
     expect(keys.length).toBeGreaterThan(0);
     await h.deps.producerRedis.del(...keys);
@@ -159,7 +161,7 @@ describe('leases that follow the daemon\'s life', () => {
     // The MX holds every transaction at the final dot, as a slow server does.
     peer.behavior.data = { kind: 'never_answer' };
     const ids = await queueMessages(5);
-    for (const id of ids) await h.deps.deliveryQueue.enqueue(id, new Date());
+    for (const id of ids) await h.deps.deliveryQueue.enqueue({ emailId: id, dueAt: new Date() });
     const doomed = spawnWorker(env);
     await waitFor(() => peer.dataReceived() >= ids.length, 20_000, 'every transaction held at the final dot');
     expect(await deliveryStatuses(ids)).toEqual(ids.map(() => 'sending'));
@@ -188,8 +190,8 @@ describe('leases that follow the daemon\'s life', () => {
     // Besides each message's own job, one every 250 ms for the length of the attempt, which
     // either daemon may run: each claims the message and must find its lease alive.
     const start = Date.now();
-    for (const id of ids) await h.deps.deliveryQueue.enqueue(id, new Date(start));
-    for (let at = 250; at <= 9_000; at += 250) for (const id of ids) await h.deps.deliveryQueue.enqueue(id, new Date(start + at), new Date());
+    for (const id of ids) await h.deps.deliveryQueue.enqueue({ emailId: id, dueAt: new Date(start) });
+    for (let at = 250; at <= 9_000; at += 250) for (const id of ids) await h.deps.deliveryQueue.enqueue({ emailId: id, dueAt: new Date(start + at) }, new Date());
     await allAccepted(ids);
     // The jobs still to come would find nothing owed: none is left for the tests after this one.
     await h.deps.deliveryQueue.queue.drain(true);
@@ -208,7 +210,7 @@ describe('operations', () => {
   it('serves Prometheus metrics behind the operator token', async () => {
     const token = 'operator-token-for-tests';
     const id = await h.queueEmail(setup, { to: ['metrics@rcpt.test'] });
-    await h.deps.deliveryQueue.enqueue(id, new Date());
+    await h.deps.deliveryQueue.enqueue({ emailId: id, dueAt: new Date() });
     const worker = spawnWorker({ OPERATOR_TOKEN: token });
     await h.waitForStatus(id, ['accepted']);
     const listening = () =>
@@ -238,7 +240,7 @@ describe('signals', () => {
   it('SIGTERM lets in-flight attempts finish before the process exits', async () => {
     peer.behavior.data = { kind: 'delay', ms: 1_000 };
     const ids = await queueMessages(3);
-    for (const id of ids) await h.deps.deliveryQueue.enqueue(id, new Date());
+    for (const id of ids) await h.deps.deliveryQueue.enqueue({ emailId: id, dueAt: new Date() });
     const worker = spawnWorker({ WORKER_SHUTDOWN_GRACE: '5s' });
     await waitFor(() => peer.dataReceived() >= 3, 15_000, 'the messages in flight');
     worker.child.kill('SIGTERM');
@@ -251,7 +253,7 @@ describe('signals', () => {
     const silent = await startTestSmtpServer({ host: '127.0.0.3', port: h.smtpPort, silent: true });
     h.dns.set('hang.test', [{ type: 'A', address: '127.0.0.3' }]);
     const id = await h.queueEmail(setup, { to: ['ann@hang.test'] });
-    await h.deps.deliveryQueue.enqueue(id, new Date());
+    await h.deps.deliveryQueue.enqueue({ emailId: id, dueAt: new Date() });
     const worker = spawnWorker({ WORKER_SHUTDOWN_GRACE: '500ms', SMTP_CONNECT_TIMEOUT: '30s' });
     await h.waitForStatus(id, ['sending']);
     const stoppedAt = Date.now();

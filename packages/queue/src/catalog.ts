@@ -12,6 +12,8 @@ export const DELIVER_MESSAGE_JOB = 'deliver-message';
 export interface DeliverMessagePayload {
   /** Messages whose deliveries fall due at the same time: one, or up to MESSAGES_PER_JOB accepted together. */
   emailIds: string[];
+  /** Their account, whose turn the daemon's claims take (absent from jobs enqueued without one). */
+  accountId?: string;
 }
 
 /**

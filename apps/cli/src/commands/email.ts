@@ -27,10 +27,11 @@ export function registerEmailCommands(program: Command, deps: CliDependencies): 
     .option('--json', 'print {"id","retried"}')
     .action(async (id: string, options: { json?: boolean }) => {
       const now = deps.now();
-      const retried = await makeDeferredDeliveriesDue(deps.db, id, now);
-      if (retried === undefined) throw new CliError('email_not_found', `No message with id ${id}.`);
+      const made = await makeDeferredDeliveriesDue(deps.db, id, now);
+      if (made === undefined) throw new CliError('email_not_found', `No message with id ${id}.`);
+      const retried = made.advanced;
       if (retried === 0) throw new CliError('nothing_deferred', `Message ${id} has no deferred delivery to retry.`);
-      await (await deps.deliveryQueue()).enqueue(id, now, now);
+      await (await deps.deliveryQueue()).enqueue({ emailId: id, dueAt: now, accountId: made.accountId }, now);
       printResult(deps.stdout, options.json, { id, retried }, `Queued ${retried} deferred deliver${retried === 1 ? 'y' : 'ies'} of ${id} for now.`);
     });
 }

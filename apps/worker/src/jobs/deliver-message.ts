@@ -47,7 +47,7 @@ export async function takeMessage(deps: WorkerDependencies, emailId: string, log
     return { done: Promise.resolve() };
   }
   const { context, lease } = claim;
-  if (lease.deliveries.length === 0) return { done: scheduleNextObligation(deps, emailId, log) };
+  if (lease.deliveries.length === 0) return { done: scheduleNextObligation(deps, lease, log) };
   const kept = deps.leases.keep(lease);
   try {
     const message = new HeldMessage(deps, context, lease, kept, log);
@@ -162,7 +162,7 @@ class HeldMessage {
     this.kept.release();
     if (this.failure) return this.settle.reject(this.failure.error);
     if (this.recorder.terminal) return this.settle.resolve();
-    scheduleNextObligation(this.deps, this.lease.emailId, this.log).then(this.settle.resolve, this.settle.reject);
+    scheduleNextObligation(this.deps, this.lease, this.log).then(this.settle.resolve, this.settle.reject);
   }
 }
 
@@ -271,11 +271,11 @@ function attemptTransport(report: TransactionReport, group: LeasedDelivery[], po
   };
 }
 
-async function scheduleNextObligation(deps: WorkerDependencies, emailId: string, log: Logger): Promise<void> {
+async function scheduleNextObligation(deps: WorkerDependencies, { emailId, accountId }: Pick<Lease, 'emailId' | 'accountId'>, log: Logger): Promise<void> {
   const due = await nextObligation(deps.db, emailId);
   if (!due) return;
   try {
-    await deps.deliveryQueue.enqueue(emailId, due, deps.now());
+    await deps.deliveryQueue.enqueue({ emailId, dueAt: due, accountId }, deps.now());
   } catch (error) {
     // Redis is away: the reconciler enqueues owed deliveries once it is back.
     log.warn('next attempt not enqueued', { error: (error as Error).message, due: due.toISOString() });

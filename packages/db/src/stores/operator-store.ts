@@ -59,9 +59,9 @@ export async function owedDeliveriesSummary(db: Queryable): Promise<OwedDeliveri
 /**
  * Makes the message's deferred deliveries due now (`made_due`, through the transition writer;
  * the caller enqueues its job). Undefined when there is no such message; otherwise how many
- * deliveries were advanced.
+ * deliveries were advanced, and the message's account (its job's).
  */
-export async function makeDeferredDeliveriesDue(db: Database, emailId: string, now: Date): Promise<number | undefined> {
+export async function makeDeferredDeliveriesDue(db: Database, emailId: string, now: Date): Promise<{ advanced: number; accountId: string } | undefined> {
   if (!isIdOf('email', emailId)) return undefined;
   return inTransaction(db, async (tx) => {
     const { locked } = await tx.send({ locked: lockMessages(tx, [emailId]) });
@@ -71,6 +71,6 @@ export async function makeDeferredDeliveriesDue(db: Database, emailId: string, n
       .filter((d) => d.status === 'deferred')
       .map((d) => ({ reason: 'made_due' as const, delivery: d.id, to: 'deferred' as const, cause: d.cause, at: now, nextAttemptAt: now }));
     if (transitions.length > 0) await tx.commit(...writeTransitions(tx, { messages: [message], transitions }).statements);
-    return transitions.length;
+    return { advanced: transitions.length, accountId: message.accountId };
   });
 }

@@ -1,10 +1,11 @@
 import { WAITING_STATUSES } from '@mailer/domain';
 import type { Database } from '../database';
 
-/** A message owed a delivery job, due at `dueAt` (what the job id is derived from). */
+/** A message owed a delivery job, due at `dueAt` (what the job id is derived from), and its account. */
 export interface OwedDeliveryJob {
   emailId: string;
   dueAt: Date;
+  accountId: string;
 }
 
 export interface OwedDeliveryQuery {
@@ -38,18 +39,18 @@ export async function* owedDeliveryJobs(db: Database, query: OwedDeliveryQuery):
     // deliveries_status_due_idx, so the scan reads owed deliveries only.
     const waiting = query.expiredLeasesOnly
       ? db``
-      : db`select email_id, next_attempt_at as due_at from deliveries
+      : db`select email_id, account_id, next_attempt_at as due_at from deliveries
             where status = any(${WAITING_STATUSES}::text[]) and next_attempt_at <= ${dueBy} and email_id > ${afterId}
            union all`;
     const rows = await db`
-      select email_id, min(due_at) as due_at
+      select email_id, account_id, min(due_at) as due_at
         from (${waiting}
-              select email_id, lease_expires_at as due_at from deliveries
+              select email_id, account_id, lease_expires_at as due_at from deliveries
                where status = 'sending' and lease_expires_at <= ${query.now} and email_id > ${afterId}) owed
-       group by email_id
+       group by email_id, account_id
        order by email_id
        limit ${query.pageSize}`;
-    const page = rows.map((r) => ({ emailId: r.email_id as string, dueAt: r.due_at as Date }));
+    const page = rows.map((r) => ({ emailId: r.email_id as string, dueAt: r.due_at as Date, accountId: r.account_id as string }));
     if (page.length > 0) yield page;
     if (page.length < query.pageSize) return;
     afterId = page[page.length - 1]!.emailId;

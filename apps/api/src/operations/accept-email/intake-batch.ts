@@ -181,7 +181,7 @@ function admitInOrder(judged: readonly Judged[], initial: UsageState, totalBefor
       kind: 'accepted',
       response: j.response,
       rateLimit: rateLimitHeaders(state, now),
-      jobs: j.messages.filter((_, k) => attempted[k]! > 0).map((e) => ({ emailId: e.id, dueAt: e.dueAt })),
+      jobs: j.messages.filter((_, k) => attempted[k]! > 0).map((e) => ({ emailId: e.id, dueAt: e.dueAt, accountId: e.accountId })),
     };
   });
   return decided;
