@@ -13,6 +13,7 @@ import { createRouteLookups } from './delivery/route-cache';
 import type { TransportContext } from './delivery/smtp-transport';
 import { createDeliveryBatches, type DeliveryBatches } from './jobs/delivery-batches';
 import { LeaseKeeper } from './jobs/lease-keeper';
+import { RecordBacklog } from './jobs/record-backlog';
 import { createWorkerMetrics, type WorkerMetrics } from './metrics';
 import { registerDestinationGauges } from './scheduling/destination-metrics';
 import { DestinationScheduler } from './scheduling/destination-scheduler';
@@ -38,6 +39,8 @@ export interface WorkerDependencies extends DeliveryBatches {
   composer: MessageComposer;
   /** Keys the return-path tokens of MAIL FROM (derived from ENCRYPTION_KEY). */
   returnPathKey: Buffer;
+  /** Attempt records not stored yet: while they lag, no transaction starts. */
+  recordBacklog: RecordBacklog;
   /** Renews the leases of the attempts in flight; aborts an attempt whose lease could not be renewed in time. */
   leases: LeaseKeeper;
   /** Held deliveries per destination; runs their SMTP transactions, WORKER_CONCURRENCY at once at most. */
@@ -62,6 +65,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   producerRedis.on('error', () => undefined);
   const now = overrides.now ?? (() => new Date());
   const metrics = createWorkerMetrics();
+  const recordBacklog = new RecordBacklog();
   const scheduler = new DestinationScheduler({
     globalLimit: config.worker.concurrency,
     activeLimit: config.worker.activeLimit,
@@ -72,6 +76,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
       suspendMs: config.worker.destinationSuspensionMs,
     },
     rules: config.worker.destinationLimits,
+    paused: () => recordBacklog.behind,
     shared: new SharedDestinationLimits(producerRedis, config.redisPrefix, (error) =>
       logger.warn('shared destination limits unavailable, applied by this daemon alone', { error: error.message }),
     ),
@@ -94,6 +99,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     composer: createMessageComposer(config.encryptionKey, config.worker.compositionThreads),
     returnPathKey: returnPathKey(config.encryptionKey),
     ...createDeliveryBatches(database.db, config.worker.leaseMs, now),
+    recordBacklog,
     leases: new LeaseKeeper({ db: database.db, leaseMs: config.worker.leaseMs, now, logger, renewals: metrics.leaseRenewals, shutdown: shutdown.signal }),
     scheduler,
     metrics,

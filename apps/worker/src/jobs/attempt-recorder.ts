@@ -5,12 +5,13 @@ import type { WorkerDependencies } from '../container';
 
 /**
  * A record that fails because the database is away (a crash, a restart, a stalled round trip) is
- * written again this many times, this far apart: the message has gone out, and a record lost
- * would have the delivery attempted again once its lease ran out, a duplicate. Under the lease
- * token, a record that comes too late (the lease taken over) changes nothing.
+ * written again after these pauses: the message has gone out, and a record lost would have the
+ * delivery attempted again once its lease ran out, a duplicate. The first pauses are short, so
+ * that a record goes through as soon as a restarted database answers (a daemon that dies
+ * meanwhile sends again what it had not recorded); about 6 s in all. Under the lease token, a
+ * record that comes too late (the lease taken over) changes nothing.
  */
-const RECORD_TRIES = 4;
-const RECORD_RETRY_MS = 2_000;
+const RECORD_RETRY_MS = [200, 400, 800, 1_600, 3_200];
 
 export interface AttemptFacts {
   startedAt: Date;
@@ -35,17 +36,20 @@ export class AttemptRecorder {
     private readonly log: Logger,
   ) {}
 
-  /** Passes deferrals through the retry policy, then writes the attempt. */
-  async record(group: LeasedDelivery[], outcomeOf: (delivery: LeasedDelivery) => DeliveryOutcome, facts: AttemptFacts): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.write(group, outcomeOf, facts);
-      } catch (error) {
-        if (attempt >= RECORD_TRIES || !isDatabaseUnavailable(error)) throw error;
-        this.log.warn('attempt not recorded, database unavailable; trying again', { error: (error as Error).message, try: attempt });
-        await new Promise((resolve) => setTimeout(resolve, RECORD_RETRY_MS));
+  /** Passes deferrals through the retry policy, then writes the attempt (counted in the daemon's record backlog until stored). */
+  record(group: LeasedDelivery[], outcomeOf: (delivery: LeasedDelivery) => DeliveryOutcome, facts: AttemptFacts): Promise<void> {
+    return this.deps.recordBacklog.track(async () => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await this.write(group, outcomeOf, facts);
+        } catch (error) {
+          const pause = RECORD_RETRY_MS[attempt - 1];
+          if (pause === undefined || !isDatabaseUnavailable(error)) throw error;
+          this.log.warn('attempt not recorded, database unavailable; trying again', { error: (error as Error).message, try: attempt });
+          await new Promise((resolve) => setTimeout(resolve, pause));
+        }
       }
-    }
+    });
   }
 
   /** Gives deliveries back unattempted (shutdown, or a lease not renewed in time). */

@@ -18,7 +18,14 @@ export interface DeliveryBatches {
 }
 
 /**
- * A call left unanswered for a whole lease is stalled (see BatcherOptions): it fails, and the
+ * A record takes milliseconds; one unanswered this long (a statement the driver lost at a
+ * database crash) is failed and written again, under its lease token (a late first write
+ * leaves the second nothing to apply), rather than holding every later record back.
+ */
+const RECORD_STALL_MS = 5_000;
+
+/**
+ * A claim or content read left unanswered for a whole lease is stalled (see BatcherOptions): it fails, and the
  * next ones go out, rather than every later job waiting behind it.
  */
 export function createDeliveryBatches(db: Database, leaseMs: number, now: () => Date): DeliveryBatches {
@@ -31,7 +38,7 @@ export function createDeliveryBatches(db: Database, leaseMs: number, now: () => 
       },
       { stallMs: leaseMs },
     ),
-    attempts: new Batcher((writes) => writeAttempts(db, writes), { stallMs: leaseMs }),
+    attempts: new Batcher((writes) => writeAttempts(db, writes), { stallMs: RECORD_STALL_MS }),
   };
 }
 

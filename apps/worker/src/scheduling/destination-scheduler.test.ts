@@ -43,6 +43,22 @@ describe('DestinationScheduler', () => {
     expect(log.filter((l) => l.startsWith('release'))).toHaveLength(8);
   });
 
+  it('starts no transaction while paused (attempt records lag), and starts them once it is not', async () => {
+    const log: string[] = [];
+    let paused = true;
+    const scheduler = new DestinationScheduler({ globalLimit: 10, activeLimit: 100, tuning, rules: [], logger, paused: () => paused });
+    const waiting = group('a', 'waiting', log);
+    scheduler.hold(['mx.one.test'], waiting);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(log).toEqual([]);
+    paused = false;
+    while (log.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(log).toEqual(['run waiting']);
+    const stopped = scheduler.stop();
+    waiting.finish('success');
+    await stopped;
+  });
+
   it('serves the accounts of a destination round robin', async () => {
     const log: string[] = [];
     const scheduler = new DestinationScheduler({ globalLimit: 10, activeLimit: 100, tuning: { ...tuning, initial: 1, max: 1 }, rules: [], logger });

@@ -14,6 +14,8 @@ export interface DestinationSchedulerOptions {
   rules: readonly DestinationLimitRule[];
   /** The rules' limits shared with every daemon (absent: each daemon applies them alone). */
   shared?: SharedDestinationLimits;
+  /** While true, no transaction starts (the attempt records lag behind, see RecordBacklog); looked at again every PAUSED_LOOK_MS. */
+  paused?: () => boolean;
   logger: Logger;
   now?: () => number;
 }
@@ -33,6 +35,9 @@ function connectionLimits(rule: DestinationLimitRule | undefined): { messagesPer
   if (rule?.connections !== undefined) return { messagesPerConnection: 1 };
   return rule?.messagesPerConnection !== undefined ? { messagesPerConnection: rule.messagesPerConnection } : {};
 }
+
+/** How often a paused scheduler looks whether it may start transactions again. */
+const PAUSED_LOOK_MS = 100;
 
 /** A destination idle this long is forgotten (its learned concurrency with it), unless suspended. */
 const IDLE_FORGET_MS = 10 * 60_000;
@@ -174,6 +179,12 @@ export class DestinationScheduler {
   private pump(): void {
     if (this.stopping) return;
     const now = this.now();
+    if (this.ready.size > 0 && this.options.paused?.()) {
+      clearTimeout(this.wakeTimer);
+      this.wakeTimer = setTimeout(() => this.pump(), PAUSED_LOOK_MS);
+      this.wakeTimer.unref();
+      return;
+    }
     let started = true;
     let wakeAt = Infinity;
     while (started && this.ready.size > 0) {
