@@ -42,42 +42,6 @@ const N_WEBHOOKS = Number(process.env.N_WEBHOOKS ?? 5_000);
 const WARMUP = Number(process.env.WARMUP ?? 5_000);
 const TARGET_RATIO = 1;
 const GOAL_RATIO = 2;
-/** What profiling this build showed; the figures above say how far it got. */
-const ANALYSIS = `Where the CPU goes (per 1-recipient message, measured on a 2-vCPU KVM machine with an Intel Xeon with
-AVX-512 IFMA on 22 November 2026: per-process and per-thread CPU from /proc over 7,000 messages of a 10,000-message run,
-and \`perf record\` of the whole machine): 2.7 to 3.0 ms in all (2.25 ms in one faster minute). The worker 1.36 to 1.42
-ms: its two composition threads 0.79 to 0.82 ms, of which the RSA-2048 signature is about 40% (0.30 to 0.34 ms alone, in
-Node and in OpenSSL's own \`speed\`: this CPU's IFMA instructions make it three times as fast as on the machines below),
-nodemailer's composer 0.10 to 0.16 ms, the relaxed-body hash 0.04 ms, and the rest the threads' messaging, garbage
-collection and nodemailer's header signing; its event loop 0.41 to 0.43 ms (Node's streams, SMTP and its dot-stuffing,
-pg, BullMQ). PostgreSQL 0.69 to 0.76 ms (about half intake); the API 0.56 to 0.58 ms; smtp-sink, Redis and the
-benchmark's own client 0.05 to 0.07 ms each. The machine is 92 to 98% busy, so the end-to-end rate is bounded by the
-sum.
-On machines without IFMA (a 2.0 GHz AMD EPYC, Zen 1, and an older 2.0 GHz Xeon, in earlier sessions) RSA signing alone
-took 1.0 to 1.2 ms, a message 4.7 to 7.7 ms in all, and the same builds measured 0.83 to 0.96x Postfix with 1 recipient:
-Postfix in this comparison signs nothing, so the ratio moves with the price of the one RSA operation per message.
-What earlier builds removed: intake sends message bodies as text arrays beside its JSON row set (in JSON a 4 KB body
-cost about 20 us to escape in the API and 35 us in PostgreSQL's JSON lexer, which copies strings a character at a time);
-a log level that is off stops before winston's format chain; the benchmark posts with a lean HTTP client of its own
-(post-messages.ts); with autocannon the benchmark process took 0.25 to 0.33 ms a message of the same 2 cores (Postfix's
-injector, smtp-source, is C); messages written straight from nodemailer's composer tree instead of streamed through its
-\`build()\`; DKIM signed on the built buffer with nodemailer's own parts; messages accepted together share a BullMQ job;
-no foreign keys from deliveries, attempts and events to their message; lz4 message bodies; prepared statements,
-pipelined round trips (postgres.js); batched claims (about 5 messages a transaction in this benchmark) and attempt records (about 6);
-pooled SMTP connections without RSET between transactions, the envelope pipelined by nodemailer where PIPELINING is
-offered; composition on worker threads.
-Measured and not a lever (no difference beyond the drift):
-\`WORKER_CONCURRENCY=100\`; \`synchronous_commit=off\` for the daemon's connections; generic plans for the daemon's
-statements (the claim's planning is about 0.3 ms a run, 1% of the total); larger V8 young generations (a 32 MB
-semi-space, again on this machine); \`--single-threaded-gc\` (the helper threads' work moves to the main threads);
-PostgreSQL over its Unix socket instead of TCP; \`Error.stackTraceLimit = 0\`; \`DESTINATION_CONCURRENCY=20\`; a 3-prime
-RSA key (OpenSSL signs it no faster); handing the threads their messages in one batch per event-loop turn (composition's
-share of the machine's CPU stayed at 0.27 to 0.28). One composition thread is slower (330 to 337 against 364 to 385
-messages a second on the Zen 1 machine), and none slower still (591 and 605 against 687 and 771 on this one, with the
-machine 1.63 cores busy): the daemon's event loop is then the bottleneck. A fast path hashing an already canonical body
-as it stands never applies: nodemailer's quoted-printable text keeps bare LFs, which the relaxed canonicalization (and
-the SMTP data stream) turn into CRLF. Postfix in this comparison relays without DKIM signing, MIME building or
-per-recipient records in a database.`;
 /** Its own database and Redis prefix, so that it never meets the intake benchmark's. */
 const DATABASE = 'mailer_bench_delivery';
 const REDIS_PREFIX = 'mailer_bench_delivery';
@@ -336,9 +300,7 @@ Webhooks while mail flows (after the rounds above): ${N_WEBHOOKS} more messages,
 | mail meanwhile, 1 recipient (msg/s) | ${fmt(webhooks?.mailPerSecond)} |
 
 Target (>= ${TARGET_RATIO}x bare Postfix end to end): ${verdict(one.postfix.ratio, TARGET_RATIO)} (1 recipient), ${verdict(many.postfix.ratio, TARGET_RATIO)} (${RCPTS} domains).
-Goal (>= ${GOAL_RATIO}x): ${verdict(one.postfix.ratio, GOAL_RATIO)}, ${verdict(many.postfix.ratio, GOAL_RATIO)}.
-
-${ANALYSIS}`,
+Goal (>= ${GOAL_RATIO}x): ${verdict(one.postfix.ratio, GOAL_RATIO)}, ${verdict(many.postfix.ratio, GOAL_RATIO)}.`,
   );
   console.log('written to BENCHMARKS.md (Delivery)');
 }

@@ -26,30 +26,6 @@ const PGBENCH_CLIENTS = 20;
 const TARGET = { ratio: 0.25, p99Ms: 100 };
 const GOAL = { ratio: 0.4, p99Ms: 50 };
 
-/** What the profiles of this machine showed; written under the figures. */
-const INTAKE_ANALYSIS = `What stood in the way, found by profiling this build (\`perf record\` system-wide and on the API process, CPU per
-process from /proc, per-batch timings, \`EXPLAIN ANALYZE\` and auto_explain on the prepared statements) and removed:
-- Express re-parented every request and response with \`Object.setPrototypeOf\`, which takes both objects off V8's fast
-  paths for every property access after it, in Express and in Node's HTTP code. The server now constructs them with the
-  app's prototypes (Express's own call then changes nothing): \`GET /healthz\` went from about 3,000 to 9,500-12,000 req/s.
-  Answers are written with Node's response API rather than \`res.json\`, which re-parsed its own Content-Type each time.
-- PostgreSQL parsed and analysed every batch statement every time (about a third of its work per message). Statements
-  are now prepared once per connection by postgres.js, with bound parameters (lists as arrays read with \`unnest\`); the
-  statements of a round trip are pipelined, BEGIN going out with the first and COMMIT with the last.
-- Generic plans made while a table was still small were kept until the next ANALYZE (never, on this cluster, whose
-  autovacuum is off): the account's every idempotency key was probed for each batch, and intake fell from 1,200 to 718
-  req/s over three rounds. The intake transaction's generic plans are now discarded once they are 10 s old, its
-  idempotency key is led by the key, and every statement is written so that an index serves it.
-- Foreign-key checks to accounts, senders and domains cost a lookup and a share lock on the parent per inserted row (a fifth
-  of PostgreSQL's work); those parents are never deleted, so the hot tables no longer declare them. An index nothing read
-  (messages by sender) is gone.
-- Batches of one account take its usage lock in turn, so what the lock covers bounds intake. A batch is now three round
-  trips: claims and senders; the messages, their events and attachments, then the lock; deliveries, usage and the running
-  total, then the commit. The lock covers only the last, with the small rows.
-What is left per message: the API process about 0.45 ms of CPU (HTTP parsing and Express, validation, the fingerprint,
-building the statements, the postgres.js driver, BullMQ's per-job add, GC), PostgreSQL about 0.35 ms, Redis and autocannon the rest,
-all on 2 cores; the machine is nearly busy. Two API processes (node cluster) did worse in earlier measurements: they split
-the batches and queue on the same account lock.`;
 
 function messageBody(): string {
   const paragraph = 'Thank you for your order. Your receipt is attached below; reply to this message if anything looks wrong. ';
@@ -148,9 +124,7 @@ ${roundRows}
 | HTTP stack alone (\`GET /healthz\`, ${FLOOR_SECONDS} s) | ${floor.requests.average.toFixed(0)} req/s |
 | ratio (median) | ${ratio.toFixed(2)} |
 | target (>= ${TARGET.ratio}, p99 <= ${TARGET.p99Ms} ms) | ${verdict(TARGET) ? 'met' : 'missed'} |
-| goal (>= ${GOAL.ratio}, p99 <= ${GOAL.p99Ms} ms) | ${verdict(GOAL) ? 'met' : 'missed'} |
-
-${INTAKE_ANALYSIS}`,
+| goal (>= ${GOAL.ratio}, p99 <= ${GOAL.p99Ms} ms) | ${verdict(GOAL) ? 'met' : 'missed'} |`,
   );
   console.log('written to BENCHMARKS.md (Intake)');
 }

@@ -96,11 +96,31 @@ describe('the chaos audit', () => {
     const receipts = ['em_a', 'em_b', 'em_c'].map((emailId) => ({ emailId, at: 1_000 }));
     const drained = audit({ ...base, receipts });
     expect(drained.drain_seconds).toBe(45);
-    expect(targetsMet(drained, 120)).toEqual({ undelivered: true, server_errors: true, drain: true });
-    expect(targetsMet(drained, 30).drain).toBe(false);
+    expect(targetsMet(drained, { drainSeconds: 120, duplicatesPerKill: 5 })).toEqual({ undelivered: true, server_errors: true, drain: true, duplicates_per_kill: true });
+    expect(targetsMet(drained, { drainSeconds: 30, duplicatesPerKill: 5 }).drain).toBe(false);
 
     const stuck = audit({ ...base, receipts: receipts.slice(1), drainedAt: null, answers: { '500': 1 } });
     expect(stuck.drain_seconds).toBeNull();
-    expect(targetsMet(stuck, 120)).toEqual({ undelivered: false, server_errors: false, drain: false });
+    expect(targetsMet(stuck, { drainSeconds: 120, duplicatesPerKill: 5 })).toEqual({ undelivered: false, server_errors: false, drain: false, duplicates_per_kill: true });
+  });
+
+  it('counts the copies put down to daemon deaths per death, kills and crashes alike', () => {
+    // Two deaths: the kill at 10 s and a crash at 50 s; three copies sent again after them.
+    const receipts = [
+      { emailId: 'em_a', at: 9_000 },
+      { emailId: 'em_a', at: 25_000 },
+      { emailId: 'em_b', at: 9_500 },
+      { emailId: 'em_b', at: 26_000 },
+      { emailId: 'em_c', at: 49_000 },
+      { emailId: 'em_c', at: 60_000 },
+    ];
+    const summary = audit({ ...base, receipts, daemonCrashes: [50_000] });
+    expect(summary).toMatchObject({ daemon_deaths: 2, duplicates_per_daemon_death: 1.5 });
+    expect(summary.duplicates_by_daemon_death).toEqual([
+      { at_s: 10, copies: 2 },
+      { at_s: 50, copies: 1 },
+    ]);
+    expect(targetsMet(summary, { drainSeconds: 120, duplicatesPerKill: 1 }).duplicates_per_kill).toBe(false);
+    expect(audit({ ...base, faults: [] }).duplicates_per_daemon_death).toBeNull();
   });
 });

@@ -62,6 +62,12 @@ export interface AuditSummary {
   /** Extra copies at the sinks, beyond the first of each accepted message. */
   duplicates: number;
   duplicate_causes: DuplicateCauses;
+  /** Daemons that died (killed, or crashed by themselves). */
+  daemon_deaths: number;
+  /** Copies put down to a daemon's death, per death: what one kill costs; null when none died. */
+  duplicates_per_daemon_death: number | null;
+  /** Each daemon death (seconds from the load's start) with the copies put down to it. */
+  duplicates_by_daemon_death: { at_s: number; copies: number }[];
   /**
    * For the copies put down to a daemon's death: seconds from that death to the next copy, i.e.
    * how soon another daemon took the delivery over (the contract allows 60 s). Null when none.
@@ -99,18 +105,23 @@ export function audit(input: AuditInput): AuditSummary {
   const causes: DuplicateCauses = { daemon_killed: 0, database_restarted: 0, unexplained: 0 };
   const unexplained: AuditSummary['unexplained_duplicate_samples'] = [];
   const takeovers: number[] = [];
+  const byDeath = new Map<number, number>();
   for (const [emailId, times] of copies) {
     const sorted = [...times].sort((a, b) => a - b);
     for (const [i, previous] of sorted.slice(0, -1).entries()) {
       const { cause, at } = duplicateCause(previous, input, input.attributionWindowMs);
       causes[cause]++;
-      if (cause === 'daemon_killed') takeovers.push((sorted[i + 1]! - at!) / 1000);
+      if (cause === 'daemon_killed') {
+        takeovers.push((sorted[i + 1]! - at!) / 1000);
+        byDeath.set(at!, (byDeath.get(at!) ?? 0) + 1);
+      }
       if (cause === 'unexplained' && unexplained.length < SERVER_ERROR_SAMPLES && unexplained.at(-1)?.email_id !== emailId) {
         unexplained.push({ email_id: emailId, copies_at_s: sorted.map((t) => Math.round((t - input.originAt) / 100) / 10) });
       }
     }
   }
   const lastFault = Math.max(...input.faults.map((f) => f.at));
+  const deaths = input.faults.filter((f) => f.kind === 'kill-daemon').length + input.daemonCrashes.length;
   const serverErrors = Object.entries(input.answers)
     .filter(([status]) => /^5\d\d$/.test(status) && status !== '503')
     .reduce((total, [, count]) => total + count, 0);
@@ -122,6 +133,11 @@ export function audit(input: AuditInput): AuditSummary {
     delivered: copies.size,
     duplicates: causes.daemon_killed + causes.database_restarted + causes.unexplained,
     duplicate_causes: causes,
+    daemon_deaths: deaths,
+    duplicates_per_daemon_death: deaths === 0 ? null : causes.daemon_killed / deaths,
+    duplicates_by_daemon_death: [...input.faults.filter((f) => f.kind === 'kill-daemon').map((f) => f.at), ...input.daemonCrashes]
+      .sort((a, b) => a - b)
+      .map((at) => ({ at_s: Math.round((at - input.originAt) / 100) / 10, copies: byDeath.get(at) ?? 0 })),
     unexplained_duplicate_samples: unexplained,
     takeover_after_daemon_death_s: takeovers.length === 0 ? null : { median: median(takeovers), max: Math.max(...takeovers) },
     undelivered: accepted.size - copies.size,
@@ -157,13 +173,20 @@ export interface Targets {
   undelivered: boolean;
   server_errors: boolean;
   drain: boolean;
+  duplicates_per_kill: boolean;
 }
 
-/** The targets of the run: nothing undelivered, no 5xx but 503, drained within `drainTargetSeconds` of the last fault. */
-export function targetsMet(summary: AuditSummary, drainTargetSeconds: number): Targets {
+/** What a run must show: nothing undelivered, no 5xx but 503, drained in time after the last fault, few copies per daemon death. */
+export interface TargetBounds {
+  drainSeconds: number;
+  duplicatesPerKill: number;
+}
+
+export function targetsMet(summary: AuditSummary, bounds: TargetBounds): Targets {
   return {
     undelivered: summary.undelivered === 0,
     server_errors: summary.server_errors_other_than_503 === 0,
-    drain: summary.drain_seconds !== null && summary.drain_seconds <= drainTargetSeconds,
+    drain: summary.drain_seconds !== null && summary.drain_seconds <= bounds.drainSeconds,
+    duplicates_per_kill: summary.duplicates_per_daemon_death === null || summary.duplicates_per_daemon_death <= bounds.duplicatesPerKill,
   };
 }
