@@ -1,4 +1,5 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { simpleParser } from 'mailparser';
 import { startTestApi, type TestApi } from '@mailer/api/testing';
 import { insertReadyDomain, insertSender, startTestSmtpServer, startWebhookReceiver, type TestSmtpServer } from '@mailer/testing';
 import { startWorkerHarness, type WorkerHarness } from './testing/worker-harness';
@@ -160,6 +161,33 @@ describe('POST /v1/emails to the recipient MX', () => {
     expect(text).toMatch(/^Content-Type: text\/plain; charset=utf-8\r$/m);
     expect(text).toMatch(/^Content-Type: message\/rfc822;\r$/m);
     expect(text.slice(0, text.indexOf('\r\n\r\n')).split('\r\n').filter((line) => line.length > 78)).toEqual([]);
+  });
+
+  it('delivers attachments byte-identical, text ones included, under a signature that verifies', async () => {
+    const one = await mx('one.test', '127.0.0.2');
+    const rows = Array.from({ length: 40 }, (_, i) => `${i},row ${i}`);
+    const files: [string, string, Buffer][] = [
+      ['lf.txt', 'text/plain', Buffer.from(`${rows.join('\n')}\n`)],
+      ['lf.csv', 'text/csv', Buffer.from(`${rows.join('\n')}\n`)],
+      ['crlf.json', 'application/json', Buffer.from(`{\r\n  "a": 1\r\n}\r\n`)],
+      ['mixed.html', 'text/html', Buffer.from('<p>a</p>\r\n<p>b</p>\n<p>c</p>\r.\n\r')],
+      ['no-final-newline.csv', 'text/csv', Buffer.from('a;b\nä;ü')],
+      ['nul-and-8bit.txt', 'text/plain', Buffer.from([0x61, 0x00, 0x0a, 0xe4, 0x0d, 0xff, 0x0a])],
+      ['every-byte.txt', 'text/plain', EVERY_BYTE],
+      ['random.csv', 'text/csv', randomBytes(3000)],
+    ];
+    const accepted = await send({
+      to: ['ann@one.test'],
+      content: { plain: 'Files attached.' },
+      attachments: files.map(([filename, contentType, bytes]) => ({ filename, content_type: contentType, content_base64: bytes.toString('base64') })),
+    });
+    expect(accepted.status).toBe(202);
+    await waitForApiStatus(accepted.body.id, ['accepted']);
+    const raw = one.messages[0]!.raw;
+    expect((await verifyDkim(raw, h.dns.address))[0]).toMatchObject({ signingDomain: 'shop.test', status: { result: 'pass' } });
+    const parsed = await simpleParser(raw);
+    expect(parsed.attachments.map((a) => [a.filename, a.content.toString('hex')])).toEqual(files.map(([filename, , bytes]) => [filename, bytes.toString('hex')]));
+    for (const a of parsed.attachments.filter((a) => a.contentType.startsWith('text/'))) expect(a.headers.get('content-type')).toHaveProperty('params.charset');
   });
 
   it('shows a bounce with its normalized cause and not the reply text', async () => {

@@ -1,5 +1,7 @@
+import fc from 'fast-check';
+import { simpleParser } from 'mailparser';
 import { mimeSizeUpperBound } from '@mailer/domain';
-import { buildMime, type OutgoingMessage } from './build-mime';
+import { buildMime, type OutgoingAttachment, type OutgoingMessage } from './build-mime';
 
 const base: OutgoingMessage = {
   from: { address: 'hello@acme.test', name: 'Acme Support' },
@@ -43,10 +45,15 @@ describe('line breaks', () => {
     ['a bare CR in plain', { text: 'one\rtwo\r\nthree\nfour\r' }],
     ['bare LFs in plain with long lines (quoted-printable)', { text: `${'ä'.repeat(100)}\n\r\n${'x'.repeat(200)}\r` }],
     ['a bare CR in html', { text: null, html: '<p>one\rtwo</p>\n<p>three</p>' }],
-    ['bare CRs in a text attachment', { attachments: [attachment('a.txt', 'text/plain', 'one\rtwo\nthree')] }],
   ])('sends %s as CRLF', (_, shape) => {
     const mime = build(shape);
     expect(mime).not.toMatch(/\r(?!\n)|(?<!\r)\n/);
+  });
+
+  it("encodes a text attachment's bare CR and LF as data, so only CRLF goes on the wire", () => {
+    const mime = build({ attachments: [attachment('a.txt', 'text/plain', 'one\rtwo\nthree\r\nfour')] });
+    expect(mime).not.toMatch(/\r(?!\n)|(?<!\r)\n/);
+    expect(part(mime, /name=a\.txt/).body).toBe('one=0Dtwo=0Athree\r\nfour');
   });
 
   it('keeps text whose line breaks are all CRLF as it is', () => {
@@ -84,7 +91,58 @@ describe('header lines', () => {
   });
 });
 
+/** The attachments' bytes as a receiving client decodes them (mailparser), in order. */
+async function decodedAttachments(attachments: OutgoingAttachment[]): Promise<Buffer[]> {
+  const parsed = await simpleParser(buildMime({ ...base, attachments }));
+  return parsed.attachments.map((a) => a.content);
+}
+
 describe('attachments', () => {
+  const LINES_40 = Array.from({ length: 40 }, (_, i) => `row ${i},value ${i}`);
+  const contents: [string, Buffer][] = [
+    ['40 lines ending in LF', Buffer.from(`${LINES_40.join('\n')}\n`)],
+    ['CRLF line breaks', Buffer.from(`${LINES_40.join('\r\n')}\r\n`)],
+    ['bare CRs', Buffer.from('one\rtwo\rthree\r')],
+    ['mixed line breaks and no final newline', Buffer.from('a\r\nb\nc\rd\n\re\r\r\nf')],
+    ['trailing white space before line breaks', Buffer.from('a \nb\t\r\nc \rd  ')],
+    ['NUL and 8-bit bytes', Buffer.from([0x61, 0x00, 0x0a, 0xc3, 0xa4, 0x0d, 0xff, 0xfe, 0x80, 0x0a, 0x00])],
+    ['UTF-8 text with LF', Buffer.from('Grüße aus Köln\nПривет\n你好\n')],
+    ['a line over 998 octets', Buffer.from(`${'x'.repeat(2000)}\n${'=.'.repeat(600)}`)],
+    ['dots at line starts', Buffer.from('.\n..\r\n.\r\n')],
+  ];
+  const types = ['text/plain', 'text/csv', 'text/html', 'application/json'];
+
+  it.each(types.flatMap((type) => contents.map(([name, content]) => [type, name, content] as const)))(
+    'arrive byte-identical: %s with %s',
+    async (contentType, _, content) => {
+      const [decoded] = await decodedAttachments([{ filename: 'file', contentType, content }]);
+      expect(decoded!.toString('latin1')).toBe(content.toString('latin1'));
+    },
+  );
+
+  // Inline parts of non-text types only: mailparser reads an inline text part as body text.
+  it('arrive byte-identical whatever their bytes, inline or not', async () => {
+    const bytes = fc.oneof(
+      fc.uint8Array({ maxLength: 500 }),
+      fc.string({ unit: fc.constantFrom('a', 'ä', ' ', '\t', '\r', '\n', '\r\n', '.', '=', '\0', '€', 'x'.repeat(90)), maxLength: 200 }).map((s) => Buffer.from(s)),
+    );
+    const attachment = fc
+      .record({
+        filename: fc.constant('file'),
+        contentType: fc.constantFrom(...types, 'text/calendar', 'message/rfc822', 'image/png'),
+        contentId: fc.option(fc.constant('part'), { nil: null }),
+        content: bytes.map((b) => Buffer.from(b)),
+      })
+      .map((a) => (a.contentType.startsWith('text/') ? { ...a, contentId: null } : a));
+    await fc.assert(
+      fc.asyncProperty(fc.array(attachment, { minLength: 1, maxLength: 3 }), async (attachments) => {
+        const decoded = await decodedAttachments(attachments);
+        expect(decoded.map((b) => b.toString('latin1'))).toEqual(attachments.map((a) => a.content.toString('latin1')));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('base64-encodes message/* attachments, 8-bit and long lines included', () => {
     const eml = `Subject: Grüße\r\n\r\n${'x'.repeat(5000)}\r\n`;
     const { headers, body } = part(build({ attachments: [attachment('forwarded.eml', 'message/rfc822', eml)] }), /message\/rfc822/);
@@ -94,7 +152,7 @@ describe('attachments', () => {
 
   it('gives UTF-8 text attachments a charset and quoted-printable, not base64', () => {
     const mime = build({
-      attachments: [attachment('rows.csv', 'text/csv', `${'1234567890,'.repeat(20)}\n`), attachment('notes.txt', 'text/plain', 'Grüße aus Köln\n')],
+      attachments: [attachment('rows.csv', 'text/csv', `${'1234567890,'.repeat(20)}\n`), attachment('notes.txt', 'text/plain', 'Grüße aus Köln\r\n')],
     });
     const csv = part(mime, /text\/csv/);
     expect(csv.headers).toMatch(/^Content-Type: text\/csv; charset=utf-8; name=rows\.csv$/m);

@@ -8,7 +8,7 @@ import type { OutgoingAttachment } from './build-mime';
  * What the composer is handed so that every message goes out as it was signed and as judges
  * want it (docs/api-decisions.md, Delivery: "Message content"): CRLF line breaks only, no header
  * line over 78 octets where a fold can avoid it, no unencoded 8-bit data, a charset on every
- * text part, and a text/plain alternative beside HTML.
+ * text part, attachments that decode to their bytes, and a text/plain alternative beside HTML.
  */
 
 /** A CR not followed by LF, or an LF not preceded by CR. */
@@ -134,12 +134,14 @@ export interface ComposerAttachment {
  * - `message/*`: base64. nodemailer labels such content 7bit or 8bit and sends it as it is
  *   (RFC 2046 allows no other encoding), which puts 8-bit data and lines of any length on the
  *   wire of a server that never offered 8BITMIME; base64 is what the API promises instead.
- * - `text/*` in UTF-8 (ASCII included): `charset=utf-8` and CRLF line breaks; ASCII as
- *   quoted-printable (7bit-safe, and not the base64 of text without 8-bit characters that
- *   rspamd scores as MIME_BASE64_TEXT_BOGUS), other text by nodemailer's rule for text parts
- *   (7bit when it can, else quoted-printable or, for mostly non-Latin text, base64).
+ * - `text/*` in UTF-8 (ASCII included): `charset=utf-8` and its bytes as they are, line breaks
+ *   included (docs/api-decisions.md, Delivery: "Message content"); ASCII as quoted-printable
+ *   (7bit-safe, and not the base64 of text without 8-bit characters that rspamd scores as
+ *   MIME_BASE64_TEXT_BOGUS), other text quoted-printable or, for mostly non-Latin text, base64
+ *   (nodemailer's rule for text parts). writeMime encodes a lone CR or LF as data; an empty one
+ *   is base64.
  * - `text/*` not in UTF-8: its charset is unknown, so it is labelled `charset=unknown-8bit`
- *   (RFC 1428) and sent base64, byte for byte.
+ *   (RFC 1428) and sent base64.
  * - Anything else: base64, nodemailer's default.
  */
 export function composerAttachment(attachment: OutgoingAttachment): ComposerAttachment {
@@ -150,7 +152,8 @@ export function composerAttachment(attachment: OutgoingAttachment): ComposerAtta
   return {
     contentType: `${contentType}; charset=utf-8`,
     // Present but undefined: nodemailer's rule for text parts decides (an absent one means base64).
-    contentTransferEncoding: isAscii(content) ? 'quoted-printable' : undefined,
-    content: crlf(content.toString('utf8')),
+    // An empty one base64 (empty all the same): mailparser reads an empty quoted-printable part as a CRLF.
+    contentTransferEncoding: content.length === 0 ? 'base64' : isAscii(content) ? 'quoted-printable' : undefined,
+    content,
   };
 }
