@@ -24,7 +24,9 @@ let peer: TestSmtpServer;
 const running: WorkerProcess[] = [];
 
 function spawnWorker(env: Record<string, string> = {}): WorkerProcess {
-  const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', ...h.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // The built daemon composes on a thread of its own, as in production (the harness's own container does not).
+  const processEnv = { PATH: process.env.PATH ?? '', ...h.env, LOG_LEVEL: 'info', COMPOSITION_THREADS: '1', ...env };
+  const child = spawn(process.execPath, [MAIN], { env: processEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -42,6 +42,13 @@ describe('composition threads', () => {
     }
   });
 
+  it('refuses to start without its thread script, naming it, rather than composing on the event loop', () => {
+    const missing = path.join(__dirname, 'no-such-composition-thread.js');
+    expect(() => createMessageComposer(key.encryptionKey, 2, missing)).toThrow(missing);
+    // Without threads the script is not needed.
+    composer = createMessageComposer(key.encryptionKey, 0, missing);
+  });
+
   it('fails only the request that cannot be built when it crossed with others', async () => {
     composer = createMessageComposer(key.encryptionKey, 1, THREAD_SCRIPT);
     const unreadable = { ...key.domain, sealedPrivateKey: 'not sealed' };

@@ -14,14 +14,18 @@ export interface MessageComposer {
 const THREAD_SCRIPT = path.join(__dirname, 'composition-thread.js');
 
 /**
- * Builds and signs on `threads` worker threads, round robin; with 0 threads (or when run
- * from TypeScript sources, as the unit tests are, where no compiled thread script exists
- * unless one is given) on the calling thread.
+ * Builds and signs on `threads` worker threads, round robin; with 0 threads on the calling
+ * thread. Threads need the compiled thread script: without it (run from the TypeScript
+ * sources, or a build that lost the file) creation throws, naming the file, rather than
+ * quietly composing on the event loop.
  */
 export function createMessageComposer(encryptionKey: Buffer, threads: number, threadScript = THREAD_SCRIPT): MessageComposer {
-  if (threads === 0 || !existsSync(threadScript)) {
+  if (threads === 0) {
     const dkim = createDkimSigner(encryptionKey);
     return { compose: (request) => composeSignedMessage(request, dkim), close: async () => undefined };
+  }
+  if (!existsSync(threadScript)) {
+    throw new Error(`COMPOSITION_THREADS is ${threads} but the composition thread script ${threadScript} does not exist: build with \`tsc -b\`, or set COMPOSITION_THREADS=0`);
   }
   const waiting = new Map<number, { thread: number; resolve: (signed: Buffer) => void; reject: (error: Error) => void }>();
   let nextId = 0;

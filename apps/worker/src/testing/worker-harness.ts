@@ -78,6 +78,8 @@ export async function startWorkerHarness(env: Record<string, string> = {}): Prom
     WORKER_SHUTDOWN_GRACE: '2s',
     WORKER_METRICS_PORT: '0',
     RECONCILE_INTERVAL: '1s',
+    // Composed on the test's own thread, from the sources under test: composition threads run the compiled build.
+    COMPOSITION_THREADS: '0',
     ...env,
   };
   const config = loadConfig(fullEnv);
