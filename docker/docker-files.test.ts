@@ -40,6 +40,10 @@ describe('docker/Dockerfile', () => {
     expect(scripts[npmScriptOf(cmd)]).toBeDefined();
   });
 
+  it('compiles with the production build, which leaves tests out (scripts/production-build.test.ts)', () => {
+    expect(dockerfile).toMatch(/^RUN npm run build\b/m);
+  });
+
   it('copies only files that exist in the repository', () => {
     for (const [, sources] of dockerfile.matchAll(/^COPY (?!--from)(?:--\S+ )*(.+) \S+$/gm)) {
       for (const source of sources!.split(/\s+/)) expect(existsSync(path.join(root, source))).toBe(true);

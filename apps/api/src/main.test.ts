@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import path from 'node:path';
 import { freePort } from '@mailer/testing';
-import { sendingAccount } from './routes/emails/sending-account.fixture';
+import { sendingAccount } from './testing/sending-account';
 import { startTestApi, type TestApi } from './testing';
 
 // The built API, as `npm run start:api` runs it (`npm test` builds first).

@@ -15,7 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const fixture = (name: string, returnPath: string) => readFileSync(path.join(__dirname, 'fixtures', name), 'utf8').replaceAll('b-__TOKEN__@bounces.example.com', returnPath);
+const fixture = (name: string, returnPath: string) => readFileSync(path.join(__dirname, 'testing', 'fixtures', name), 'utf8').replaceAll('b-__TOKEN__@bounces.example.com', returnPath);
 
 type Sent = AcceptedMessage;
 const acceptedMessage = (domain: string, to: string[], bcc: string[] = []) => h.acceptedMessage(domain, to, bcc);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { sendingAccount, type SendingAccount } from '../routes/emails/sending-account.fixture';
+import { sendingAccount, type SendingAccount } from '../testing/sending-account';
 import { listenRaw, readResponse, startTestApi, type TestApi } from '../testing';
 
 const MIB = 1024 * 1024;

@@ -6,7 +6,7 @@ import { startTestDnsServer, type TestDnsServer } from '@mailer/testing';
 import { apiRoutes } from '../routes';
 import { openApiDocument } from '../routes/system/get-openapi';
 import { startTestApi, type TestApi } from '../testing';
-import { sendingAccount, type SendingAccount } from '../routes/emails/sending-account.fixture';
+import { sendingAccount, type SendingAccount } from '../testing/sending-account';
 
 interface HeaderObject { required?: boolean; schema: object }
 interface ResponseObject { headers?: Record<string, { $ref: string }>; content?: Record<string, { schema: object }> }

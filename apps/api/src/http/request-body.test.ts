@@ -1,5 +1,5 @@
 import { brotliCompressSync, gzipSync } from 'node:zlib';
-import { sendingAccount, type SendingAccount } from '../routes/emails/sending-account.fixture';
+import { sendingAccount, type SendingAccount } from '../testing/sending-account';
 import { listenRaw, readResponse, startTestApi, type TestApi } from '../testing';
 
 let api: TestApi;

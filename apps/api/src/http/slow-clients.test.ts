@@ -1,4 +1,4 @@
-import { GENEROUS_LIMITS, sendingAccount, type SendingAccount } from '../routes/emails/sending-account.fixture';
+import { GENEROUS_LIMITS, sendingAccount, type SendingAccount } from '../testing/sending-account';
 import { listenRaw, readResponse, startTestApi, type SocketClient, type TestApi } from '../testing';
 
 const MIB = 1024 * 1024;

@@ -1,4 +1,4 @@
-import { sendingAccount } from '../routes/emails/sending-account.fixture';
+import { sendingAccount } from '../testing/sending-account';
 import { startTestApi, type TestApi } from '../testing';
 
 /** What operators read on the API (docs/api-decisions.md, "Operations"): /metrics and the access log. */

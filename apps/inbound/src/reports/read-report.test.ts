@@ -6,10 +6,10 @@ import { MAX_PART_HEADER_BYTES, MAX_REPORT_PART_BYTES, MAX_REPORTED_RECIPIENTS, 
 const accepted = { status: 'accepted' as const, delayReportedAt: null, complainedAt: null };
 
 /**
- * Real-world-shaped reports (apps/inbound/src/fixtures): the MIME structure, field names and
+ * Real-world-shaped reports (apps/inbound/src/testing/fixtures): the MIME structure, field names and
  * folding of what each system sends. `__TOKEN__` stands where the return-path token goes.
  */
-const fixture = (name: string) => readFileSync(path.join(__dirname, '..', 'fixtures', name));
+const fixture = (name: string) => readFileSync(path.join(__dirname, '..', 'testing', 'fixtures', name));
 const RETURN_PATH = 'b-__TOKEN__@bounces.example.com';
 
 describe('readReport on DSNs (RFC 3464)', () => {

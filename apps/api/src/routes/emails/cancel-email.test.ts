@@ -1,6 +1,6 @@
 import { claimMessages } from '@mailer/db';
 import { startTestApi, type TestApi } from '../../testing';
-import { sendingAccount, type SendingAccount } from './sending-account.fixture';
+import { sendingAccount, type SendingAccount } from '../../testing/sending-account';
 
 /** POST /v1/emails/{id}/cancel (docs/api-decisions.md, "Scheduled send and cancel"); with a daemon: apps/worker send-api-additions.test.ts. */
 let api: TestApi;

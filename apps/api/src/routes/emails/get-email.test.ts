@@ -1,6 +1,6 @@
 import { newId } from '@mailer/domain';
 import { startTestApi, type TestApi } from '../../testing';
-import { sendingAccount, type SendingAccount } from './sending-account.fixture';
+import { sendingAccount, type SendingAccount } from '../../testing/sending-account';
 
 let api: TestApi;
 let acme: SendingAccount;

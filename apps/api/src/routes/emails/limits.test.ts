@@ -1,7 +1,7 @@
 import { claimMessages, writeAttempts, type AttemptRecord, type DeliveryDecision, type Lease } from '@mailer/db';
 import type { DeliveryCause } from '@mailer/domain';
 import { startTestApi, type TestApi } from '../../testing';
-import { sendingAccount, type SendingAccount, type SendingAccountOptions } from './sending-account.fixture';
+import { sendingAccount, type SendingAccount, type SendingAccountOptions } from '../../testing/sending-account';
 
 let api: TestApi;
 beforeAll(async () => {

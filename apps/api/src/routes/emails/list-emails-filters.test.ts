@@ -1,5 +1,5 @@
 import { startTestApi, type TestApi } from '../../testing';
-import { sendingAccount, type SendingAccount } from './sending-account.fixture';
+import { sendingAccount, type SendingAccount } from '../../testing/sending-account';
 
 /** GET /v1/emails filters, and cursors bound to them (docs/api-decisions.md, "Send API additions"). */
 let api: TestApi;

@@ -1,5 +1,5 @@
 import { startTestApi, type TestApi } from '../../testing';
-import { sendingAccount } from './sending-account.fixture';
+import { sendingAccount } from '../../testing/sending-account';
 
 // Nothing listens on port 1 of the loopback: connections are refused at once.
 const CLOSED = '127.0.0.1:1';

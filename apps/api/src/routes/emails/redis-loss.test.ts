@@ -1,7 +1,7 @@
 import { owedDeliveryJobs } from '@mailer/db';
 import { deliverMessageJobId, MESSAGES_PER_JOB, reconcileOwedDeliveries, RECONCILE_GRACE_MS } from '@mailer/queue';
 import { startTestApi, type TestApi } from '../../testing';
-import { sendingAccount } from './sending-account.fixture';
+import { sendingAccount } from '../../testing/sending-account';
 
 let api: TestApi;
 beforeAll(async () => {

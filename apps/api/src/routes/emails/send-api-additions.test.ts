@@ -1,5 +1,5 @@
 import { deliverMessageJobId } from '@mailer/queue';
-import { intakeTestBed } from './sending-account.fixture';
+import { intakeTestBed } from '../../testing/sending-account';
 
 /** reply_to, single-string recipients, headers, tags and scheduled_at on POST /v1/emails (docs/api-decisions.md, "Send API additions"). */
 const bed = intakeTestBed();

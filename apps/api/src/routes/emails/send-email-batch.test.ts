@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { startTestApi, type TestApi } from '../../testing';
-import { GENEROUS_LIMITS, sendingAccount, type SendingAccount, type SendingAccountOptions } from './sending-account.fixture';
+import { GENEROUS_LIMITS, sendingAccount, type SendingAccount, type SendingAccountOptions } from '../../testing/sending-account';
 
 /** POST /v1/emails/batch: all or nothing under one Idempotency-Key (docs/api-decisions.md, "Send API additions"). */
 let api: TestApi;

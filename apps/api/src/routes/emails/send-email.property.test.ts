@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { startTestApi, type TestApi } from '../../testing';
-import { sendingAccount, type SendingAccount } from './sending-account.fixture';
+import { sendingAccount, type SendingAccount } from '../../testing/sending-account';
 
 let api: TestApi;
 let acme: SendingAccount;

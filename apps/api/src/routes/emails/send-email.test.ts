@@ -1,7 +1,7 @@
 import { deliverMessageJobId } from '@mailer/queue';
 import { insertSender } from '@mailer/testing';
 import { startTestApi, type TestApi } from '../../testing';
-import { GENEROUS_LIMITS, sendingAccount, type SendingAccount } from './sending-account.fixture';
+import { GENEROUS_LIMITS, sendingAccount, type SendingAccount } from '../../testing/sending-account';
 
 let api: TestApi;
 let acme: SendingAccount;

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { freePort } from '@mailer/testing';
 import { startTestApi, type TestApi } from '../../testing';
-import { sendingAccount, type SendingAccount } from './sending-account.fixture';
+import { sendingAccount, type SendingAccount } from '../../testing/sending-account';
 
 // The built API, as `npm run start:api` runs it (`npm test` builds first).
 const MAIN = path.resolve(__dirname, '../../../dist/main.js');

@@ -1,6 +1,6 @@
 import { createManagementKey } from '@mailer/db';
 import { startTestApi, type TestApi } from '../../testing';
-import { sendingAccount, type SendingAccount } from '../emails/sending-account.fixture';
+import { sendingAccount, type SendingAccount } from '../../testing/sending-account';
 
 let api: TestApi;
 let acme: SendingAccount;

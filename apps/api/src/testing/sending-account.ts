@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setAccountPlan } from '@mailer/db';
 import type { PlanLimits } from '@mailer/domain';
 import { insertReadyDomain, insertSender } from '@mailer/testing';
-import { startTestApi, type TestApi } from '../../testing';
+import { startTestApi, type TestApi } from './test-api';
 
 export interface SendingAccountOptions {
   domain?: string;
