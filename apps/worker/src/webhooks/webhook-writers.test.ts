@@ -11,6 +11,7 @@ import {
   type DatabaseHandle,
   type WebhookEndpoint,
 } from '@mailer/db';
+import { isIdOf, type WebhookEventType } from '@mailer/domain';
 
 /**
  * Every writer of webhook endpoints and webhook deliveries at once, for a while, on few
@@ -34,6 +35,32 @@ afterAll(() => database.close());
 
 const shuffled = <T>(items: readonly T[]): T[] => [...items].sort(() => Math.random() - 0.5);
 
+const acceptedEvent = (account: string, i: number) => ({
+  accountId: account,
+  type: 'email.accepted' as const,
+  emailId: `em_writers${i}`,
+  recipient: `r${i}@example.com`,
+  recipientKind: 'to' as const,
+  status: 'accepted' as const,
+  cause: null,
+  attemptCount: 1,
+  at: new Date(),
+});
+
+it('writes one delivery per event and subscribed endpoint, each with an id of the shape isIdOf expects', async () => {
+  const db = database.db;
+  const account = (await createAccount(db, 'Webhook fan-out')).account.id;
+  const endpoint = (events: WebhookEventType[]) =>
+    insertWebhookEndpoint(db, { accountId: account, url: 'https://hooks.example.com/in', events, description: null, secretSealed: 'sealed', now: new Date() });
+  const subscribed = [await endpoint(['email.accepted']), await endpoint(['email.accepted', 'email.bounced']), await endpoint(['email.accepted'])];
+  await endpoint(['email.bounced']);
+  await inTransaction(db, (tx) => tx.commit(webhookEventsOutbox(tx, [acceptedEvent(account, 1), acceptedEvent(account, 2)])));
+  const rows = await db`select id, endpoint_id from webhook_deliveries where account_id = ${account}`;
+  expect(rows.map((r) => r.endpoint_id).sort()).toEqual(subscribed.flatMap((e) => [e.id, e.id]).sort());
+  expect(new Set(rows.map((r) => r.id)).size).toBe(6);
+  for (const { id } of rows) expect(isIdOf('webhookDelivery', id)).toBe(true);
+});
+
 it('runs the outbox, claims, attempt records and endpoint changes together without a deadlock', async () => {
   const db = database.db;
   const newEndpoint = () =>
@@ -44,17 +71,7 @@ it('runs the outbox, claims, attempt records and endpoint changes together witho
       tx.commit(
         webhookEventsOutbox(
           tx,
-          Array.from({ length: 4 }, (_, i) => ({
-            accountId,
-            type: 'email.accepted' as const,
-            emailId: `em_writers${i}`,
-            recipient: `r${i}@example.com`,
-            recipientKind: 'to' as const,
-            status: 'accepted' as const,
-            cause: null,
-            attemptCount: 1,
-            at: new Date(),
-          })),
+          Array.from({ length: 4 }, (_, i) => acceptedEvent(accountId, i)),
         ),
       ),
     );

@@ -27,7 +27,11 @@ export interface DataEvent {
 /**
  * The outbox write, in the transaction of the changes it reports: each event that an
  * enabled endpoint of its account subscribes to, and one pending delivery per such
- * endpoint, due at once. Events no endpoint wants are not written.
+ * endpoint, due at once. Events no endpoint wants are not written. How many deliveries
+ * an event fans out to only the statement knows, so their ids are not minted one by one
+ * here: each is the first 22 base64 characters (`+` and `/` read as `A` and `B`) of the
+ * SHA-256 of one id minted here and the delivery's event and endpoint, the shape of every
+ * other `whd_` id (isIdOf) and as unguessable as the minted one.
  */
 export function webhookEventsOutbox(tx: Transaction, events: readonly (DeliveryEvent | DataEvent)[]) {
   const email = (e: DeliveryEvent | DataEvent) => ('emailId' in e ? e : undefined);
@@ -52,5 +56,6 @@ export function webhookEventsOutbox(tx: Transaction, events: readonly (DeliveryE
         from subscribed
     )
     insert into webhook_deliveries (id, endpoint_id, event_id, account_id, next_attempt_at, created_at)
-    select 'whd_' || replace(gen_random_uuid()::text, '-', ''), endpoint_id, id, account_id, occurred_at, occurred_at from subscribed`;
+    select 'whd_' || left(translate(encode(sha256(convert_to(${newId('webhookDelivery')}::text || id || endpoint_id, 'UTF8')), 'base64'), '+/', 'AB'), 22),
+           endpoint_id, id, account_id, occurred_at, occurred_at from subscribed`;
 }
