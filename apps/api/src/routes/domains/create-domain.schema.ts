@@ -5,5 +5,3 @@ export const createDomainBodySchema = z.strictObject({
   name: domainNameInput,
   external_id: externalIdInput.nullable().optional(),
 }).meta({ id: 'CreateDomainRequest' });
-
-export type CreateDomainBody = z.infer<typeof createDomainBodySchema>;

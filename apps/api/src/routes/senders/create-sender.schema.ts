@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseMailbox } from '@mailer/domain';
+import { DEFAULT_TRANSPORT_SECURITY_POLICY, parseMailbox } from '@mailer/domain';
 import { displayNameInput, transportSecurityPolicyInput } from './sender.schema';
 
 const required = (what: string) => (issue: { input: unknown }) => (issue.input === undefined ? 'is required' : `must be ${what}`);
@@ -15,7 +15,5 @@ export const createSenderBodySchema = z.strictObject({
     })
     .meta({ description: 'An address whose domain part is the domain of the path (IDN accepted, compared as A-labels).' }),
   display_name: displayNameInput.nullable().optional(),
-  transport_security_policy: transportSecurityPolicyInput.default('opportunistic'),
+  transport_security_policy: transportSecurityPolicyInput.default(DEFAULT_TRANSPORT_SECURITY_POLICY),
 }).meta({ id: 'CreateSenderRequest' });
-
-export type CreateSenderBody = z.infer<typeof createSenderBodySchema>;
