@@ -62,6 +62,11 @@ export interface TestSmtpServer {
   peakConnections(): number;
   /** Messages whose DATA was received in full (whatever the reply was). */
   dataReceived(): number;
+  /**
+   * Transactions in their DATA phase whose behavior (read as DATA begins) will answer them and
+   * has not yet: once 0 after a switch to `never_answer`, every 250 this peer will give is given.
+   */
+  repliesPending(): number;
   /** The command verbs clients sent in plain text (with `tls: 'none'`; after STARTTLS they are not visible). */
   commands(): string[];
   waitForMessages(count: number, timeoutMs?: number): Promise<ReceivedMessage[]>;
@@ -168,6 +173,7 @@ export async function startTestSmtpServer(options: TestSmtpServerOptions): Promi
   let accepted = 0;
   let peak = 0;
   let dataReceived = 0;
+  const answering = new Set<string>();
   const commands: string[] = [];
   // Sessions in their DATA phase: each leaves the gauge once, at its reply or when it closes without one.
   const inData = new Set<string>();
@@ -193,15 +199,18 @@ export async function startTestSmtpServer(options: TestSmtpServerOptions): Promi
     },
     onClose(session) {
       leaveData(session.id);
+      answering.delete(session.id);
     },
     onData(stream, session: SMTPServerSession, reply) {
       inData.add(session.id);
       options.transactions?.enter();
       const callback: typeof reply = (error, message) => {
         leaveData(session.id);
+        answering.delete(session.id);
         reply(error, message);
       };
       const data = behavior.data;
+      if (data.kind !== 'never_answer') answering.add(session.id);
       const socket = [...smtp.connections].find((c) => c.id === session.id)?._socket;
       const chunks: Buffer[] = [];
       if (data.kind === 'drop_before_dot') {
@@ -265,6 +274,7 @@ export async function startTestSmtpServer(options: TestSmtpServerOptions): Promi
     connections: () => accepted,
     peakConnections: () => peak,
     dataReceived: () => dataReceived,
+    repliesPending: () => answering.size,
     commands: () => [...commands],
     async waitForMessages(count, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
