@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { request as httpRequest } from 'node:http';
 import path from 'node:path';
 import { freePort } from '@mailer/testing';
@@ -20,10 +21,9 @@ async function startApiProcess(port: number): Promise<ChildProcess> {
     env: { PATH: process.env.PATH, NODE_ENV: 'test', LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: String(port), DATABASE_URL: api.config.databaseUrl, REDIS_PREFIX: api.config.redisPrefix },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  for (let i = 0; i < 100; i++) {
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline; await sleep(100)) {
     const up = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
     if (up) return child;
-    await sleep(100);
   }
   throw new Error('the API process did not start');
 }
@@ -35,30 +35,33 @@ describe('the API process (node apps/api/dist/main.js)', () => {
     const child = await startApiProcess(port);
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
 
-    // A request whose body is still arriving when the signal comes.
+    // A request whose body is still to come when the signal comes: its headers are in (the server's 100 Continue).
     const body = JSON.stringify(acme.message());
+    const headers = { authorization: acme.auth, 'idempotency-key': 'shutdown-1', 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), expect: '100-continue' };
+    const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/v1/emails', headers });
     const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = httpRequest(
-        { host: '127.0.0.1', port, method: 'POST', path: '/v1/emails', headers: { authorization: acme.auth, 'idempotency-key': 'shutdown-1', 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
-        (res) => {
-          let text = '';
-          res.on('data', (chunk) => (text += chunk));
-          res.on('end', () => resolve({ status: res.statusCode!, body: text }));
-        },
-      );
+      req.on('response', (res) => {
+        let text = '';
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+      });
       req.on('error', reject);
-      req.write(body.slice(0, 10));
-      setTimeout(() => {
-        child.kill('SIGTERM');
-        setTimeout(() => req.end(body.slice(10)), 300);
-      }, 200);
     });
-
+    const continued = once(req, 'continue');
+    req.flushHeaders();
+    await continued;
+    child.kill('SIGTERM');
+    // It stops accepting connections while the request is still open...
+    let refused = false;
+    for (const deadline = Date.now() + 10_000; !refused && Date.now() < deadline; await sleep(50)) {
+      refused = await fetch(`http://127.0.0.1:${port}/healthz`).then(() => false, () => true);
+    }
+    expect(refused).toBe(true);
+    // ...and still answers that request, then exits.
+    req.end(body);
     const { status, body: answered } = await answer;
     expect(status).toBe(202);
     expect(JSON.parse(answered)).toMatchObject({ id: expect.stringMatching(/^em_/), status: 'queued' });
-    await sleep(100);
-    await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
     expect(await exited).toBe(0);
   });
 });

@@ -13,7 +13,9 @@ async function flushTestKeys() {
 }
 
 beforeAll(async () => {
-  h = await startWorkerHarness({ WORKER_SHUTDOWN_GRACE: '300ms', RETRY_SCHEDULE: '1m' });
+  // A grace period that an attempt of a few hundred milliseconds fits in whatever the machine's load, and that a
+  // silent peer outlasts by far (its greeting is awaited for SMTP_CONNECT_TIMEOUT and SMTP_COMMAND_TIMEOUT).
+  h = await startWorkerHarness({ WORKER_SHUTDOWN_GRACE: '3s', SMTP_CONNECT_TIMEOUT: '30s', SMTP_COMMAND_TIMEOUT: '30s', RETRY_SCHEDULE: '1m' });
   setup = await h.createSendingSetup({ domain: 'daemon.test' });
   h.dns.set('rcpt.test', [{ type: 'MX', exchange: 'mx.rcpt.test', priority: 10 }]);
   h.dns.set('mx.rcpt.test', [{ type: 'A', address: '127.0.0.2' }]);
@@ -97,9 +99,8 @@ describe('stopping', () => {
     const id = await h.queueEmail(setup, { to: ['ann@hang.test'] });
     await h.deps.deliveryQueue.enqueue({ emailId: id, dueAt: new Date() });
     await h.waitForStatus(id, ['sending']);
-    const stoppedAt = Date.now();
     await daemon.stop();
-    expect(Date.now() - stoppedAt).toBeLessThan(1_500);
+    // Released by the grace period's end, not ended by the peer's silence (no attempt recorded).
     const stored = await h.readEmail(id);
     expect(stored.email.status).toBe('queued');
     expect(stored.deliveries[0]).toMatchObject({ status: 'queued', leaseExpiresAt: null, attemptCount: 0 });

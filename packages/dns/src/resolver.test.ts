@@ -54,7 +54,8 @@ describe('DnsResolver.txt', () => {
     server.fail('silent.test', 'timeout');
     const started = Date.now();
     expect(await slow.txt('silent.test', AbortSignal.timeout(200))).toEqual({ kind: 'temporary', reason: 'deadline_exceeded' });
-    expect(Date.now() - started).toBeLessThan(2_000);
+    // Before the query's own timeout could have ended it.
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it('refuses a server list node cannot use, at creation', () => {

@@ -17,14 +17,15 @@ function transport(env: Record<string, string> = {}): TransportContext {
   const ctx = createTransportContext(
     loadConfig({
       DNS_SERVERS: dns.address,
-      DNS_TIMEOUT: '300ms',
+      // Far beyond what a loaded machine takes to answer; the tests of timeouts set their own.
+      DNS_TIMEOUT: '5s',
       SMTP_PORT: String(port),
       SMTP_HELO_NAME: 'worker.mailer.test',
       SMTP_CA_FILE: TEST_CA_FILE,
       ALLOW_PRIVATE_MX: 'true',
-      SMTP_CONNECT_TIMEOUT: '1s',
-      SMTP_COMMAND_TIMEOUT: '1s',
-      SMTP_DATA_TIMEOUT: '2s',
+      SMTP_CONNECT_TIMEOUT: '10s',
+      SMTP_COMMAND_TIMEOUT: '10s',
+      SMTP_DATA_TIMEOUT: '10s',
       SMTP_POOL_IDLE: '500ms',
       ...env,
     }),
@@ -269,20 +270,22 @@ describe('replies', () => {
 
   it('times out a peer that never greets and one that never answers the final dot', async () => {
     await peer('127.0.0.2', { silent: true });
-    await peer('127.0.0.3', { data: { kind: 'never_answer' } });
+    const slow = await peer('127.0.0.3', { data: { kind: 'never_answer' } });
     route('silent.example', 'mx.silent.example', '127.0.0.2');
     route('slow.example', 'mx.slow.example', '127.0.0.3');
-    const ctx = transport({ SMTP_CONNECT_TIMEOUT: '500ms', SMTP_DATA_TIMEOUT: '700ms' });
-    expect(summary(await send(ctx, 'silent.example', ['a@silent.example']))).toEqual({ 'a@silent.example': 'deferred:timeout' });
+    expect(summary(await send(transport({ SMTP_CONNECT_TIMEOUT: '500ms' }), 'silent.example', ['a@silent.example']))).toEqual({ 'a@silent.example': 'deferred:timeout' });
     const started = Date.now();
-    expect(summary(await send(ctx, 'slow.example', ['a@slow.example']))).toEqual({ 'a@slow.example': 'deferred:timeout' });
+    expect(summary(await send(transport({ SMTP_DATA_TIMEOUT: '700ms' }), 'slow.example', ['a@slow.example']))).toEqual({ 'a@slow.example': 'deferred:timeout' });
+    // At the final dot: the whole message went, and its reply was awaited for SMTP_DATA_TIMEOUT.
+    expect(slow.dataReceived()).toBe(1);
     expect(Date.now() - started).toBeGreaterThanOrEqual(650);
   });
 
   it('awaits the final-dot reply for SMTP_DATA_TIMEOUT, longer than the command timeout', async () => {
-    const target = await peer('127.0.0.2', { data: { kind: 'delay', ms: 1_200 } });
+    // A command timeout every other reply meets on a loaded machine, and a final-dot reply that takes longer.
+    const target = await peer('127.0.0.2', { data: { kind: 'delay', ms: 3_000 } });
     route('patient.example', 'mx.patient.example', '127.0.0.2');
-    const report = await send(transport({ SMTP_COMMAND_TIMEOUT: '500ms', SMTP_DATA_TIMEOUT: '3s' }), 'patient.example', ['a@patient.example']);
+    const report = await send(transport({ SMTP_COMMAND_TIMEOUT: '2s', SMTP_DATA_TIMEOUT: '30s' }), 'patient.example', ['a@patient.example']);
     expect(summary(report)).toEqual({ 'a@patient.example': 'accepted' });
     expect(target.messages).toHaveLength(1);
   });
@@ -298,7 +301,7 @@ describe('connections', () => {
     expect(new Set(target.messages.map((m) => m.sessionId)).size).toBe(1);
     expect(target.commands()).toEqual(['EHLO', ...Array.from({ length: 3 }, () => ['MAIL', 'RCPT', 'DATA']).flat()]);
     expect(ctx.pool.size()).toBe(1);
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    for (const deadline = Date.now() + 10_000; ctx.pool.size() > 0 && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(ctx.pool.size()).toBe(0);
     await send(ctx, 'reuse.example', ['later@reuse.example']);
     expect(target.connections()).toBe(2);

@@ -86,10 +86,11 @@ describe('leases', () => {
 
   it('records nothing over a lease another worker took meanwhile', async () => {
     const setup = await h.createSendingSetup({ domain: 'lost.test' });
-    peer.behavior.data = { kind: 'delay', ms: 400 };
+    // The final dot's reply waits long enough for the lease to change hands while the transaction waits for it.
+    peer.behavior.data = { kind: 'delay', ms: 2_000 };
     const emailId = await h.queueEmail(setup, { to: ['ann@rcpt.test'] });
     const running = h.runJob(emailId);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    while (peer.dataReceived() === 0) await new Promise((resolve) => setTimeout(resolve, 10));
     const theirs = new Date(Date.now() + 120_000);
     await leaseDeliveries(emailId, theirs);
     await running;

@@ -56,7 +56,7 @@ async function expectHealthyMailThrough(badDomain: string, backlog: number) {
   daemon = h.startDaemon();
   await post(badDomain, backlog);
   const healthyIds = await post('healthy.test', 10);
-  for (const id of healthyIds) await h.waitForStatus(id, ['accepted'], 8_000);
+  for (const id of healthyIds) await h.waitForStatus(id, ['accepted'], 20_000);
   expect(healthy.messages).toHaveLength(10);
   expect((await statuses(badDomain)).accepted ?? 0).toBeLessThan(backlog);
 }
@@ -125,10 +125,12 @@ describe('fair sharing between accounts', () => {
     const late = [];
     for (let i = 0; i < 5; i++) late.push(await h.queueEmail(other, { to: [`late${i}@shared.test`] }));
     await h.deps.deliveryQueue.enqueueTogether(late.map((emailId) => ({ emailId, dueAt: new Date() })));
-    for (const id of late) await h.waitForStatus(id, ['accepted'], 15_000);
-    // Round robin between the two accounts: the late account's five came before most of the backlog.
+    // However much of the backlog went out while they were being posted, what was left of it comes after them.
+    const deliveredBefore = shared.messages.length;
+    for (const id of late) await h.waitForStatus(id, ['accepted'], 30_000);
+    // Round robin between the two accounts: the late account's five came within the next hundred of the backlog.
     const lastLate = Math.max(...late.map((_, i) => shared.messages.findIndex((m) => m.to[0] === `late${i}@shared.test`)));
-    expect(lastLate).toBeGreaterThanOrEqual(0);
-    expect(lastLate).toBeLessThan(100);
+    expect(lastLate).toBeGreaterThanOrEqual(deliveredBefore);
+    expect(lastLate - deliveredBefore).toBeLessThan(100);
   });
 });

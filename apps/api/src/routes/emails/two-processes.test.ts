@@ -32,10 +32,9 @@ async function startProcess(): Promise<string> {
   });
   children.push(child);
   const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 100; i++) {
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 100))) {
     const up = await request(base).get('/healthz').then((r) => r.status === 200, () => false);
     if (up) return base;
-    await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`the API process on port ${port} did not start`);
 }
