@@ -200,7 +200,7 @@ describe('outcomes', () => {
     expect(delay).toBeLessThanOrEqual(1_100);
     expect(stored.sender.deferredCount).toBe(1);
     const job = await h.deps.deliveryQueue.queue.getJob(deliverMessageJobId(emailId, stored.deliveries[0]!.nextAttemptAt));
-    expect(job?.data).toEqual({ emailIds: [emailId] });
+    expect(job?.data).toEqual({ emailIds: [emailId], accountId: fresh.accountId });
 
     peer.behavior.data = { kind: 'accept' };
     await h.runJob(emailId);

@@ -88,7 +88,7 @@ describe('POST /v1/emails acceptance', () => {
     expect(key!.expiresAt.getTime() - createdAt.getTime()).toBe(24 * 3600 * 1000);
 
     const job = await api.deps.deliveryQueue.queue.getJob(deliverMessageJobId(id, createdAt));
-    expect(job?.data).toEqual({ emailIds: [id] });
+    expect(job?.data).toEqual({ emailIds: [id], accountId: acme.accountId });
   });
 
   it('stores the body lz4-compressed', async () => {
