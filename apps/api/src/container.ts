@@ -4,6 +4,7 @@ import { createDnsResolver, type DnsResolver } from '@mailer/dns';
 import { createLogger, type Logger } from '@mailer/logger';
 import { createCursorCodec, type CursorCodec } from '@mailer/domain';
 import { createDeliveryQueue, openRedis, type DeliveryQueue, type Redis } from '@mailer/queue';
+import { BodyBudget } from './http/body-budget';
 import { createKeyLookup, type KeyLookup } from './http/key-lookup';
 import { IntakeBatcher } from './operations/accept-email/intake-batcher';
 import { createApiMetrics, type ApiMetrics } from './operator/metrics';
@@ -24,6 +25,8 @@ export interface ApiDependencies {
   metrics: ApiMetrics;
   /** Accepted messages of concurrent requests, one transaction per account's batch. */
   intake: IntakeBatcher;
+  /** The request-body bytes the process holds at once (MAX_BODY_BYTES_IN_FLIGHT, shared per account). */
+  bodyBudget: BodyBudget;
   /** The clock every rule that depends on time reads; tests move it. */
   now: () => Date;
 }
@@ -53,6 +56,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     cursors: createCursorCodec(config.encryptionKey),
     dns: createDnsResolver(config.dns),
     intake: new IntakeBatcher({ db: database.db, deliveryQueue, logger, now }),
+    bodyBudget: new BodyBudget({ total: config.http.maxBodyBytesInFlight, perAccount: config.http.maxBodyBytesPerAccount }),
     now,
   };
 }

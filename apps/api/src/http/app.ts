@@ -3,7 +3,6 @@ import { AppError } from '@mailer/domain';
 import type { ApiDependencies } from '../container';
 import { accessLog, routePattern } from './access-log';
 import { authenticate, authenticateOperator, authorize } from './auth';
-import { BodyBudget } from './body-budget';
 import { errorHandler } from './error-handler';
 import { readBody } from './read-body';
 import { requestContext } from './request-context';
@@ -26,10 +25,9 @@ function recordRequestMetrics(deps: ApiDependencies) {
  */
 function bodyReader(deps: ApiDependencies) {
   const { http } = deps.config;
-  const budget = new BodyBudget({ total: http.maxBodyBytesInFlight, perAccount: http.maxBodyBytesPerAccount });
   const timeouts = { idleMs: http.bodyIdleTimeoutMs, totalMs: http.bodyTimeoutMs };
   return (req: Request, res: Response) => {
-    const hold = budget.open(req.auth?.accountId ?? 'anonymous');
+    const hold = deps.bodyBudget.open(req.auth?.accountId ?? 'anonymous');
     res.once('close', () => hold.release());
     return readBody(req, hold, timeouts);
   };

@@ -53,8 +53,8 @@ describe('MAX_BODY_BYTES_IN_FLIGHT', () => {
     const body = largeBody();
     const sized = post({ 'Content-Length': body.length });
     sized.flushHeaders();
-    // Time for it to be authenticated and admitted first.
-    await sleep(1_000);
+    // Admitted first: it holds its declared size once authenticated.
+    while (api.deps.bodyBudget.held < body.length) await sleep(20);
     const chunked = post({ 'Transfer-Encoding': 'chunked' }).on('error', () => {});
     chunked.write(body);
     const refused = await readResponse(chunked);

@@ -24,6 +24,11 @@ export class BodyBudget {
 
   constructor(private readonly limits: BodyBudgetLimits) {}
 
+  /** The bytes held now, over every request. */
+  get held(): number {
+    return this.inFlight;
+  }
+
   /** An empty hold for one request's body, charged for `accountId`. */
   open(accountId: string): BodyHold {
     return new BodyHold(this, accountId);

@@ -59,11 +59,6 @@ export async function takeMessage(deps: WorkerDependencies, emailId: string, log
   }
 }
 
-/** A job's message from claim to its last record, in this process (the tests' and tools' way of running one). */
-export async function deliverMessage(deps: WorkerDependencies, emailId: string, log: Logger): Promise<void> {
-  await (await takeMessage(deps, emailId, log)).done;
-}
-
 /**
  * A message whose deliveries are held: it settles once each of its groups is recorded or
  * released. A daemon holds up to WORKER_ACTIVE_LIMIT deliveries for as long as their

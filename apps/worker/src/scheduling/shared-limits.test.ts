@@ -2,8 +2,7 @@ import { loadConfig } from '@mailer/config';
 import { openRedis, SharedDestinationLimits, HOLDER_TTL_MS, type Redis } from '@mailer/queue';
 import { startTestSmtpServer, testRedisPrefix, TransactionGauge } from '@mailer/testing';
 import { closeContainer, createContainer, type WorkerDependencies } from '../container';
-import { deliverMessage } from '../jobs/deliver-message';
-import { startWorkerHarness, type WorkerHarness } from '../testing/worker-harness';
+import { deliverMessage, startWorkerHarness, type WorkerHarness } from '../testing/worker-harness';
 
 describe('operator limits shared through Redis', () => {
   const redises: Redis[] = [];
@@ -79,7 +78,7 @@ describe('two daemons sharing a pattern limit', () => {
     h.dns.set('mx.limited.test', [{ type: 'A', address: '127.0.0.8' }]);
     const setup = await h.createSendingSetup({ domain: 'limits.test' });
     const ids = await Promise.all(Array.from({ length: 24 }, (_, i) => h.queueEmail(setup, { to: [`u${i}@limited.test`] })));
-    await Promise.all(ids.map((id, i) => deliverMessage(i % 2 ? second : h.deps, id, h.deps.logger)));
+    await Promise.all(ids.map((id, i) => deliverMessage(i % 2 ? second : h.deps, id)));
     for (const id of ids) expect((await h.readEmail(id)).email.status).toBe('accepted');
     expect(peer.messages).toHaveLength(24);
     // In DATA at once (the peer may still count a connection the client closed and gave its slot back for).

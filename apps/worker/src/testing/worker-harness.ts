@@ -19,7 +19,7 @@ import {
 } from '@mailer/testing';
 import { closeContainer, createContainer, type WorkerDependencies } from '../container';
 import { startDaemon, type Daemon } from '../daemon';
-import { deliverMessage } from '../jobs/deliver-message';
+import { takeMessage } from '../jobs/deliver-message';
 import { readStoredEmail, type StoredEmail } from './stored-email';
 
 export interface SendingSetup {
@@ -118,7 +118,7 @@ export async function startWorkerHarness(env: Record<string, string> = {}): Prom
       });
       return queued.id;
     },
-    runJob: (emailId) => deliverMessage(deps, emailId, deps.logger.child({ email_id: emailId })),
+    runJob: (emailId) => deliverMessage(deps, emailId),
     startDaemon() {
       // One process runs one daemon; here a daemon stopped earlier may have used up its shutdown grace, and the next starts afresh.
       if (deps.shutdown.signal.aborted) {
@@ -161,4 +161,9 @@ export function deferDeliveries(db: Database, emailIds: string[], nextAttemptAt:
     update deliveries
        set status = ${'deferred'}, attempt_count = ${1}, next_attempt_at = ${nextAttemptAt}, cause = ${cause}
      where email_id = any(${emailIds}::text[]) ${onlyRecipient}`;
+}
+
+/** A message from claim to its last record, in this process, as a job's claim would take it. */
+export async function deliverMessage(deps: WorkerDependencies, emailId: string): Promise<void> {
+  await (await takeMessage(deps, emailId, deps.logger.child({ email_id: emailId }))).done;
 }
