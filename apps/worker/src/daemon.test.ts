@@ -117,17 +117,20 @@ describe('stopping', () => {
     const dueAt = new Date();
     const ids = await Promise.all(Array.from({ length: slots + 2 }, (_, i) => h.queueEmail(setup, { to: [`w${i}@hang-all.test`] })));
     await h.deps.deliveryQueue.enqueueTogether(ids.map((emailId) => ({ emailId, dueAt })));
-    const daemon = h.startDaemon();
-    await h.waitForStatus(ids[0]!, ['sending']);
-    await daemon.stop();
-    const waiting = await h.deps.deliveryQueue.queue.getJobs(['waiting']);
-    for (const id of ids) {
-      const stored = await h.readEmail(id);
-      expect(stored.deliveries[0]).toMatchObject({ status: 'queued', leaseExpiresAt: null, attemptCount: 0 });
-      expect(stored.attempts).toHaveLength(0);
-      // A job of its own, whether its attempt was cut short or it never got a slot.
-      expect(waiting.filter((j) => j.data.emailIds.length === 1 && j.data.emailIds[0] === id)).toHaveLength(1);
+    try {
+      const daemon = h.startDaemon();
+      await h.waitForStatus(ids[0]!, ['sending']);
+      await daemon.stop();
+      const waiting = await h.deps.deliveryQueue.queue.getJobs(['waiting']);
+      for (const id of ids) {
+        const stored = await h.readEmail(id);
+        expect(stored.deliveries[0]).toMatchObject({ status: 'queued', leaseExpiresAt: null, attemptCount: 0 });
+        expect(stored.attempts).toHaveLength(0);
+        // A job of its own, whether its attempt was cut short or it never got a slot.
+        expect(waiting.filter((j) => j.data.emailIds.length === 1 && j.data.emailIds[0] === id)).toHaveLength(1);
+      }
+    } finally {
+      await silent.close();
     }
-    await silent.close();
   });
 });

@@ -124,6 +124,8 @@ export function startDaemon(deps: WorkerDependencies): Daemon {
         await giveBack(deps, claims.stop());
         // The scheduler stops next: held deliveries go back at once, and claims waiting for room give their messages back.
         await Promise.all([deps.scheduler.stop(), worker.close(), webhooks.stop()]);
+        // Claims under way end held (then released) or given back.
+        await claims.settled();
         // Messages a job was still claiming when the scheduler stopped were released since.
         await deps.scheduler.stop();
         await Promise.all([...taken]);

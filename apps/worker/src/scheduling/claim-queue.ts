@@ -32,7 +32,7 @@ export class ClaimQueue {
   /** Each account's waiting messages; the Map's order is the turn. */
   private readonly accounts = new Map<string, QueuedMessage[]>();
   private size = 0;
-  private running = 0;
+  private readonly running = new Set<Promise<void>>();
   private pumping = false;
   private stopped = false;
   private readonly spaceWaiters: { count: number; resolve: () => void; reject: (error: Error) => void }[] = [];
@@ -63,6 +63,11 @@ export class ClaimQueue {
         reject,
       }),
     );
+  }
+
+  /** Resolves once no claim is under way (after stop, once the last one given out is over). */
+  async settled(): Promise<void> {
+    while (this.running.size > 0) await Promise.all([...this.running]);
   }
 
   /** Stops claiming: the messages still waiting are handed back (the caller gives them jobs again). */
@@ -120,7 +125,7 @@ export class ClaimQueue {
    */
   private async dispatch(): Promise<void> {
     try {
-      while (!this.stopped && this.size > 0 && this.running < this.options.inFlight) {
+      while (!this.stopped && this.size > 0 && this.running.size < this.options.inFlight) {
         let room: ClaimRoom;
         try {
           room = await this.options.room();
@@ -132,11 +137,11 @@ export class ClaimQueue {
           room.release();
           return;
         }
-        this.running++;
-        void this.options.claim(message, room).finally(() => {
-          this.running--;
+        const claim: Promise<void> = this.options.claim(message, room).finally(() => {
+          this.running.delete(claim);
           this.pump();
         });
+        this.running.add(claim);
         this.admitWaitingJobs();
       }
     } finally {
