@@ -4,7 +4,7 @@ import { rootCertificates } from 'node:tls';
 import type { Config } from '@mailer/config';
 import { openDatabase, type Database, type DatabaseHandle } from '@mailer/db';
 import { createDnsResolver, type DnsResolver } from '@mailer/dns';
-import { returnPathKey } from '@mailer/domain';
+import { mergeProviders, returnPathKey } from '@mailer/domain';
 import { createLogger, type Logger } from '@mailer/logger';
 import { createDeliveryQueue, openRedis, SharedDestinationLimits, type DeliveryQueue, type Redis } from '@mailer/queue';
 import { SmtpConnectionPool } from './delivery/connection-pool';
@@ -76,6 +76,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
       suspendMs: config.worker.destinationSuspensionMs,
     },
     rules: config.worker.destinationLimits,
+    providers: mergeProviders(config.worker.providers.shipped, config.worker.providers.operator),
     paused: () => recordBacklog.behind,
     shared: new SharedDestinationLimits(producerRedis, config.redisPrefix, (error) =>
       logger.warn('shared destination limits unavailable, applied by this daemon alone', { error: error.message }),

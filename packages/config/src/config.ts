@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism, hostname } from 'node:os';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { parseDuration } from './duration';
 
@@ -73,6 +74,43 @@ const destinationLimits = z
     return rules.data;
   });
 
+const provider = z.strictObject({
+  name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'expected lower-case letters, digits and dashes'),
+  suffixes: z.array(z.string().regex(/^[A-Za-z0-9.-]+$/, 'expected a host name suffix').transform((s) => s.toLowerCase().replace(/^\.|\.$/g, ''))).min(1),
+  connections: positive.optional(),
+  messagesPerConnection: positive.optional(),
+  messagesPerMinute: positive.optional(),
+});
+
+/** Reads a JSON array of providers (docs/api-decisions.md, "Providers and egress pools"); `where` names it in the error. */
+function readProviders(path: string, where: string) {
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new ConfigError(`${where}: expected the path of a JSON array of providers (${(error as Error).message})`);
+  }
+  const parsed = z.array(provider).safeParse(json);
+  if (!parsed.success) throw new ConfigError(`${where}: invalid provider: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);
+  return parsed.data;
+}
+
+/** The table of big mailbox providers shipped with the service, beside this package's sources and build. */
+const SHIPPED_PROVIDERS = join(__dirname, '..', 'providers.json');
+
+/** WARMUP_SCHEDULE: messages per day and provider on each day of an address's warm-up, e.g. `50,100,200`. */
+const warmUpSchedule = z
+  .string()
+  .default('50,100,200,400,800,1500,3000,6000,12000,25000,50000,100000')
+  .transform((text, ctx) => {
+    const steps = text.split(',').map((s) => Number(s.trim()));
+    if (steps.some((n) => !Number.isInteger(n) || n < 1)) {
+      ctx.addIssue({ code: 'custom', message: 'expected comma-separated positive whole numbers such as 50,100,200' });
+      return z.NEVER;
+    }
+    return steps;
+  });
+
 const hostPort = z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[^\s:,]+)(:\d{1,5})?$/, 'expected host or host:port');
 
 /**
@@ -119,6 +157,8 @@ const envSchema = z
     DESTINATION_SUSPEND_AFTER: int(5, 1, 1000),
     DESTINATION_SUSPENSION: duration('60s'),
     DESTINATION_LIMITS: destinationLimits,
+    PROVIDERS_FILE: z.string().optional(),
+    WARMUP_SCHEDULE: warmUpSchedule,
     WORKER_ACTIVE_LIMIT: int(20_000, 1, 10_000_000),
     COMPOSITION_THREADS: int(availableParallelism(), 0, 64),
     DELIVERY_LEASE: duration('30s'),
@@ -207,6 +247,13 @@ function toConfig(env: z.infer<typeof envSchema>) {
       destinationSuspensionMs: env.DESTINATION_SUSPENSION,
       /** Operator limits per MX-host pattern, shared by every daemon through Redis. */
       destinationLimits: env.DESTINATION_LIMITS,
+      /**
+       * The big mailbox providers by MX host suffix, each one destination with its own limits:
+       * the shipped table and the operator's (PROVIDERS_FILE), merged by mergeProviders.
+       */
+      providers: { shipped: readProviders(SHIPPED_PROVIDERS, 'the shipped providers.json'), operator: env.PROVIDERS_FILE ? readProviders(env.PROVIDERS_FILE, 'PROVIDERS_FILE') : [] },
+      /** Messages per UTC day and provider an address may send on each day of its warm-up; none past the last. */
+      warmUpSchedule: env.WARMUP_SCHEDULE,
       /** Leased deliveries one daemon holds in memory at most; claiming waits while it is full. */
       activeLimit: env.WORKER_ACTIVE_LIMIT,
       /**

@@ -2,10 +2,14 @@ import type { Redis } from './connection';
 
 /** One destination as one daemon holds it (docs/api-decisions.md, "Scheduling"). */
 export interface DestinationSnapshot {
-  /** The destination key: its MX host set, sorted. */
+  /** The destination key: its MX host set, sorted, or `provider:<name>`. */
   destination: string;
-  /** Its name in metric labels (destinationId), which never name a host. */
+  /** Its name in metric labels, which never name a host: its provider's name, or destinationId of its key. */
   id: string;
+  /** The provider it is (docs/api-decisions.md, "Providers and egress pools"); null for an MX host set of no provider. */
+  provider: string | null;
+  /** MX hosts its domains were routed to lately (at most a few dozen). */
+  mxHosts: string[];
   /** Recipient domains routed to it lately (at most a few dozen). */
   domains: string[];
   /** Leased deliveries held in memory: waiting for a transaction, or in one. */
@@ -63,7 +67,7 @@ export function mergeDestinationSnapshots(daemons: readonly DaemonSnapshot[]): M
     for (const d of destinations) {
       const seen = merged.get(d.destination);
       if (!seen) {
-        merged.set(d.destination, { ...d, domains: [...d.domains], daemons: 1 });
+        merged.set(d.destination, { ...d, domains: [...d.domains], mxHosts: [...d.mxHosts], daemons: 1 });
         continue;
       }
       seen.held += d.held;
@@ -71,6 +75,7 @@ export function mergeDestinationSnapshots(daemons: readonly DaemonSnapshot[]): M
       seen.concurrency += d.concurrency;
       seen.daemons++;
       seen.domains = [...new Set([...seen.domains, ...d.domains])];
+      seen.mxHosts = [...new Set([...seen.mxHosts, ...d.mxHosts])];
       if (d.suspendedUntil && (!seen.suspendedUntil || d.suspendedUntil > seen.suspendedUntil)) seen.suspendedUntil = d.suspendedUntil;
     }
   }

@@ -9,9 +9,14 @@ const JOB_STATES = ['waiting', 'delayed', 'active', 'failed'] as const;
 /** Recipient domains whose owed deliveries are counted for the listing, most owed first. */
 const OWED_DOMAINS = 1_000;
 
-/** One line of `queue destinations --json`; `id` is null for owed domains no live daemon has routed. */
+/**
+ * One line of `queue destinations --json`; `id` is null for owed domains no live daemon has
+ * routed. A provider's domains are one line, `provider` naming it (docs/api-decisions.md,
+ * "Providers and egress pools").
+ */
 interface ListedDestination {
   id: string | null;
+  provider: string | null;
   mx_hosts: string[];
   domains: string[];
   owed: number;
@@ -27,9 +32,9 @@ export function registerQueueCommands(program: Command, deps: CliDependencies): 
   queue
     .command('destinations')
     .description(
-      'destinations (MX host sets) with owed deliveries (PostgreSQL), and what the live daemons hold of them: deliveries held, transactions in flight, concurrency now, suspension (their snapshots in Redis, a few seconds old)',
+      'destinations (providers, and MX host sets of no provider) with owed deliveries (PostgreSQL), and what the live daemons hold of them: deliveries held, transactions in flight, concurrency now, suspension (their snapshots in Redis, a few seconds old)',
     )
-    .option('--json', 'print {"destinations":[{id,mx_hosts,domains,owed,held,in_flight,concurrency,suspended_until,daemons}]}')
+    .option('--json', 'print {"destinations":[{id,provider,mx_hosts,domains,owed,held,in_flight,concurrency,suspended_until,daemons}]}')
     .action(async (options: { json?: boolean }) => {
       const [owedByDomain, snapshots] = await Promise.all([owedDeliveriesByRecipientDomain(deps.db, OWED_DOMAINS), deps.destinationSnapshots()]);
       const unrouted = new Map(owedByDomain);
@@ -37,7 +42,8 @@ export function registerQueueCommands(program: Command, deps: CliDependencies): 
         for (const domain of d.domains) unrouted.delete(domain);
         return {
           id: d.id,
-          mx_hosts: d.destination.split(','),
+          provider: d.provider,
+          mx_hosts: d.mxHosts,
           domains: d.domains,
           owed: d.domains.reduce((sum, domain) => sum + (owedByDomain.get(domain) ?? 0), 0),
           held: d.held,
@@ -49,12 +55,12 @@ export function registerQueueCommands(program: Command, deps: CliDependencies): 
       });
       // Owed to domains no live daemon has routed yet (not due, or no daemon running): their destination is not known.
       for (const [domain, owed] of unrouted) {
-        destinations.push({ id: null, mx_hosts: [], domains: [domain], owed, held: 0, in_flight: 0, concurrency: 0, suspended_until: null, daemons: 0 });
+        destinations.push({ id: null, provider: null, mx_hosts: [], domains: [domain], owed, held: 0, in_flight: 0, concurrency: 0, suspended_until: null, daemons: 0 });
       }
       destinations.sort((a, b) => b.owed - a.owed || b.held - a.held);
       const lines = destinations.map(
         (d) =>
-          `${d.mx_hosts.join(',') || '(not routed)'}  domains ${d.domains.join(',')}  owed ${d.owed}  held ${d.held}  in flight ${d.in_flight}  concurrency ${d.concurrency}` +
+          `${d.provider ? `provider ${d.provider}` : d.mx_hosts.join(',') || '(not routed)'}  domains ${d.domains.join(',')}  owed ${d.owed}  held ${d.held}  in flight ${d.in_flight}  concurrency ${d.concurrency}` +
           (d.suspended_until ? `  suspended until ${d.suspended_until}` : ''),
       );
       printResult(deps.stdout, options.json, { destinations }, lines.join('\n') || 'No destinations.');

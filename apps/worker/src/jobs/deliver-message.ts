@@ -14,7 +14,7 @@ import type { Logger } from '@mailer/logger';
 import type { WorkerDependencies } from '../container';
 import { compositionRequest } from '../delivery/compose-message';
 import { deliverToHosts, routeDomain, type TransactionReport } from '../delivery/smtp-transport';
-import type { ScheduledGroup } from '../scheduling/destination';
+import type { ScheduledGroup, TransactionLimits } from '../scheduling/destination';
 import { AttemptRecorder } from './attempt-recorder';
 import type { KeptLease } from './lease-keeper';
 
@@ -184,7 +184,7 @@ class HeldGroup implements ScheduledGroup {
     return this.settled(this.message.decide(this.group, deferred('connection_failed')));
   }
 
-  async run(limits: { messagesPerConnection?: number }): Promise<TransactionFeedback> {
+  async run(limits: TransactionLimits): Promise<TransactionFeedback> {
     const { message, group, domain } = this;
     const { deps, context, kept } = message;
     if (kept.stopped) {
@@ -220,7 +220,7 @@ class HeldGroup implements ScheduledGroup {
       message: built,
       policy: context.sender.policy,
       signal,
-      ...limits,
+      ...(limits.messagesPerConnection !== undefined ? { messagesPerConnection: limits.messagesPerConnection } : {}),
     });
     endTransactionTimer();
     // Cut short before the message went out in full: nothing was delivered, so the

@@ -1,13 +1,14 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { DestinationSnapshot } from '@mailer/queue';
 
-/** Destinations with a label of their own; the rest are summed under `other`, so the label count stays bounded. */
+/** Destinations of no provider with a label of their own; the rest are summed under `other`, so the label count stays bounded. */
 export const LABELLED_DESTINATIONS = 10;
 
 /**
- * Per-destination gauges, read from the scheduler at each scrape: the destinations holding
- * the most deliveries by id (destinationId: labels never name a host), the rest as `other`
- * (docs/api-decisions.md, "Scheduling").
+ * Per-destination gauges, read from the scheduler at each scrape: each provider under its name
+ * (a table of a few dozen at most), then the other destinations holding the most deliveries by
+ * id (destinationId: labels never name a host), the rest as `other` (docs/api-decisions.md,
+ * "Scheduling" and "Providers and egress pools").
  */
 export function registerDestinationGauges(registry: Registry, snapshot: () => DestinationSnapshot[]): void {
   const gauges = {
@@ -30,7 +31,11 @@ export function registerDestinationGauges(registry: Registry, snapshot: () => De
       gauges.concurrency.inc({ destination: label }, d.concurrency);
       gauges.suspended.inc({ destination: label }, d.suspended);
     };
-    all.forEach((d, i) => set(i < LABELLED_DESTINATIONS ? d.id : 'other', { ...d, suspended: d.suspendedUntil ? 1 : 0 }));
+    let labelled = 0;
+    for (const d of all) {
+      const label = d.provider ?? (labelled++ < LABELLED_DESTINATIONS ? d.id : 'other');
+      set(label, { ...d, suspended: d.suspendedUntil ? 1 : 0 });
+    }
   };
   for (const gauge of Object.values(gauges)) Object.assign(gauge, { collect });
 }

@@ -30,7 +30,7 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
 describe('DestinationScheduler', () => {
   it('never gives one destination every slot: another destination queued later still runs at once', async () => {
     const log: string[] = [];
-    const scheduler = new DestinationScheduler({ globalLimit: 3, activeLimit: 100, tuning, rules: [], logger });
+    const scheduler = new DestinationScheduler({ globalLimit: 3, activeLimit: 100, tuning, rules: [], providers: [], logger });
     const slow = Array.from({ length: 10 }, (_, i) => group('a', `slow${i}`, log));
     for (const g of slow) scheduler.hold(['mx.slow.test'], g);
     const fast = group('a', 'fast', log);
@@ -46,7 +46,7 @@ describe('DestinationScheduler', () => {
   it('starts no transaction while paused (attempt records lag), and starts them once it is not', async () => {
     const log: string[] = [];
     let paused = true;
-    const scheduler = new DestinationScheduler({ globalLimit: 10, activeLimit: 100, tuning, rules: [], logger, paused: () => paused });
+    const scheduler = new DestinationScheduler({ globalLimit: 10, activeLimit: 100, tuning, rules: [], providers: [], logger, paused: () => paused });
     const waiting = group('a', 'waiting', log);
     scheduler.hold(['mx.one.test'], waiting);
     await new Promise((resolve) => setTimeout(resolve, 250));
@@ -61,7 +61,7 @@ describe('DestinationScheduler', () => {
 
   it('serves the accounts of a destination round robin', async () => {
     const log: string[] = [];
-    const scheduler = new DestinationScheduler({ globalLimit: 10, activeLimit: 100, tuning: { ...tuning, initial: 1, max: 1 }, rules: [], logger });
+    const scheduler = new DestinationScheduler({ globalLimit: 10, activeLimit: 100, tuning: { ...tuning, initial: 1, max: 1 }, rules: [], providers: [], logger });
     const groups = [...Array.from({ length: 4 }, (_, i) => group('big', `big${i}`, log)), group('small', 'small0', log), group('small', 'small1', log)];
     for (const g of groups) scheduler.hold(['mx.one.test'], g);
     for (let i = 0; i < groups.length; i++) {
@@ -75,7 +75,7 @@ describe('DestinationScheduler', () => {
 
   it('suspends a destination after consecutive connection failures and skips its queued groups without running them', async () => {
     const log: string[] = [];
-    const scheduler = new DestinationScheduler({ globalLimit: 10, activeLimit: 100, tuning: { ...tuning, initial: 1 }, rules: [], logger });
+    const scheduler = new DestinationScheduler({ globalLimit: 10, activeLimit: 100, tuning: { ...tuning, initial: 1 }, rules: [], providers: [], logger });
     const groups = Array.from({ length: 5 }, (_, i) => group('a', `down${i}`, log));
     for (const g of groups) scheduler.hold(['mx.down.test'], g);
     await tick();
@@ -91,7 +91,7 @@ describe('DestinationScheduler', () => {
 
   it('makes claimers wait while WORKER_ACTIVE_LIMIT deliveries are held, and releases queued groups on stop', async () => {
     const log: string[] = [];
-    const scheduler = new DestinationScheduler({ globalLimit: 2, activeLimit: 3, tuning, rules: [], logger });
+    const scheduler = new DestinationScheduler({ globalLimit: 2, activeLimit: 3, tuning, rules: [], providers: [], logger });
     const groups = Array.from({ length: 3 }, (_, i) => group('a', `g${i}`, log));
     for (const g of groups) scheduler.hold(['mx.one.test'], g);
     let roomy = false;
@@ -111,7 +111,7 @@ describe('DestinationScheduler', () => {
 
   it('counts a message being claimed until its groups are held, so that claims under way at once stay within WORKER_ACTIVE_LIMIT', async () => {
     const log: string[] = [];
-    const scheduler = new DestinationScheduler({ globalLimit: 1, activeLimit: 3, tuning, rules: [], logger });
+    const scheduler = new DestinationScheduler({ globalLimit: 1, activeLimit: 3, tuning, rules: [], providers: [], logger });
     const signal = new AbortController().signal;
     const claims = [await scheduler.room(signal), await scheduler.room(signal), await scheduler.room(signal)];
     let fourth = false;

@@ -1,4 +1,15 @@
-import { destinationId, destinationKey, limitRuleFor, type DestinationLimitRule, type DestinationTuning, type TransactionFeedback } from '@mailer/domain';
+import {
+  destinationId,
+  destinationKey,
+  limitRuleFor,
+  providerDestinationKey,
+  providerFor,
+  providerLimitRule,
+  type DestinationLimitRule,
+  type DestinationTuning,
+  type Provider,
+  type TransactionFeedback,
+} from '@mailer/domain';
 import type { Logger } from '@mailer/logger';
 import { SharedDestinationLimits, type DestinationSnapshot } from '@mailer/queue';
 import { onAbort } from '../delivery/abort-listeners';
@@ -10,8 +21,10 @@ export interface DestinationSchedulerOptions {
   /** WORKER_ACTIVE_LIMIT: deliveries held at most before claiming waits. */
   activeLimit: number;
   tuning: DestinationTuning;
-  /** DESTINATION_LIMITS. */
+  /** DESTINATION_LIMITS: for the destinations of no provider. */
   rules: readonly DestinationLimitRule[];
+  /** The providers table (shipped and PROVIDERS_FILE, merged): a provider's domains are one destination. */
+  providers: readonly Provider[];
   /** The rules' limits shared with every daemon (absent: each daemon applies them alone). */
   shared?: SharedDestinationLimits;
   /** While true, no transaction starts (the attempt records lag behind, see RecordBacklog); looked at again every PAUSED_LOOK_MS. */
@@ -34,6 +47,18 @@ export interface ClaimRoom {
 function connectionLimits(rule: DestinationLimitRule | undefined): { messagesPerConnection?: number } {
   if (rule?.connections !== undefined) return { messagesPerConnection: 1 };
   return rule?.messagesPerConnection !== undefined ? { messagesPerConnection: rule.messagesPerConnection } : {};
+}
+
+/**
+ * The destination of a recipient domain's MX hosts: its provider when they end in one of a
+ * provider's suffixes (every domain of the provider then shares one destination and the
+ * provider's limits), else the MX host set under the first operator rule matching it
+ * (docs/api-decisions.md, "Providers and egress pools").
+ */
+function destinationOf(options: DestinationSchedulerOptions, hosts: readonly string[]): { key: string; rule: DestinationLimitRule | undefined; provider: string | null } {
+  const provider = providerFor(options.providers, hosts);
+  if (provider) return { key: providerDestinationKey(provider), rule: providerLimitRule(provider), provider: provider.name };
+  return { key: destinationKey(hosts), rule: limitRuleFor(options.rules, hosts), provider: null };
 }
 
 /** How often a paused scheduler looks whether it may start transactions again. */
@@ -110,14 +135,13 @@ export class DestinationScheduler {
       void this.track(group.release('shutdown'), group);
       return;
     }
-    const key = destinationKey(hosts);
+    const { key, rule, provider } = destinationOf(this.options, hosts);
     let destination = this.destinations.get(key);
     if (!destination) {
-      const rule = limitRuleFor(this.options.rules, hosts);
-      destination = new Destination(key, rule, this.options.tuning, this.now());
+      destination = new Destination(key, rule, provider, this.options.tuning, this.now());
       this.destinations.set(key, destination);
     }
-    destination.push(group);
+    destination.push(group, hosts);
     this.heldDeliveries += group.deliveries;
     if (!this.ready.has(key)) this.ready.set(key, destination);
     this.pump();
@@ -135,7 +159,10 @@ export class DestinationScheduler {
       }
       snapshots.push({
         destination: key,
-        id: destinationId(key),
+        // A provider's name is no host of a recipient's: it may be a metric label as it is.
+        id: d.provider ?? destinationId(key),
+        provider: d.provider,
+        mxHosts: [...d.hosts],
         domains: [...d.domains],
         held: d.held + d.inFlightDeliveries,
         inFlight: d.inFlight,
@@ -234,7 +261,7 @@ export class DestinationScheduler {
       }
       let feedback: TransactionFeedback = 'neutral';
       try {
-        feedback = await group.run(connectionLimits(rule));
+        feedback = await group.run({ ...connectionLimits(rule), provider: destination.provider });
       } catch (error) {
         this.options.logger.error('scheduled transaction failed', { destination: destination.key, error: (error as Error).message });
       } finally {

@@ -8,6 +8,14 @@ import {
   type TransactionFeedback,
 } from '@mailer/domain';
 
+/** What the destination sets for one transaction. */
+export interface TransactionLimits {
+  /** The operator's or provider's messages per connection (1 under a connections limit). */
+  messagesPerConnection?: number;
+  /** The destination's provider, whose warm-up allowances the egress address must have room in; null for none. */
+  provider: string | null;
+}
+
 /** One recipient domain's deliveries of one message, held until their destination has room for the transaction. */
 export interface ScheduledGroup {
   accountId: string;
@@ -15,18 +23,18 @@ export interface ScheduledGroup {
   /** Leased deliveries it holds (its recipients). */
   deliveries: number;
   /** Runs the SMTP transaction; resolves with what it tells about the destination once it has ended (its record may still be under way), never rejects. */
-  run(limits: { messagesPerConnection?: number }): Promise<TransactionFeedback>;
+  run(limits: TransactionLimits): Promise<TransactionFeedback>;
   /** The destination is suspended: the group is recorded deferred (`connection_failed`) without a connection; never rejects. */
   skip(): Promise<void>;
   /** Given back unattempted (shutdown); never rejects. */
   release(reason: string): Promise<void>;
 }
 
-/** Recipient domains a destination remembers for the listing. */
+/** Recipient domains (and MX hosts) a destination remembers for the listing. */
 const DOMAINS_KEPT = 20;
 
 /**
- * A destination (an MX host set): its groups in one queue per account, served round robin so
+ * A destination (an MX host set, or a provider's domains): its groups in one queue per account, served round robin so
  * that one account's backlog takes only its share; its adaptive concurrency and suspension
  * (destination-feedback in @mailer/domain); and the operator rule matching its hosts.
  */
@@ -41,12 +49,16 @@ export class Destination {
   blockedUntil = 0;
   lastActive: number;
   readonly domains = new Set<string>();
+  /** MX hosts seen for it (a provider's vary by domain), for the listing. */
+  readonly hosts = new Set<string>();
   /** Account → its groups, first come first served; the Map's order is the round-robin turn. */
   private readonly queues = new Map<string, ScheduledGroup[]>();
 
   constructor(
     readonly key: string,
     readonly rule: DestinationLimitRule | undefined,
+    /** The provider it is, or null for an MX host set of no provider. */
+    readonly provider: string | null,
     private readonly tuning: DestinationTuning,
     now: number,
   ) {
@@ -58,7 +70,8 @@ export class Destination {
     return this.queues.size > 0;
   }
 
-  push(group: ScheduledGroup): void {
+  push(group: ScheduledGroup, hosts: readonly string[]): void {
+    for (const host of hosts) if (!this.hosts.has(host) && this.hosts.size < DOMAINS_KEPT) this.hosts.add(host.toLowerCase());
     const queue = this.queues.get(group.accountId);
     if (queue) queue.push(group);
     else this.queues.set(group.accountId, [group]);

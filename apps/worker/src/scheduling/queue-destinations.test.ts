@@ -63,6 +63,7 @@ describe('queue destinations', () => {
     }
     expect(listed.find((d) => (d.mx_hosts as string[])[0] === 'mx.silent.test')).toEqual({
       id: expect.stringMatching(/^d_[0-9a-f]{12}$/),
+      provider: null,
       mx_hosts: ['mx.silent.test'],
       domains: ['silent.test'],
       owed: 12,

@@ -1,3 +1,4 @@
 export * from './destination-feedback';
 export * from './destination-limits';
 export * from './mx-bounds';
+export * from './providers';
