@@ -16,3 +16,4 @@ export * from './return-path/return-path';
 export * from './return-path/return-path-records';
 export * from './return-path/delivery-reports';
 export * from './scheduling';
+export * from './egress';

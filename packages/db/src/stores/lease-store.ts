@@ -98,11 +98,12 @@ export async function claimMessages(db: Database, emailIds: string[], now: Date,
 }
 
 /**
- * Gives leased deliveries back without an attempt (shutdown before the message went out):
- * `deferred` again when they had attempts before (with the cause of their last deferral),
- * else `queued`, due now. A delivery no longer under this lease is left alone.
+ * Gives leased deliveries back without an attempt: `deferred` again when they had attempts
+ * before (with the cause of their last deferral), else `queued`. Released (shutdown before the
+ * message went out) they are due now; postponed (no warm-up allowance left today) they are
+ * due at `postponedTo`. A delivery no longer under this lease is left alone.
  */
-export async function releaseLease(db: Database, lease: Lease, deliveryIds: string[], now: Date): Promise<void> {
+export async function releaseLease(db: Database, lease: Lease, deliveryIds: string[], now: Date, postponedTo?: Date): Promise<void> {
   if (deliveryIds.length === 0) return;
   await inTransaction(db, async (tx) => {
     const { locked } = await tx.send({ locked: lockMessages(tx, [lease.emailId]) });
@@ -111,7 +112,14 @@ export async function releaseLease(db: Database, lease: Lease, deliveryIds: stri
     const releasing = new Set(deliveryIds);
     const transitions: Transition[] = message.deliveries
       .filter((d) => releasing.has(d.id) && heldBy(d, lease.token))
-      .map((d) => ({ reason: 'released', delivery: d.id, to: d.attemptCount > 0 ? 'deferred' : 'queued', cause: d.cause, at: now, nextAttemptAt: now }));
+      .map((d) => ({
+        reason: postponedTo ? 'postponed' : 'released',
+        delivery: d.id,
+        to: d.attemptCount > 0 ? 'deferred' : 'queued',
+        cause: d.cause,
+        at: now,
+        nextAttemptAt: postponedTo ?? now,
+      }));
     if (transitions.length > 0) await tx.commit(...writeTransitions(tx, { messages: [message], transitions }).statements);
   });
 }

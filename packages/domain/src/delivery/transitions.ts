@@ -19,6 +19,11 @@ export type TransitionReason =
   | 'attempted'
   /** Given back unattempted (shutdown, a lease not renewed in time). */
   | 'released'
+  /**
+   * Given back unattempted with a later due time: its egress address had no warm-up allowance
+   * left today (docs/api-decisions.md, "Providers and egress pools"); no attempt, no event.
+   */
+  | 'postponed'
   /** Its message was canceled before any delivery started. */
   | 'canceled'
   /** A delivery status notification reported a permanent failure after it was accepted. */
@@ -35,6 +40,7 @@ const MOVES: Record<TransitionReason, { from: readonly (DeliveryStatus | null)[]
   claimed: { from: ['queued', 'deferred', 'sending'], to: ['sending'] },
   attempted: { from: ['sending'], to: ['accepted', 'deferred', 'bounced', 'failed'] },
   released: { from: ['sending'], to: ['queued', 'deferred'] },
+  postponed: { from: ['sending'], to: ['queued', 'deferred'] },
   canceled: { from: ['queued'], to: ['failed'] },
   bounce_reported: { from: ['accepted'], to: ['bounced'] },
   made_due: { from: ['deferred'], to: ['deferred'] },
@@ -69,7 +75,7 @@ export function transitionEffects(
   to: DeliveryStatus,
   cause: DeliveryCause | null,
 ): TransitionEffects {
-  const silent = reason === 'created' || reason === 'released' || reason === 'made_due';
+  const silent = reason === 'created' || reason === 'released' || reason === 'postponed' || reason === 'made_due';
   return {
     event: silent ? null : to,
     webhook: silent ? null : (deliveryEventType(to) ?? null),

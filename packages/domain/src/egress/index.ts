@@ -1,0 +1,2 @@
+export * from './egress-address';
+export * from './warm-up';
