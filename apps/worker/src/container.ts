@@ -6,8 +6,9 @@ import { openDatabase, type Database, type DatabaseHandle } from '@mailer/db';
 import { createDnsResolver, type DnsResolver } from '@mailer/dns';
 import { mergeProviders, returnPathKey } from '@mailer/domain';
 import { createLogger, type Logger } from '@mailer/logger';
-import { createDeliveryQueue, openRedis, SharedDestinationLimits, type DeliveryQueue, type Redis } from '@mailer/queue';
+import { createDeliveryQueue, openRedis, SharedDestinationLimits, WarmUpCounters, type DeliveryQueue, type Redis } from '@mailer/queue';
 import { SmtpConnectionPool } from './delivery/connection-pool';
+import { EgressPools } from './delivery/egress-pools';
 import { createMessageComposer, type MessageComposer } from './delivery/message-composer';
 import { createRouteLookups } from './delivery/route-cache';
 import type { TransportContext } from './delivery/smtp-transport';
@@ -43,6 +44,8 @@ export interface WorkerDependencies extends DeliveryBatches {
   recordBacklog: RecordBacklog;
   /** Renews the leases of the attempts in flight; aborts an attempt whose lease could not be renewed in time. */
   leases: LeaseKeeper;
+  /** The source address of each transaction, from the account's egress pool, within its warm-up allowance. */
+  egress: EgressPools;
   /** Held deliveries per destination; runs their SMTP transactions, WORKER_CONCURRENCY at once at most. */
   scheduler: DestinationScheduler;
   metrics: WorkerMetrics;
@@ -101,6 +104,13 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     returnPathKey: returnPathKey(config.encryptionKey),
     ...createDeliveryBatches(database.db, config.worker.leaseMs, now),
     recordBacklog,
+    egress: new EgressPools(
+      database.db,
+      new WarmUpCounters(producerRedis, config.redisPrefix, (error) =>
+        logger.warn('warm-up counters unavailable, addresses sending without their caps', { error: error.message }),
+      ),
+      config.worker.warmUpSchedule,
+    ),
     leases: new LeaseKeeper({ db: database.db, leaseMs: config.worker.leaseMs, now, logger, renewals: metrics.leaseRenewals, shutdown: shutdown.signal }),
     scheduler,
     metrics,

@@ -20,6 +20,8 @@ export interface WorkerMetrics {
   reconcilerEnqueued: Counter;
   /** Lease renewal statements by result (`renewed`, `failed`). */
   leaseRenewals: Counter<'result'>;
+  /** Deliveries postponed to the next UTC day: no address of their pool had warm-up allowance left for the provider. */
+  warmUpPostponed: Counter<'pool' | 'provider'>;
 }
 
 export function createWorkerMetrics(): WorkerMetrics {
@@ -44,6 +46,12 @@ export function createWorkerMetrics(): WorkerMetrics {
     messages: new Counter({ name: 'mailer_delivery_messages_total', help: 'Messages worked on by delivery jobs (a job carries one or several), by result.', labelNames: ['result'], registers: [registry] }),
     reconcilerEnqueued: new Counter({ name: 'mailer_reconciler_enqueued_total', help: 'Owed deliveries re-enqueued by the reconciler.', registers: [registry] }),
     leaseRenewals: new Counter({ name: 'mailer_lease_renewals_total', help: 'Lease renewal statements by result.', labelNames: ['result'], registers: [registry] }),
+    warmUpPostponed: new Counter({
+      name: 'mailer_warm_up_postponed_deliveries_total',
+      help: "Deliveries postponed to the next UTC day: their pool's addresses had no warm-up allowance left for the provider.",
+      labelNames: ['pool', 'provider'],
+      registers: [registry],
+    }),
   };
 }
 

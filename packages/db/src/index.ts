@@ -37,3 +37,4 @@ export * from './stores/webhook-outbox-store';
 export * from './stores/webhook-sending-store';
 export * from './stores/cancel-store';
 export * from './stores/delivery-reports-store';
+export * from './stores/egress-pools-store';

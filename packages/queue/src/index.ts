@@ -13,3 +13,4 @@ export {
   type DestinationSnapshot,
   type MergedDestination,
 } from './destination-snapshots';
+export { WarmUpCounters } from './warm-up-counters';

@@ -12,12 +12,14 @@ export type DnsRecord =
   | { type: 'AAAA'; address: string }
   | { type: 'MX'; exchange: string; priority: number }
   | { type: 'TXT'; data: string }
-  | { type: 'CNAME'; target: string };
+  | { type: 'CNAME'; target: string }
+  /** At a reverse name such as `2.0.0.127.in-addr.arpa`. */
+  | { type: 'PTR'; target: string };
 
 export type RecordType = DnsRecord['type'];
 export type DnsFailure = 'servfail' | 'refused' | 'timeout';
 
-const TYPE_CODE: Record<RecordType, number> = { A: 1, CNAME: 5, MX: 15, TXT: 16, AAAA: 28 };
+const TYPE_CODE: Record<RecordType, number> = { A: 1, CNAME: 5, PTR: 12, MX: 15, TXT: 16, AAAA: 28 };
 const CODE_TYPE = Object.fromEntries(Object.entries(TYPE_CODE).map(([k, v]) => [v, k])) as Record<number, RecordType>;
 const RCODE = { noerror: 0, servfail: 2, nxdomain: 3, refused: 5 } as const;
 
@@ -83,6 +85,7 @@ function encodeData(record: DnsRecord): Buffer {
       return Buffer.concat(chunks);
     }
     case 'CNAME':
+    case 'PTR':
       return encodeName(record.target);
   }
 }

@@ -46,6 +46,9 @@ export interface ReceivedMessage {
   /** Whether the transaction ran over STARTTLS. */
   tls: boolean;
   sessionId: string;
+  /** The client's source address and the name it greeted with (EHLO/HELO), as this peer saw them. */
+  remoteAddress: string;
+  helo: string;
   /** When the message was recorded (epoch ms). */
   at: number;
 }
@@ -229,6 +232,8 @@ export async function startTestSmtpServer(options: TestSmtpServerOptions): Promi
             raw,
             tls: session.secure,
             sessionId: session.id,
+            remoteAddress: session.remoteAddress,
+            helo: session.hostNameAppearsAs,
             at: Date.now(),
           });
         switch (data.kind) {

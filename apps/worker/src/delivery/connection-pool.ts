@@ -1,9 +1,10 @@
 import type { SessionTarget, SmtpSession } from './smtp-session';
 
 /**
- * Idle SMTP sessions kept for reuse across messages, keyed by MX host, address, port and
- * TLS policy (a session set up under `opportunistic` may be plain, so it never serves
- * `require_tls`). A session idle for `idleMs` is closed with QUIT; whoever takes one
+ * Idle SMTP sessions kept for reuse across messages, keyed by MX host, address, port, TLS
+ * policy (a session set up under `opportunistic` may be plain, so it never serves
+ * `require_tls`) and local source address (an address belongs to one egress pool, so a
+ * session never serves another pool's mail). A session idle for `idleMs` is closed with QUIT; whoever takes one
  * checks that it is ready for a transaction (SmtpSession.ready) and opens a new one when not.
  */
 export class SmtpConnectionPool {
@@ -12,7 +13,7 @@ export class SmtpConnectionPool {
   constructor(private readonly idleMs: number) {}
 
   private static key(target: SessionTarget): string {
-    return `${target.host}|${target.address}|${target.port}|${target.policy}`;
+    return `${target.host}|${target.address}|${target.port}|${target.policy}|${target.source?.address ?? ''}`;
   }
 
   take(target: SessionTarget): SmtpSession | undefined {

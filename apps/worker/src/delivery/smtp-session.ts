@@ -10,6 +10,12 @@ export interface SessionTls {
   verified: boolean;
 }
 
+/** A local address of an egress pool and the HELO name it greets with (docs/api-decisions.md, "Providers and egress pools"). */
+export interface EgressSource {
+  address: string;
+  heloName: string;
+}
+
 /** One MX address to talk to, under one sender's transport security policy. */
 export interface SessionTarget {
   /** The MX host name: sent as SNI and the name a `require_tls` certificate must be valid for. */
@@ -18,6 +24,8 @@ export interface SessionTarget {
   address: string;
   port: number;
   policy: TlsPolicy;
+  /** The local address to connect from, and its HELO name; absent: the machine's own and SMTP_HELO_NAME. */
+  source?: EgressSource;
 }
 
 export interface SessionSettings {
@@ -229,7 +237,8 @@ function connect(target: SessionTarget, settings: SessionSettings, plain: boolea
     host: target.address,
     port: target.port,
     servername: target.host,
-    name: settings.heloName,
+    name: target.source?.heloName ?? settings.heloName,
+    ...(target.source ? { localAddress: target.source.address } : {}),
     connectionTimeout: settings.connectTimeoutMs,
     greetingTimeout: settings.commandTimeoutMs,
     socketTimeout: settings.commandTimeoutMs,

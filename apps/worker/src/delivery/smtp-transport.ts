@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import {
   boundMxAttempt,
   bounced,
@@ -17,6 +18,7 @@ import {
   type OpenFailure,
   type SendOutcome,
   type SessionSettings,
+  type EgressSource,
   type SessionTls,
   type TlsPolicy,
 } from './smtp-session';
@@ -43,6 +45,8 @@ export interface DomainTransaction {
   signal: AbortSignal;
   /** A connection is closed once it carried this many messages (an operator limit); unbounded when absent. */
   messagesPerConnection?: number;
+  /** The egress pool's address to leave from; absent: the machine's own. */
+  source?: EgressSource;
 }
 
 export interface TransactionReport {
@@ -108,14 +112,15 @@ export async function deliverToHosts(ctx: TransportContext, hosts: readonly stri
   if (lookups.some((l) => l.found.kind === 'temporary')) failure = deferred('dns_temporary_failure');
   const usable = lookups.map(({ host, found }) => ({
     host,
-    addresses: found.kind === 'found' ? found.addresses.filter((a) => isDeliverableAddress(a, ctx.allowPrivateMx)) : [],
+    // From a source address, only MX addresses of its family can be reached.
+    addresses: found.kind === 'found' ? found.addresses.filter((a) => isDeliverableAddress(a, ctx.allowPrivateMx) && (!tx.source || isIP(a) === isIP(tx.source.address))) : [],
   }));
   let lastHost: string | null = hosts.at(-1) ?? null;
   let tlsFailure: string | undefined;
   let failureReply: string | undefined;
   for (const { host, address } of boundMxAttempt(usable)) {
     lastHost = host;
-    const transaction = await transact(ctx, { host, address, port: ctx.port, policy: tx.policy }, tx);
+    const transaction = await transact(ctx, { host, address, port: ctx.port, policy: tx.policy, ...(tx.source ? { source: tx.source } : {}) }, tx);
     if (!('sent' in transaction)) {
       if (transaction.kind === 'aborted') return report(deferred('timeout'), host);
       if (transaction.kind === 'tls') tlsFailure = transaction.message;

@@ -58,6 +58,15 @@ export class AttemptRecorder {
     this.log.info('lease released', { recipients: group.length, reason });
   }
 
+  /**
+   * Gives deliveries back unattempted, owed again at `until`: their pool had no warm-up
+   * allowance left today (no attempt, no event; docs/api-decisions.md, "Providers and egress pools").
+   */
+  async postpone(group: LeasedDelivery[], until: Date): Promise<void> {
+    await releaseLease(this.deps.db, this.lease, group.map((d) => d.id), this.deps.now(), until);
+    this.log.info('postponed for warm-up', { recipients: group.length, until: until.toISOString() });
+  }
+
   private async write(group: LeasedDelivery[], outcomeOf: (delivery: LeasedDelivery) => DeliveryOutcome, facts: AttemptFacts): Promise<void> {
     const endedAt = this.deps.now();
     const outcomes = group.map(outcomeOf);

@@ -13,6 +13,7 @@ import { loadAttachments, nextObligation, type AttemptTransport, type DeliveryCo
 import type { Logger } from '@mailer/logger';
 import type { WorkerDependencies } from '../container';
 import { compositionRequest } from '../delivery/compose-message';
+import type { EgressChoice } from '../delivery/egress-pools';
 import { deliverToHosts, routeDomain, type TransactionReport } from '../delivery/smtp-transport';
 import type { ScheduledGroup, TransactionLimits } from '../scheduling/destination';
 import { AttemptRecorder } from './attempt-recorder';
@@ -191,6 +192,20 @@ class HeldGroup implements ScheduledGroup {
       await this.release(kept.stopped.message);
       return 'neutral';
     }
+    let egress: EgressChoice;
+    try {
+      egress = await deps.egress.choose(context.egressPool, limits.provider, group.length, deps.now());
+    } catch (error) {
+      // The pool could not be read (the database away): given back unattempted, as at a shutdown.
+      message.log.error('egress pool not read', { error: (error as Error).message });
+      await this.release('egress pool not read');
+      return 'neutral';
+    }
+    if (egress.kind === 'wait') {
+      deps.metrics.warmUpPostponed.inc({ pool: egress.pool, provider: limits.provider ?? 'none' }, group.length);
+      await this.settled(message.recorder.postpone(group, egress.until));
+      return 'neutral';
+    }
     let built: Buffer;
     try {
       built = await message.compose();
@@ -221,6 +236,7 @@ class HeldGroup implements ScheduledGroup {
       policy: context.sender.policy,
       signal,
       ...(limits.messagesPerConnection !== undefined ? { messagesPerConnection: limits.messagesPerConnection } : {}),
+      ...(egress.kind === 'source' ? { source: egress.source } : {}),
     });
     endTransactionTimer();
     // Cut short before the message went out in full: nothing was delivered, so the

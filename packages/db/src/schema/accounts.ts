@@ -24,5 +24,7 @@ export const accounts = pgTable('accounts', {
   id: text('id').primaryKey(),
   name: text('name').notNull(),
   planId: text('plan_id').notNull().references(() => plans.id),
+  /** Its egress pool (egress_pools.name, migration 0034); null: the `default` pool, or the machine's own address. */
+  egressPool: text('egress_pool'),
   createdAt: createdAt(),
 });

@@ -6,3 +6,4 @@ export * from './emails';
 export * from './intake';
 export * from './suppressions';
 export * from './webhooks';
+export * from './egress';

@@ -13,6 +13,8 @@ export interface DeliveryContext {
   sender: { id: string; email: string; policy: 'require_tls' | 'opportunistic'; active: boolean };
   /** `returnPathVerified`: MAIL FROM is a return-path address of the domain (envelopeSender). */
   domain: { name: string; dkimSelector: string; ready: boolean; returnPathVerified: boolean };
+  /** The account's egress pool; null: the `default` pool (docs/api-decisions.md, "Providers and egress pools"). */
+  egressPool: string | null;
 }
 
 export interface MessageContent {

@@ -13,16 +13,17 @@ export interface Claim {
   lease: Lease;
 }
 
-/** Sender and domain of each message (its content is read when it is built: loadMessageContents). */
+/** Sender, domain and egress pool of each message (its content is read when it is built: loadMessageContents). */
 function contextsStatement(tx: Transaction, emailIds: string[]) {
   return tx.sql`
-    select e.id, e.account_id, e.from_email, e.from_name, e.created_at,
+    select e.id, e.account_id, e.from_email, e.from_name, e.created_at, a.egress_pool,
            s.id as sender_id, s.email as sender_email, s.transport_security_policy, s.configured_state, s.deleted_at as sender_deleted_at,
            d.name as domain_name, d.dkim_selector, d.deleted_at as domain_deleted_at,
            d.ownership_status, d.dkim_status, d.dmarc_status, d.return_path_status
       from emails e
       join senders s on s.id = e.sender_id
       join domains d on d.id = e.domain_id
+      join accounts a on a.id = e.account_id
      where e.id = any(${emailIds}::text[])`;
 }
 
@@ -53,7 +54,7 @@ function toContexts(rows: readonly Row[]): Map<string, DeliveryContext> {
   return new Map(
     rows.map((r) => [
       r.id as string,
-      { email: { id: r.id, accountId: r.account_id, fromEmail: r.from_email, fromName: r.from_name, createdAt: r.created_at }, ...sharedOf(r) },
+      { email: { id: r.id, accountId: r.account_id, fromEmail: r.from_email, fromName: r.from_name, createdAt: r.created_at }, egressPool: r.egress_pool, ...sharedOf(r) },
     ]),
   );
 }
