@@ -6,6 +6,7 @@ import { registerDomainCommands } from './commands/domain';
 import { registerEmailCommands } from './commands/email';
 import { registerKeyCommands } from './commands/key';
 import { registerPlanCommands } from './commands/plan';
+import { registerPoolCommands } from './commands/pool';
 import { registerQueueCommands } from './commands/queue';
 import { registerSecretsCommands } from './commands/secrets';
 import { CliError, printError } from './output';
@@ -21,6 +22,7 @@ const COMMAND_GROUPS: CommandGroup[] = [
   registerEmailCommands,
   registerDomainCommands,
   registerSecretsCommands,
+  registerPoolCommands,
 ];
 
 /** Failures that are not the command's: the database is unreachable, missing or not migrated. */

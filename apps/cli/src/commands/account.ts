@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { createAccount, listAccounts } from '@mailer/db';
 import { CliError, printResult } from '../output';
 import type { CliDependencies } from '../cli-dependencies';
+import { registerAccountPoolCommand } from './pool';
 
 const MAX_NAME_LENGTH = 200;
 
@@ -57,4 +58,6 @@ export function registerAccountCommands(program: Command, deps: CliDependencies)
           : accounts.map((a) => `${a.id}  ${a.created_at}  ${a.plan === 'custom' ? a.plan_id : a.plan}  ${a.name}`).join('\n'),
       );
     });
+
+  registerAccountPoolCommand(account, deps);
 }
