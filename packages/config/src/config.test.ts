@@ -32,6 +32,26 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DESTINATION_LIMITS: '/no/such/file.json' })).toThrow(/DESTINATION_LIMITS/);
   });
 
+  it('reads the shipped providers table, PROVIDERS_FILE beside it, and names a bad entry', () => {
+    const { shipped, operator } = loadConfig({}).worker.providers;
+    expect(operator).toEqual([]);
+    expect(shipped.find((p) => p.name === 'gmail')?.suffixes).toContain('google.com');
+    expect(new Set(shipped.map((p) => p.name)).size).toBe(shipped.length);
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'providers-')), 'providers.json');
+    writeFileSync(file, JSON.stringify([{ name: 'corp', suffixes: ['MX.Corp.Example.'], connections: 3 }]));
+    expect(loadConfig({ PROVIDERS_FILE: file }).worker.providers.operator).toEqual([{ name: 'corp', suffixes: ['mx.corp.example'], connections: 3 }]);
+    writeFileSync(file, JSON.stringify([{ name: 'Corp', suffixes: [] }]));
+    expect(() => loadConfig({ PROVIDERS_FILE: file })).toThrow(/PROVIDERS_FILE: invalid provider: 0.name .*; 0.suffixes/);
+    expect(() => loadConfig({ PROVIDERS_FILE: '/no/such/file.json' })).toThrow(/PROVIDERS_FILE/);
+  });
+
+  it('takes WARMUP_SCHEDULE as positive whole numbers per day', () => {
+    expect(loadConfig({}).worker.warmUpSchedule[0]).toBe(50);
+    expect(loadConfig({ WARMUP_SCHEDULE: '10, 20,40' }).worker.warmUpSchedule).toEqual([10, 20, 40]);
+    expect(() => loadConfig({ WARMUP_SCHEDULE: '10,0' })).toThrow(/WARMUP_SCHEDULE/);
+    expect(() => loadConfig({ WARMUP_SCHEDULE: '10,x' })).toThrow(/WARMUP_SCHEDULE/);
+  });
+
   it('takes COMPOSITION_THREADS from 0 (the event loop) up', () => {
     expect(loadConfig({ COMPOSITION_THREADS: '0' }).worker.compositionThreads).toBe(0);
     expect(loadConfig({ COMPOSITION_THREADS: '' }).worker.compositionThreads).toBe(availableParallelism());
