@@ -47,6 +47,9 @@ describe('egress pools', () => {
     for (const m of peer.messages) sessions.set(m.sessionId, (sessions.get(m.sessionId) ?? new Set()).add(m.remoteAddress));
     expect([...sessions.values()].every((sources) => sources.size === 1)).toBe(true);
     expect(peer.connections()).toBe(3);
+    // Operators find the address each attempt left from in its log line.
+    const recorded = h.logLines().filter((l) => l.message === 'attempt recorded');
+    expect(recorded.map((l) => l.source_address)).toEqual(['127.0.0.2', '127.0.0.3', '127.0.0.2', '127.0.0.3', undefined]);
   });
 });
 

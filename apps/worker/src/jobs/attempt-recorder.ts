@@ -19,6 +19,8 @@ export interface AttemptFacts {
   transport: AttemptTransport | null;
   /** Why a TLS negotiation failed during the attempt (see TransactionReport); operator logs only. */
   tlsFailure?: string;
+  /** The egress pool's address the attempt left from; absent: the machine's own. */
+  sourceAddress?: string;
 }
 
 /**
@@ -94,6 +96,7 @@ export class AttemptRecorder {
       cause: cause?.code ?? null,
       recipients: group.length,
       tls: transport?.tls != null,
+      ...(facts.sourceAddress ? { source_address: facts.sourceAddress } : {}),
       ...(transport?.tls ? { tls_version: transport.tls.version } : {}),
       // A transaction with a BCC recipient would name the BCC domain through its MX host, which TLS errors name too.
       ...(group.some((d) => d.kind === 'bcc') || !transport ? {} : { mx_host: transport.mxHost, ...(facts.tlsFailure ? { tls_failure: facts.tlsFailure } : {}) }),

@@ -250,7 +250,14 @@ class HeldGroup implements ScheduledGroup {
     // Recorded after the destination's slot is given back: the slot bounds transactions
     // to the destination, and a record waits for its batch's round trips to PostgreSQL
     // (docs/api-decisions.md, "Scheduling"). The message's settlement follows the record.
-    void this.settled(message.recorder.record(group, outcomeOf, { startedAt, transport: attemptTransport(report, group, context.sender.policy), tlsFailure: report.tlsFailure }));
+    void this.settled(
+      message.recorder.record(group, outcomeOf, {
+        startedAt,
+        transport: attemptTransport(report, group, context.sender.policy),
+        tlsFailure: report.tlsFailure,
+        ...(egress.kind === 'source' ? { sourceAddress: egress.source.address } : {}),
+      }),
+    );
     return transactionFeedback({ connected: report.connected, aborted: report.aborted !== undefined, causes: recipients.map((r) => report.outcomes.get(r)?.cause?.code) });
   }
 

@@ -1,7 +1,10 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { loadConfig } from '@mailer/config';
+import { publishDestinationSnapshot } from '@mailer/queue';
 import { startTestSmtpServer, TransactionGauge } from '@mailer/testing';
 import { closeContainer, createContainer, type WorkerDependencies } from '../container';
 import { deliverMessage, startWorkerHarness, type WorkerHarness } from '../testing/worker-harness';
@@ -44,6 +47,17 @@ describe('a provider of the operator’s table (PROVIDERS_FILE)', () => {
     expect(provider!.domains.sort()).toEqual(['customer-one.test', 'customer-two.test']);
     expect(provider!.mxHosts.sort()).toEqual(['aspmx.bigmail.test', 'mx1.eu.bigmail.test', 'mx2.eu.bigmail.test']);
     await peer.close();
+  });
+
+  it('is one line of `queue destinations`, naming the provider, its MX hosts and domains', async () => {
+    await publishDestinationSnapshot(h.deps.producerRedis, h.config.redisPrefix, { daemon: 'test', at: new Date().toISOString(), destinations: h.deps.scheduler.snapshot() });
+    const cli = path.resolve(__dirname, '..', '..', '..', 'cli', 'dist', 'main.js');
+    const { stdout } = await promisify(execFile)(process.execPath, [cli, 'queue', 'destinations', '--json'], { env: { PATH: process.env.PATH ?? '', ...h.env } });
+    const listed = (JSON.parse(stdout) as { destinations: { provider: string | null; mx_hosts: string[]; domains: string[] }[] }).destinations;
+    expect(listed).toHaveLength(1);
+    expect(listed[0]!.provider).toBe('bigmail');
+    expect(listed[0]!.mx_hosts.sort()).toEqual(['aspmx.bigmail.test', 'mx1.eu.bigmail.test', 'mx2.eu.bigmail.test']);
+    expect(listed[0]!.domains.sort()).toEqual(['customer-one.test', 'customer-two.test']);
   });
 
   it('labels its gauges on /metrics by the provider’s name', async () => {
