@@ -54,7 +54,7 @@ type Op =
   | { kind: 'send'; to: number; cc: number; bcc: number; suppressFirst: boolean }
   | { kind: 'claim'; message: number; expired: boolean }
   | { kind: 'record'; lease: number; outcomes: number[] }
-  | { kind: 'release'; lease: number }
+  | { kind: 'release'; lease: number; postpone: boolean }
   | { kind: 'cancel'; message: number }
   | { kind: 'report'; message: number; delivery: number; report: 'bounce' | 'delay' | 'complaint' }
   | { kind: 'made_due'; message: number };
@@ -64,7 +64,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant('send' as const), to: fc.integer({ min: 1, max: 3 }), cc: fc.nat({ max: 1 }), bcc: fc.nat({ max: 2 }), suppressFirst: fc.boolean() }),
   fc.record({ kind: fc.constant('claim' as const), message: index, expired: fc.boolean() }),
   fc.record({ kind: fc.constant('record' as const), lease: index, outcomes: fc.array(fc.nat({ max: 6 }), { minLength: 6, maxLength: 6 }) }),
-  fc.record({ kind: fc.constant('release' as const), lease: index }),
+  fc.record({ kind: fc.constant('release' as const), lease: index, postpone: fc.boolean() }),
   fc.record({ kind: fc.constant('cancel' as const), message: index }),
   fc.record({ kind: fc.constant('report' as const), message: index, delivery: index, report: fc.constantFrom('bounce' as const, 'delay' as const, 'complaint' as const) }),
   fc.record({ kind: fc.constant('made_due' as const), message: index }),
@@ -128,7 +128,8 @@ async function run(ops: Op[]) {
       }
       case 'release': {
         const lease = pick(leases, o.lease);
-        if (lease) await releaseLease(db, lease, lease.deliveries.map((d) => d.id), now);
+        // Postponed (no warm-up allowance left today) or released: given back unattempted either way.
+        if (lease) await releaseLease(db, lease, lease.deliveries.map((d) => d.id), now, o.postpone ? new Date(clock + 86_400_000) : undefined);
         break;
       }
       case 'cancel': {
