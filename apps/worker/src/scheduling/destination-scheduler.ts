@@ -49,18 +49,6 @@ function connectionLimits(rule: DestinationLimitRule | undefined): { messagesPer
   return rule?.messagesPerConnection !== undefined ? { messagesPerConnection: rule.messagesPerConnection } : {};
 }
 
-/**
- * The destination of a recipient domain's MX hosts: its provider when they end in one of a
- * provider's suffixes (every domain of the provider then shares one destination and the
- * provider's limits), else the MX host set under the first operator rule matching it
- * (docs/api-decisions.md, "Providers and egress pools").
- */
-function destinationOf(options: DestinationSchedulerOptions, hosts: readonly string[]): { key: string; rule: DestinationLimitRule | undefined; provider: string | null } {
-  const provider = providerFor(options.providers, hosts);
-  if (provider) return { key: providerDestinationKey(provider), rule: providerLimitRule(provider), provider: provider.name };
-  return { key: destinationKey(hosts), rule: limitRuleFor(options.rules, hosts), provider: null };
-}
-
 /** How often a paused scheduler looks whether it may start transactions again. */
 const PAUSED_LOOK_MS = 100;
 
@@ -135,10 +123,15 @@ export class DestinationScheduler {
       void this.track(group.release('shutdown'), group);
       return;
     }
-    const { key, rule, provider } = destinationOf(this.options, hosts);
+    // A provider's domains are one destination under its limits, whatever their MX sets; other
+    // domains' destination is their MX host set under the first operator rule matching it
+    // (docs/api-decisions.md, "Providers and egress pools").
+    const provider = providerFor(this.options.providers, hosts);
+    const key = provider ? providerDestinationKey(provider) : destinationKey(hosts);
     let destination = this.destinations.get(key);
     if (!destination) {
-      destination = new Destination(key, rule, provider, this.options.tuning, this.now());
+      const rule = provider ? providerLimitRule(provider) : limitRuleFor(this.options.rules, hosts);
+      destination = new Destination(key, rule, provider?.name ?? null, this.options.tuning, this.now());
       this.destinations.set(key, destination);
     }
     destination.push(group, hosts);
