@@ -39,7 +39,7 @@ export interface ContainerOverrides {
 export function createContainer(config: Config, overrides: ContainerOverrides = {}): ApiDependencies {
   const logger = overrides.logger ?? createLogger({ level: config.logLevel, service: 'api' });
   const database = openDatabase(config.databaseUrl, config.databasePoolSize);
-  const redis = openRedis(config.redisUrl, 'producer');
+  const redis = openRedis(config.redis, 'producer');
   // Redis outages are reported by /readyz; intake continues and the reconciler catches up.
   redis.on('error', () => undefined);
   const deliveryQueue = createDeliveryQueue(redis, config.redisPrefix);

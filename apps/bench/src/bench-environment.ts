@@ -1,10 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { freePort } from '@mailer/testing';
+import { endProcess, freePort } from '@mailer/testing';
 import path from 'node:path';
-import postgres from 'postgres';
-import type { Config } from '@mailer/config';
-import { migrateDatabase } from '@mailer/db';
+import { withDatabase, type Config } from '@mailer/config';
+import { migrateDatabase, openDatabase } from '@mailer/db';
 import { openRedis } from '@mailer/queue';
 
 export const BENCH_DATABASE = 'mailer_bench';
@@ -16,9 +15,7 @@ const workerMain = (checkout = THIS_CHECKOUT) => path.join(checkout, 'apps/worke
 
 /** The configured cluster's URL for the given database. */
 export function databaseUrlFor(config: Config, name: string): string {
-  const url = new URL(config.databaseUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
+  return withDatabase(config.databaseUrl, name);
 }
 
 /**
@@ -26,11 +23,11 @@ export function databaseUrlFor(config: Config, name: string): string {
  * is the migrator of the build that will use it (this one's unless given).
  */
 export async function freshDatabase(config: Config, name = BENCH_DATABASE, migrate: (url: string) => Promise<unknown> = migrateDatabase): Promise<string> {
-  const admin = postgres(databaseUrlFor(config, 'postgres'), { max: 1, onnotice: () => undefined });
+  const admin = openDatabase(databaseUrlFor(config, 'postgres'), 1);
   try {
-    await admin`drop database if exists ${admin(name)} with (force)`;
+    await admin.db`drop database if exists ${admin.db(name)} with (force)`;
   } finally {
-    await admin.end();
+    await admin.close();
   }
   const url = databaseUrlFor(config, name);
   await migrate(url);
@@ -39,7 +36,7 @@ export async function freshDatabase(config: Config, name = BENCH_DATABASE, migra
 
 /** Deletes the benchmark's Redis keys: the jobs it enqueued (no worker runs during intake). */
 export async function clearRedisPrefix(config: Config, prefix = BENCH_REDIS_PREFIX): Promise<void> {
-  const redis = openRedis(config.redisUrl, 'worker');
+  const redis = openRedis(config.redis, 'worker');
   try {
     let cursor = '0';
     do {
@@ -71,7 +68,9 @@ export function productionEnv(config: Config, databaseUrl: string, encryptionKey
     LOG_LEVEL: 'warn',
     ENCRYPTION_KEY: encryptionKey.toString('base64'),
     DATABASE_URL: databaseUrl,
-    REDIS_URL: config.redisUrl,
+    REDIS_URL: config.redis.url,
+    REDIS_SENTINELS: config.redis.sentinels.map(({ host, port }) => `${host}:${port}`).join(','),
+    REDIS_SENTINEL_MASTER: config.redis.sentinelMaster,
     REDIS_PREFIX: redisPrefix,
   };
 }
@@ -120,15 +119,6 @@ export async function startApi(config: Config, databaseUrl: string, options: Sta
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return { baseUrl, pid: child.pid!, encryptionKey, stop: () => endProcess(child, 'SIGTERM'), kill: () => endProcess(child, 'SIGKILL'), exited };
-}
-
-/** Sends the signal and resolves once the process is gone. */
-export function endProcess(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill(signal);
-  });
 }
 
 export interface WorkerOptions {

@@ -111,7 +111,7 @@ async function main() {
   const shared = await startTestSmtpServer({ host: '127.0.0.4', port: SMTP_PORT, tls: 'none', data: { kind: 'delay', ms: 200 } });
   const fast = await startTestSmtpServer({ host: '127.0.0.5', port: SMTP_PORT, tls: 'none' });
   const database = openDatabase(databaseUrl, 4);
-  const redis = openRedis(config.redisUrl, 'producer');
+  const redis = openRedis(config.redis, 'producer');
   const queue = createDeliveryQueue(redis, REDIS_PREFIX);
   const enqueue: Enqueue = (ids, accountId) => {
     const dueAt = new Date();

@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { connect } from 'node:net';
 import path from 'node:path';
-import { endProcess } from './bench-environment';
+import { endProcess } from '@mailer/testing';
 
 /**
  * Postfix's `smtp-sink` (from Debian's postfix package) as the benchmark's recipient MX:

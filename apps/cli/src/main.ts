@@ -25,7 +25,7 @@ async function main(argv: string[]): Promise<number> {
   let dns: DnsResolver | undefined;
   const connected = async () => {
     if (!redis) {
-      redis = openRedis(config.redisUrl, 'producer');
+      redis = openRedis(config.redis, 'producer');
       redis.on('error', () => undefined);
     }
     await waitForRedis(redis);

@@ -62,8 +62,8 @@ export interface ContainerOverrides {
 export function createContainer(config: Config, overrides: ContainerOverrides = {}): WorkerDependencies {
   const logger = overrides.logger ?? createLogger({ level: config.logLevel, service: 'worker' });
   const database = openDatabase(config.databaseUrl, config.databasePoolSize, { genericPlans: true });
-  const workerRedis = openRedis(config.redisUrl, 'worker');
-  const producerRedis = openRedis(config.redisUrl, 'producer');
+  const workerRedis = openRedis(config.redis, 'worker');
+  const producerRedis = openRedis(config.redis, 'producer');
   workerRedis.on('error', () => undefined);
   producerRedis.on('error', () => undefined);
   const now = overrides.now ?? (() => new Date());

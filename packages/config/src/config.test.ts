@@ -7,7 +7,7 @@ describe('loadConfig', () => {
   it('applies the contract defaults', () => {
     const config = loadConfig({});
     expect(config.databaseUrl).toBe('postgres://postgres@127.0.0.1:5432/mailer');
-    expect(config.redisUrl).toBe('redis://127.0.0.1:6379');
+    expect(config.redis.url).toBe('redis://127.0.0.1:6379');
     expect(config.port).toBe(3000);
     expect(config.host).toBe('0.0.0.0');
     expect(config.smtp.port).toBe(25);
@@ -77,6 +77,19 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ BODY_IDLE_TIMEOUT: 'never' })).toThrow(/BODY_IDLE_TIMEOUT/);
   });
 
+  it('finds Redis through REDIS_SENTINELS when given, naming REDIS_SENTINEL_MASTER', () => {
+    expect(loadConfig({}).redis).toEqual({ url: 'redis://127.0.0.1:6379', sentinels: [], sentinelMaster: 'mailer' });
+    expect(loadConfig({ REDIS_SENTINELS: '127.0.0.1:26380, sentinel-b, [::1]:26382', REDIS_SENTINEL_MASTER: 'main' }).redis).toEqual({
+      url: 'redis://127.0.0.1:6379',
+      sentinels: [
+        { host: '127.0.0.1', port: 26380 },
+        { host: 'sentinel-b', port: 26379 },
+        { host: '::1', port: 26382 },
+      ],
+      sentinelMaster: 'main',
+    });
+  });
+
   it('parses DNS_SERVERS as a host:port list', () => {
     expect(loadConfig({ DNS_SERVERS: '127.0.0.1:5300, [::1]:53' }).dns.servers).toEqual(['127.0.0.1:5300', '[::1]:53']);
   });
@@ -88,6 +101,8 @@ describe('loadConfig', () => {
     ['ALLOW_PRIVATE_MX', 'maybe'],
     ['COMPOSITION_THREADS', '-1'],
     ['DATABASE_URL', 'mysql://x'],
+    ['DATABASE_URL', 'postgres://db1:5432,:5432/mailer'],
+    ['REDIS_SENTINELS', '127.0.0.1:26379 127.0.0.2:26379'],
     ['ENCRYPTION_KEY', 'c2hvcnQ='],
     ['INBOUND_FEEDBACK_ADDRESS', 'not-an-address'],
     ['INBOUND_MAX_CONNECTIONS_PER_ADDRESS', '0'],

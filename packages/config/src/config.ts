@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism, hostname } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { parseDatabaseUrl } from './database-url';
 import { parseDuration } from './duration';
 
 const duration = (fallback: string) =>
@@ -113,6 +114,12 @@ const warmUpSchedule = z
 
 const hostPort = z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[^\s:,]+)(:\d{1,5})?$/, 'expected host or host:port');
 
+/** `host` or `host:port` (as hostPort admits it) split, with the port given when none is. */
+const toHostPort = (defaultPort: number) => (text: string) => {
+  const [, host, port] = /^\[?(.*?)\]?(?::(\d+))?$/.exec(text)!;
+  return { host: host!, port: port ? Number(port) : defaultPort };
+};
+
 /**
  * A development-only key so that `npm ci && npm start` works on a fresh machine.
  * In production ENCRYPTION_KEY is required: it protects DKIM private keys at rest
@@ -126,9 +133,21 @@ const envSchema = z
   .object({
     NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
     LOG_LEVEL: z.enum(['error', 'warn', 'info', 'debug']).default('info'),
-    DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).default('postgres://postgres@127.0.0.1:5432/mailer'),
+    DATABASE_URL: z
+      .string()
+      .default('postgres://postgres@127.0.0.1:5432/mailer')
+      .superRefine((text, ctx) => {
+        const parsed = parseDatabaseUrl(text);
+        if ('error' in parsed) ctx.addIssue({ code: 'custom', message: parsed.error });
+      }),
     DATABASE_POOL_SIZE: int(20, 1, 500),
     REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
+    REDIS_SENTINELS: z
+      .string()
+      .default('')
+      .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean))
+      .pipe(z.array(hostPort)),
+    REDIS_SENTINEL_MASTER: z.string().regex(/^[A-Za-z0-9_.-]+$/).default('mailer'),
     REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]+$/).default('mailer'),
     HOST: z.string().min(1).default('0.0.0.0'),
     PORT: int(3000, 0, 65535),
@@ -209,7 +228,16 @@ function toConfig(env: z.infer<typeof envSchema>) {
     logLevel: env.LOG_LEVEL,
     databaseUrl: env.DATABASE_URL,
     databasePoolSize: env.DATABASE_POOL_SIZE,
-    redisUrl: env.REDIS_URL,
+    /**
+     * Redis at REDIS_URL, or, with REDIS_SENTINELS, the master the Sentinels name
+     * REDIS_SENTINEL_MASTER; REDIS_URL then gives only the credentials and database number
+     * (docs/api-decisions.md, "Running several machines").
+     */
+    redis: {
+      url: env.REDIS_URL,
+      sentinels: env.REDIS_SENTINELS.map(toHostPort(26379)),
+      sentinelMaster: env.REDIS_SENTINEL_MASTER,
+    },
     redisPrefix: env.REDIS_PREFIX,
     host: env.HOST,
     port: env.PORT,

@@ -1,4 +1,5 @@
 import postgres from 'postgres';
+import { parseDatabaseUrl } from '@mailer/config';
 
 /**
  * The one way the service runs SQL: postgres.js tagged templates. Every interpolated value
@@ -47,9 +48,20 @@ export interface DatabaseOptions {
   onNotice?: (notice: postgres.Notice) => void;
 }
 
+/**
+ * Of several hosts (a primary and its standbys), only the one out of recovery: after a
+ * failover new connections find the promoted standby (docs/api-decisions.md, "Running
+ * several machines").
+ */
+export function primaryOnly(url: string): { target_session_attrs?: 'primary' } {
+  const named = parseDatabaseUrl(url);
+  return 'hosts' in named && named.hosts.length > 1 ? { target_session_attrs: 'primary' } : {};
+}
+
 export function openDatabase(url: string, poolSize = 20, options: DatabaseOptions = {}): DatabaseHandle {
   const db = postgres(url, {
     max: poolSize,
+    ...primaryOnly(url),
     connect_timeout: 5,
     onnotice: options.onNotice ?? (() => undefined),
     // An optional value left undefined is stored as NULL, as a column it does not set.

@@ -1,20 +1,21 @@
 import path from 'node:path';
 import postgres from 'postgres';
+import { parseDatabaseUrl, withDatabase } from '@mailer/config';
+import { primaryOnly } from './database';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
 
 export const MIGRATIONS_FOLDER = path.resolve(__dirname, '..', 'migrations');
 
-const connect = (url: string) => postgres(url, { max: 1, onnotice: () => undefined });
+const connect = (url: string) => postgres(url, { max: 1, onnotice: () => undefined, ...primaryOnly(url) });
 
 /** Creates the database named in `url` when it does not exist yet (docs/api-decisions.md, "Operations"). */
 export async function ensureDatabase(url: string): Promise<void> {
-  const target = new URL(url);
-  const name = decodeURIComponent(target.pathname.replace(/^\//, ''));
-  if (!name) throw new Error('DATABASE_URL names no database');
-  const admin = new URL(url);
-  admin.pathname = '/postgres';
-  const sql = connect(admin.toString());
+  const target = parseDatabaseUrl(url);
+  if ('error' in target) throw new Error(`DATABASE_URL ${target.error}`);
+  if (!target.database) throw new Error('DATABASE_URL names no database');
+  const name = target.database;
+  const sql = connect(withDatabase(url, 'postgres'));
   try {
     const existing = await sql`select 1 from pg_database where datname = ${name}`;
     if (existing.length === 0) {

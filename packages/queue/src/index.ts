@@ -1,5 +1,5 @@
 export * from './catalog';
-export { openRedis, waitForRedis, type Redis } from './connection';
+export { openRedis, waitForRedis, type Redis, type RedisTarget } from './connection';
 export { createDeliveryQueue, type DeliveryQueue, type DueMessage } from './producer';
 export { reconcileOwedDeliveries, RECONCILE_GRACE_MS } from './reconcile-owed-deliveries';
 export { SharedDestinationLimits, HOLDER_TTL_MS, type SharedGrant } from './destination-limits';

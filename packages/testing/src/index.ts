@@ -5,3 +5,6 @@ export { startTestSmtpServer, messageIdOf, TEST_CA_FILE, TransactionGauge, type 
 export { insertQueuedEmail, type QueuedEmailInput, type QueuedEmail } from './email-factory';
 export { freePort } from './free-port';
 export { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver';
+export { endProcess } from './end-process';
+export { startPrivatePostgres, type PrivatePostgres } from './private-postgres';
+export { startPrivateRedis, SENTINEL_MASTER, type PrivateRedis } from './private-redis';

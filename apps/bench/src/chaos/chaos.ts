@@ -6,22 +6,22 @@ import path from 'node:path';
 import { loadConfig, parseDuration } from '@mailer/config';
 import { openDatabase } from '@mailer/db';
 import { isTerminal, type DeliveryStatus } from '@mailer/domain';
-import { freePort, messageIdOf, startTestDnsServer, startTestSmtpServer } from '@mailer/testing';
+import { endProcess, freePort, messageIdOf, SENTINEL_MASTER, startPrivatePostgres, startPrivateRedis, startTestDnsServer, startTestSmtpServer } from '@mailer/testing';
 import { provisionBenchSender, THIS_BUILD } from '../bench-provisioning';
-import { endProcess, freshDatabase, startApi, startWorker } from '../bench-environment';
+import { freshDatabase, startApi, startWorker } from '../bench-environment';
 import { RELIABILITY_FILE, writeMarkdownSection } from '../benchmarks-file';
 import { audit, targetsMet, type AuditSummary, type FaultDone } from './audit';
 import { sendUnderChaos } from './chaos-client';
 import { defaultTimeline, formatTimeline, parseTimeline, type Fault, type FaultKind } from './fault-timeline';
-import { startPrivatePostgres, startPrivateRedis } from './private-services';
 import { Supervised } from './supervisor';
 
 /**
  * `npm run chaos`: N_API APIs and N_DAEMONS daemons (the production builds) on a PostgreSQL
- * cluster and a Redis of the run's own, under a steady load of RATE messages a second
- * (MESSAGES in all, or RATE x DURATION) from a client that retries as an SDK would, while
- * daemons and APIs are killed with SIGKILL, Redis is flushed and restarted empty and
- * PostgreSQL crashes (FAULTS, or ROUNDS rounds of each). Then it waits (up to DRAIN_CAP)
+ * primary with a synchronous standby and a Redis master with a replica and three Sentinels,
+ * all of the run's own, under a steady load of RATE messages a second (MESSAGES in all, or
+ * RATE x DURATION) from a client that retries as an SDK would, while daemons and APIs are
+ * killed with SIGKILL, Redis is flushed, restarted empty and failed over, and PostgreSQL
+ * crashes and fails over (FAULTS, or ROUNDS rounds of each). Then it waits (up to DRAIN_CAP)
  * until every accepted message is terminal and at the sink, audits the sink against the
  * accepted ids and writes the "Latest run" section of RELIABILITY.md.
  */
@@ -61,9 +61,14 @@ async function main() {
   const outputFd = openSync(path.join(workDir, 'processes.log'), 'a');
   log(`${N_API} APIs, ${N_DAEMONS} daemons, ${MESSAGES} messages at ${RATE}/s; faults: ${formatTimeline(TIMELINE)}`);
   log(`process logs in ${workDir}/processes.log`);
-  const pg = await startPrivatePostgres();
-  const redis = await startPrivateRedis();
-  const config = loadConfig({ DATABASE_URL: pg.url, REDIS_URL: redis.url });
+  const pg = await startPrivatePostgres({ standby: true });
+  const redis = await startPrivateRedis({ sentinels: true });
+  const config = loadConfig({
+    DATABASE_URL: pg.url,
+    REDIS_URL: redis.url,
+    REDIS_SENTINELS: redis.sentinels.map(({ host, port }) => `${host}:${port}`).join(','),
+    REDIS_SENTINEL_MASTER: SENTINEL_MASTER,
+  });
   const databaseUrl = await freshDatabase(config, 'mailer_chaos');
   const dns = await startTestDnsServer();
   const smtpPort = await freePort('127.0.0.2');
@@ -128,6 +133,8 @@ async function main() {
       'redis-flushall': () => redis.flushAll().then(() => 'Redis FLUSHALL'),
       'redis-restart': () => redis.restart(REDIS_DOWN_MS).then(() => `Redis killed, restarted empty ${REDIS_DOWN_MS / 1000}s later`),
       'pg-restart': () => pg.crashRestart().then(() => 'PostgreSQL pg_ctl restart -m immediate'),
+      'pg-failover': () => pg.failover().then(() => 'PostgreSQL primary stopped -m immediate, standby promoted, a new standby made'),
+      'redis-failover': () => redis.failover().then(() => 'Redis master killed, replica promoted by the Sentinels, old master back as replica'),
     };
     const runFaults = async () => {
       for (const fault of TIMELINE) {

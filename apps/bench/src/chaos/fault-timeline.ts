@@ -1,6 +1,6 @@
 import { parseDuration } from '@mailer/config';
 
-export const FAULT_KINDS = ['kill-daemon', 'kill-api', 'redis-flushall', 'redis-restart', 'pg-restart'] as const;
+export const FAULT_KINDS = ['kill-daemon', 'kill-api', 'redis-flushall', 'redis-restart', 'pg-restart', 'pg-failover', 'redis-failover'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 /** One fault, `atMs` after the load started. */

@@ -29,7 +29,7 @@ export function startTestCli(db: Database, options: { redisPrefix?: string; dnsS
   let dns: DnsResolver | undefined;
   const prefix = options.redisPrefix ?? testRedisPrefix();
   const connected = async () => {
-    redis ??= openRedis('redis://127.0.0.1:6379', 'producer');
+    redis ??= openRedis({ url: 'redis://127.0.0.1:6379' }, 'producer');
     await waitForRedis(redis);
     return redis;
   };

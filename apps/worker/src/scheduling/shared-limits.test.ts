@@ -12,7 +12,7 @@ describe('operator limits shared through Redis', () => {
     const prefix = testRedisPrefix();
     let now = Date.now();
     const make = () => {
-      const redis = openRedis('redis://127.0.0.1:6379', 'worker');
+      const redis = openRedis({ url: 'redis://127.0.0.1:6379' }, 'worker');
       redises.push(redis);
       return new SharedDestinationLimits(redis, prefix, (error) => { throw error; }, () => now);
     };
