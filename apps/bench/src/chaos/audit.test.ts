@@ -62,6 +62,17 @@ describe('the chaos audit', () => {
     expect(summary.undelivered).toBe(0);
   });
 
+  it('puts a duplicate down to a PostgreSQL failover when the copy before it was sent before the failover ended', () => {
+    const faults = [{ kind: 'pg-failover' as const, at: 20_000, endedAt: 35_000 }];
+    const receipts = (firstAt: number) => [
+      { emailId: 'em_a', at: firstAt },
+      { emailId: 'em_a', at: 70_000 },
+    ];
+    expect(audit({ ...base, faults, receipts: receipts(16_000) }).duplicate_causes.database_restarted).toBe(1);
+    expect(audit({ ...base, faults, receipts: receipts(34_000) }).duplicate_causes.database_restarted).toBe(1);
+    expect(audit({ ...base, faults, receipts: receipts(40_000) }).duplicate_causes.unexplained).toBe(1);
+  });
+
   it('counts a copy the sink read just after a kill was sent as sent before it', () => {
     const receipts = (firstAt: number) => [
       { emailId: 'em_a', at: firstAt },

@@ -5,6 +5,8 @@ import type { FaultKind } from './fault-timeline';
 export interface FaultDone {
   kind: FaultKind;
   at: number;
+  /** When the fault's action returned: a failover's promotion and new standby take a while. */
+  endedAt?: number;
 }
 
 /** A copy of a message received by a sink: the email id its Message-ID names (null if none), and when. */
@@ -164,8 +166,10 @@ function duplicateCause(copyAt: number, input: Pick<AuditInput, 'faults' | 'daem
   const timesOf = (kind: FaultKind) => input.faults.filter((f) => f.kind === kind).map((f) => f.at);
   const death = [...timesOf('kill-daemon'), ...input.daemonCrashes].find(soonAfter);
   if (death !== undefined) return { cause: 'daemon_killed', at: death };
-  const crash = timesOf('pg-restart').find(soonAfter);
-  if (crash !== undefined) return { cause: 'database_restarted', at: crash };
+  // A copy sent while the primary was away or waiting for its standby, and recorded too late.
+  const whileDatabaseAway = (f: FaultDone) => copyAt >= f.at - windowMs && copyAt <= (f.endedAt ?? f.at) + SINK_READ_SLACK_MS;
+  const crash = input.faults.find((f) => (f.kind === 'pg-restart' || f.kind === 'pg-failover') && whileDatabaseAway(f));
+  if (crash !== undefined) return { cause: 'database_restarted', at: crash.at };
   return { cause: 'unexplained' };
 }
 

@@ -147,7 +147,7 @@ async function main() {
         } catch (error) {
           log(`${when}: ${fault.kind} FAILED: ${(error as Error).message}`);
         }
-        faults.push({ kind: fault.kind, at });
+        faults.push({ kind: fault.kind, at, endedAt: Date.now() });
       }
     };
     const [sent] = await Promise.all([
@@ -256,7 +256,7 @@ Fault timeline (seconds after the load started): ${faults.map((f) => `${(f.atMs 
 | refused (final 4xx) / abandoned by the client | ${summary.refused} / ${summary.abandoned} |
 | delivered (at the sink, by email id) | ${summary.delivered} |
 | undelivered | ${summary.undelivered} |
-| duplicates (extra copies) | ${summary.duplicates} (daemon killed after the final dot: ${summary.duplicate_causes.daemon_killed}; just before a PostgreSQL crash: ${summary.duplicate_causes.database_restarted}; unexplained: ${summary.duplicate_causes.unexplained}${summary.unexplained_duplicate_samples.length > 0 ? `, e.g. copies at ${summary.unexplained_duplicate_samples.map((d) => d.copies_at_s.map((t) => `${t}`).join(' and ') + ' s').join('; ')}` : ''}) |
+| duplicates (extra copies) | ${summary.duplicates} (daemon killed after the final dot: ${summary.duplicate_causes.daemon_killed}; around a PostgreSQL crash or failover: ${summary.duplicate_causes.database_restarted}; unexplained: ${summary.duplicate_causes.unexplained}${summary.unexplained_duplicate_samples.length > 0 ? `, e.g. copies at ${summary.unexplained_duplicate_samples.map((d) => d.copies_at_s.map((t) => `${t}`).join(' and ') + ' s').join('; ')}` : ''}) |
 | daemon deaths (kills and crashes) / copies put down to them, per death | ${summary.daemon_deaths} / ${summary.duplicates_per_daemon_death === null ? 'n/a' : summary.duplicates_per_daemon_death.toFixed(1)} (${summary.duplicates_by_daemon_death.map((d) => `${d.copies} at ${d.at_s} s`).join(', ') || 'none'}) |
 | after a daemon's death, its deliveries sent again within (median / max) | ${summary.takeover_after_daemon_death_s ? `${summary.takeover_after_daemon_death_s.median.toFixed(1)} s / ${summary.takeover_after_daemon_death_s.max.toFixed(1)} s` : 'n/a'} |
 | emails stored that no 2xx named / unknown copies at the sink | ${summary.stored_not_accepted} / ${summary.unknown_at_sinks} |
