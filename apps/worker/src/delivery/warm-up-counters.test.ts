@@ -9,7 +9,7 @@ describe('warm-up counters shared through Redis', () => {
   function twoDaemons() {
     const prefix = testRedisPrefix();
     const make = () => {
-      const redis = openRedis('redis://127.0.0.1:6379', 'worker');
+      const redis = openRedis({ url: 'redis://127.0.0.1:6379' }, 'worker');
       redises.push(redis);
       return new WarmUpCounters(redis, prefix, (error) => {
         throw error;
