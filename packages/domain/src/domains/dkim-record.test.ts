@@ -19,3 +19,18 @@ describe('dkimRecordMatches', () => {
     expect(dkimRecordMatches('hello world', KEY)).toBe(false);
   });
 });
+
+describe('dkimRecordMatches for Ed25519', () => {
+  const ED = '11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=';
+
+  it('accepts the RFC 8463 record, which must say k=ed25519', () => {
+    expect(dkimRecordMatches(`v=DKIM1; k=ed25519; p=${ED}`, ED, 'ed25519')).toBe(true);
+    expect(dkimRecordMatches(`k=ED25519;p=${ED}`, ED, 'ed25519')).toBe(true);
+  });
+
+  it('refuses the key without k=ed25519, or another key', () => {
+    expect(dkimRecordMatches(`v=DKIM1; p=${ED}`, ED, 'ed25519')).toBe(false);
+    expect(dkimRecordMatches(`v=DKIM1; k=rsa; p=${ED}`, ED, 'ed25519')).toBe(false);
+    expect(dkimRecordMatches(`v=DKIM1; k=ed25519; p=${KEY}`, ED, 'ed25519')).toBe(false);
+  });
+});

@@ -18,6 +18,7 @@ describe('evaluateDnsCheck', () => {
   it('verifies every component when the records are right', () => {
     expect(evaluateDnsCheck(correct, expected)).toEqual({
       components: { ownership: 'verified', dkim: 'verified', dmarc: 'verified', return_path: 'verified' },
+      pendingDkim: [],
       lastCheckStatus: 'completed',
     });
   });
@@ -30,9 +31,10 @@ describe('evaluateDnsCheck', () => {
 
   it('leaves a component unchanged on a temporary failure and records the check as temporary_failure', () => {
     const outcome = evaluateDnsCheck({ ...correct, dkim: servfail }, expected);
-    expect(outcome).toEqual({ components: { ownership: 'verified', dmarc: 'verified', return_path: 'verified' }, lastCheckStatus: 'temporary_failure' });
+    expect(outcome).toEqual({ components: { ownership: 'verified', dmarc: 'verified', return_path: 'verified' }, pendingDkim: [], lastCheckStatus: 'temporary_failure' });
     expect(evaluateDnsCheck({ ownership: servfail, dkim: servfail, dmarc: servfail, returnPathMx: servfail, returnPathTxt: servfail }, expected)).toEqual({
       components: {},
+      pendingDkim: [],
       lastCheckStatus: 'temporary_failure',
     });
   });
@@ -63,6 +65,7 @@ describe('evaluateDnsCheck', () => {
       evaluateDnsCheck({ ...correct, dmarc: domain, organizationalDmarc: organizational }, expected);
     expect(dmarc(found('v=DMARC1; p=bogus'), servfail)).toEqual({
       components: { ownership: 'verified', dkim: 'verified', return_path: 'verified' },
+      pendingDkim: [],
       lastCheckStatus: 'temporary_failure',
     });
     expect(dmarc(found('v=DMARC1; p=bogus'), missing).components.dmarc).toBe('mismatch');
@@ -78,5 +81,31 @@ describe('evaluateDnsCheck', () => {
 
   it('accepts an ownership token pasted with quotes', () => {
     expect(evaluateDnsCheck({ ...correct, ownership: found('"mailer-verify=token"') }, expected).components.ownership).toBe('verified');
+  });
+
+  it('judges the Ed25519 record, which must say k=ed25519, only when the domain has that key', () => {
+    const withEd = { ...expected, dkimEd25519PublicKey: 'EDKEY' };
+    expect(evaluateDnsCheck({ ...correct, dkimEd25519: found('v=DKIM1; k=ed25519; p=EDKEY') }, withEd).components.dkim_ed25519).toBe('verified');
+    expect(evaluateDnsCheck({ ...correct, dkimEd25519: found('v=DKIM1; p=EDKEY') }, withEd).components.dkim_ed25519).toBe('mismatch');
+    expect(evaluateDnsCheck({ ...correct, dkimEd25519: missing }, withEd).components.dkim_ed25519).toBe('missing');
+    expect(evaluateDnsCheck({ ...correct, dkimEd25519: servfail }, withEd)).toMatchObject({ lastCheckStatus: 'temporary_failure' });
+    expect(evaluateDnsCheck(correct, expected).components).not.toHaveProperty('dkim_ed25519');
+  });
+
+  it("judges a pending rotation's records by selector; a temporary failure leaves one out", () => {
+    const pendingDkim = [
+      { selector: 'new1', algorithm: 'rsa' as const, publicKey: 'NEWRSA' },
+      { selector: 'new2', algorithm: 'ed25519' as const, publicKey: 'NEWED' },
+    ];
+    const both = evaluateDnsCheck(
+      { ...correct, pendingDkim: [{ selector: 'new1', answer: found('v=DKIM1; k=rsa; p=NEWRSA') }, { selector: 'new2', answer: missing }] },
+      { ...expected, pendingDkim },
+    );
+    expect(both).toMatchObject({ pendingDkim: [{ selector: 'new1', status: 'verified' }, { selector: 'new2', status: 'missing' }], lastCheckStatus: 'completed' });
+    const failed = evaluateDnsCheck(
+      { ...correct, pendingDkim: [{ selector: 'new1', answer: servfail }, { selector: 'new2', answer: found('v=DKIM1; k=ed25519; p=NEWED') }] },
+      { ...expected, pendingDkim },
+    );
+    expect(failed).toMatchObject({ pendingDkim: [{ selector: 'new2', status: 'verified' }], lastCheckStatus: 'temporary_failure' });
   });
 });

@@ -1,3 +1,4 @@
+import type { DkimAlgorithm } from '../crypto/dkim-key';
 import { dkimRecordMatches } from './dkim-record';
 import { isDmarcCandidate, isValidDmarcRecord } from './dmarc-record';
 import { unquoteTxt } from './txt-record';
@@ -21,7 +22,12 @@ export type LastCheckStatus = 'completed' | 'temporary_failure';
 /** TXT answers, each record's strings already joined. */
 export interface DomainDnsObservation {
   ownership: DnsAnswer<string>;
+  /** The active RSA key's selector. */
   dkim: DnsAnswer<string>;
+  /** The active Ed25519 key's selector, looked up only when the domain has that key. */
+  dkimEd25519?: DnsAnswer<string>;
+  /** The selectors of a pending rotation's keys. */
+  pendingDkim?: { selector: string; answer: DnsAnswer<string> }[];
   dmarc: DnsAnswer<string>;
   /** `_dmarc.<organizational domain>`, looked up only when that differs from the domain. */
   organizationalDmarc?: DnsAnswer<string>;
@@ -34,7 +40,16 @@ export interface DomainDnsObservation {
 export interface DnsCheckOutcome {
   /** New status per component; a component left out keeps its status (its lookup failed temporarily). */
   components: Partial<Record<DnsComponent, VerificationStatus>>;
+  /** The pending keys' records, by selector; one whose lookup failed temporarily is left out. */
+  pendingDkim: { selector: string; status: VerificationStatus }[];
   lastCheckStatus: LastCheckStatus;
+}
+
+/** A key whose record a check verifies. */
+export interface ExpectedDkimKey {
+  selector: string;
+  algorithm: DkimAlgorithm;
+  publicKey: string;
 }
 
 type Judgement = VerificationStatus | 'temporary';
@@ -75,11 +90,20 @@ function judgeReturnPath(mx: DnsAnswer<string>, txt: DnsAnswer<string>, settings
  */
 export function evaluateDnsCheck(
   observation: DomainDnsObservation,
-  expected: { ownershipToken: string; dkimPublicKey: string; returnPath: ReturnPathSettings },
+  expected: {
+    ownershipToken: string;
+    dkimPublicKey: string;
+    /** The active Ed25519 key's `p=`, when the domain has one. */
+    dkimEd25519PublicKey?: string | null;
+    pendingDkim?: readonly ExpectedDkimKey[];
+    returnPath: ReturnPathSettings;
+  },
 ): DnsCheckOutcome {
-  const judgements: Record<DnsComponent, Judgement> = {
+  const ed25519 = observation.dkimEd25519 && expected.dkimEd25519PublicKey;
+  const judgements: Partial<Record<DnsComponent, Judgement>> = {
     ownership: judge(observation.ownership, (value) => unquoteTxt(value) === expected.ownershipToken),
     dkim: judge(observation.dkim, (value) => dkimRecordMatches(value, expected.dkimPublicKey)),
+    ...(ed25519 ? { dkim_ed25519: judge(observation.dkimEd25519!, (value) => dkimRecordMatches(value, ed25519, 'ed25519')) } : {}),
     dmarc: combineDmarc([observation.dmarc, observation.organizationalDmarc].filter((a) => a !== undefined).map(judgeDmarc)),
     return_path: judgeReturnPath(observation.returnPathMx, observation.returnPathTxt, expected.returnPath),
   };
@@ -89,5 +113,12 @@ export function evaluateDnsCheck(
     if (judgement === 'temporary') temporary = true;
     else components[purpose] = judgement;
   }
-  return { components, lastCheckStatus: temporary ? 'temporary_failure' : 'completed' };
+  const pendingDkim: DnsCheckOutcome['pendingDkim'] = [];
+  for (const key of expected.pendingDkim ?? []) {
+    const answer = observation.pendingDkim?.find((seen) => seen.selector === key.selector)?.answer;
+    const judgement = answer ? judge(answer, (value) => dkimRecordMatches(value, key.publicKey, key.algorithm)) : 'temporary';
+    if (judgement === 'temporary') temporary = true;
+    else pendingDkim.push({ selector: key.selector, status: judgement });
+  }
+  return { components, pendingDkim, lastCheckStatus: temporary ? 'temporary_failure' : 'completed' };
 }

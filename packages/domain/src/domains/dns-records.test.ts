@@ -8,7 +8,7 @@ describe('requiredDnsRecords', () => {
     );
     expect(records).toEqual([
       { purpose: 'ownership', type: 'TXT', name: '_mailer-verify.example.com', value: 'mailer-verify=abc' },
-      { purpose: 'dkim', type: 'TXT', name: 'mlrsel._domainkey.example.com', value: 'v=DKIM1; k=rsa; p=MIIBkey' },
+      { purpose: 'dkim', type: 'TXT', name: 'mlrsel._domainkey.example.com', value: 'v=DKIM1; k=rsa; p=MIIBkey', state: 'active' },
       { purpose: 'dmarc', type: 'TXT', name: '_dmarc.example.com', value: 'v=DMARC1; p=none;' },
       { purpose: 'return_path_mx', type: 'MX', name: 'bounces.example.com', value: '10 inbound.mailer.example' },
       {
@@ -16,6 +16,32 @@ describe('requiredDnsRecords', () => {
         type: 'TXT',
         name: 'bounces.example.com',
         value: 'v=spf1 ip4:192.0.2.10 ip6:2001:db8::/64 include:spf.mailer.example -all',
+      },
+    ]);
+  });
+
+  it('lists the other DKIM keys after the active RSA key, with their states and when retiring ones are safe to remove', () => {
+    const supersededAt = new Date('2026-05-01T00:00:00Z');
+    const records = requiredDnsRecords(
+      { name: 'example.com', ownershipToken: 'mailer-verify=abc', dkimSelector: 'mlrsel', dkimPublicKey: 'MIIBkey' },
+      { label: 'bounces', inboundHost: 'inbound.mailer.example', outboundIps: [] },
+      [
+        { algorithm: 'ed25519', selector: 'mlred', publicKey: 'edkey=', state: 'active', supersededAt: null },
+        { algorithm: 'rsa', selector: 'mlrnew', publicKey: 'MIIBnew', state: 'pending', supersededAt: null },
+        { algorithm: 'ed25519', selector: 'mlrold', publicKey: 'oldkey=', state: 'retiring', supersededAt },
+      ],
+    );
+    expect(records.filter((r) => r.purpose.startsWith('dkim'))).toEqual([
+      { purpose: 'dkim', type: 'TXT', name: 'mlrsel._domainkey.example.com', value: 'v=DKIM1; k=rsa; p=MIIBkey', state: 'active' },
+      { purpose: 'dkim_ed25519', type: 'TXT', name: 'mlred._domainkey.example.com', value: 'v=DKIM1; k=ed25519; p=edkey=', state: 'active' },
+      { purpose: 'dkim', type: 'TXT', name: 'mlrnew._domainkey.example.com', value: 'v=DKIM1; k=rsa; p=MIIBnew', state: 'pending' },
+      {
+        purpose: 'dkim_ed25519',
+        type: 'TXT',
+        name: 'mlrold._domainkey.example.com',
+        value: 'v=DKIM1; k=ed25519; p=oldkey=',
+        state: 'retiring',
+        retiring_until: '2026-05-08T00:00:00.000Z',
       },
     ]);
   });

@@ -1,16 +1,22 @@
+import type { DkimAlgorithm } from '../crypto/dkim-key';
 import { randomBase62 } from '../ids';
+import { retiringUntil, type DkimKeyState } from './dkim-lifecycle';
 import { returnPathHost } from '../return-path/return-path';
 import { returnPathSpfRecord, type SpfSources } from '../return-path/return-path-records';
 
 /**
- * The components a DNS check judges (docs/api-decisions.md, "Domains"): the first three make a
- * domain ready to send; `return_path` only decides the envelope sender.
+ * The components a DNS check judges (docs/api-decisions.md, "Domains"): ownership, DKIM (the RSA
+ * key) and DMARC make a domain ready to send; `dkim_ed25519` only decides whether the Ed25519
+ * signature is added, `return_path` the envelope sender.
  */
-export const DNS_COMPONENTS = ['ownership', 'dkim', 'dmarc', 'return_path'] as const;
+export const DNS_COMPONENTS = ['ownership', 'dkim', 'dkim_ed25519', 'dmarc', 'return_path'] as const;
 export type DnsComponent = (typeof DNS_COMPONENTS)[number];
 
-/** The records a domain publishes: one per component, two (MX and SPF) for the return path. */
-export const DNS_PURPOSES = ['ownership', 'dkim', 'dmarc', 'return_path_mx', 'return_path_spf'] as const;
+/**
+ * The records a domain publishes: one per component, two (MX and SPF) for the return path; a
+ * rotation adds DKIM records of both kinds (docs/api-decisions.md, "DKIM keys").
+ */
+export const DNS_PURPOSES = ['ownership', 'dkim', 'dkim_ed25519', 'dmarc', 'return_path_mx', 'return_path_spf'] as const;
 export type DnsPurpose = (typeof DNS_PURPOSES)[number];
 
 export interface DnsRecordInstruction {
@@ -19,6 +25,21 @@ export interface DnsRecordInstruction {
   name: string;
   /** For MX: `<preference> <host>`. */
   value: string;
+  /** DKIM records only: where the key is in its life (dkimKeyState). */
+  state?: DkimKeyState;
+  /** Retiring DKIM records only: when the record becomes safe to remove (RFC 3339). */
+  retiring_until?: string;
+}
+
+/** A DKIM key as GET /dns lists it: its record, and where the key is in its life. */
+export interface PublishedDkimKey {
+  algorithm: DkimAlgorithm;
+  selector: string;
+  /** The record's `p=`. */
+  publicKey: string;
+  state: DkimKeyState;
+  /** When a newer key took over: set for retiring and retired keys. */
+  supersededAt: Date | null;
 }
 
 /** How the service's return path is published: the host label and what its MX and SPF records name. */
@@ -47,13 +68,29 @@ export function newOwnershipToken(): string {
 export const ownershipRecordName = (domain: string) => `_mailer-verify.${domain}`;
 export const dkimRecordName = (domain: string, selector: string) => `${selector}._domainkey.${domain}`;
 export const dmarcRecordName = (domain: string) => `_dmarc.${domain}`;
-export const dkimRecordValue = (publicKey: string) => `v=DKIM1; k=rsa; p=${publicKey}`;
+export const dkimRecordValue = (publicKey: string, algorithm: DkimAlgorithm = 'rsa') => `v=DKIM1; k=${algorithm}; p=${publicKey}`;
 
-export function requiredDnsRecords(domain: DomainDnsIdentity, returnPath: ReturnPathSettings): DnsRecordInstruction[] {
+function dkimRecord(domain: string, key: PublishedDkimKey): DnsRecordInstruction {
+  return {
+    purpose: key.algorithm === 'rsa' ? 'dkim' : 'dkim_ed25519',
+    type: 'TXT',
+    name: dkimRecordName(domain, key.selector),
+    value: dkimRecordValue(key.publicKey, key.algorithm),
+    state: key.state,
+    ...(key.state === 'retiring' && key.supersededAt ? { retiring_until: retiringUntil(key.supersededAt).toISOString() } : {}),
+  };
+}
+
+/**
+ * The records to publish: the domain's active RSA key first (the record readiness needs), then
+ * `dkimKeys`, its other DKIM keys (the active Ed25519 key, pending, retiring and retired ones).
+ */
+export function requiredDnsRecords(domain: DomainDnsIdentity, returnPath: ReturnPathSettings, dkimKeys: readonly PublishedDkimKey[] = []): DnsRecordInstruction[] {
   const host = returnPathHost(domain.name, returnPath.label);
+  const activeRsa: PublishedDkimKey = { algorithm: 'rsa', selector: domain.dkimSelector, publicKey: domain.dkimPublicKey, state: 'active', supersededAt: null };
   return [
     { purpose: 'ownership', type: 'TXT', name: ownershipRecordName(domain.name), value: domain.ownershipToken },
-    { purpose: 'dkim', type: 'TXT', name: dkimRecordName(domain.name, domain.dkimSelector), value: dkimRecordValue(domain.dkimPublicKey) },
+    ...[activeRsa, ...dkimKeys].map((key) => dkimRecord(domain.name, key)),
     { purpose: 'dmarc', type: 'TXT', name: dmarcRecordName(domain.name), value: RECOMMENDED_DMARC_RECORD },
     { purpose: 'return_path_mx', type: 'MX', name: host, value: `10 ${returnPath.inboundHost}` },
     { purpose: 'return_path_spf', type: 'TXT', name: host, value: returnPathSpfRecord(returnPath) },

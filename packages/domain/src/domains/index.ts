@@ -7,3 +7,4 @@ export * from './txt-record';
 export * from './dns-check';
 export * from './domain-creation';
 export * from './domain-readiness';
+export * from './dkim-lifecycle';
