@@ -10,6 +10,7 @@ import { publishDestinations } from './scheduling/destination-snapshots';
 import { purgeExpiredData } from './jobs/purge-expired-data';
 import { startWebhookSender } from './webhooks/webhook-sender';
 import { recheckDomains } from './jobs/recheck-domains';
+import { rotateDueDkimKeys } from './jobs/rotate-dkim-keys';
 
 /** After a job failed (the database was away, say), the message gets another job this much later. */
 const FAILED_JOB_RETRY_MS = 30_000;
@@ -100,8 +101,11 @@ export function startDaemon(deps: WorkerDependencies): Daemon {
   const recheck = () => {
     if (rechecking) return;
     rechecking = true;
+    // Scheduled DKIM rotations ride on the re-check's passes: both are daily-scale work on domains.
     recheckDomains(deps)
       .catch((error: Error) => deps.logger.warn('domain re-check pass failed', { error: error.message }))
+      .then(() => rotateDueDkimKeys(deps))
+      .catch((error: Error) => deps.logger.warn('DKIM rotation pass failed', { error: error.message }))
       .finally(() => (rechecking = false));
   };
   const recheckTimer = setInterval(recheck, Math.min(RECHECK_PASS_MS, deps.config.worker.domainRecheckIntervalMs));

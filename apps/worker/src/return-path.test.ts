@@ -135,7 +135,7 @@ describe('the return path, end to end', () => {
       { type: 'MX', exchange: records.find((r) => r.type === 'MX')!.value.split(' ')[1]!, priority: 10 },
       { type: 'TXT', data: records.find((r) => r.purpose === 'return_path_spf')!.value },
     ]);
-    const checked = await checkDomainDns(h.deps.db, h.deps.dns, h.config.returnPath, domain, h.deps.now);
+    const checked = await checkDomainDns(h.deps.db, h.deps.dns, h.config.returnPath, h.config.encryptionKey, domain, h.deps.now);
     expect(checked).toMatchObject({ ownershipStatus: 'verified', dkimStatus: 'verified', dmarcStatus: 'verified', returnPathStatus: 'verified' });
 
     const { emailId, mailFrom } = await deliver('gone@recipient.test');

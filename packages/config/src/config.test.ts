@@ -144,6 +144,15 @@ describe('loadConfig', () => {
     expect(loadConfig({ DOMAIN_RECHECK_INTERVAL: '30m' }).worker.domainRecheckIntervalMs).toBe(1_800_000);
   });
 
+  it('rotates DKIM keys only on request unless DKIM_ROTATION_INTERVAL sets a schedule of at least a day', () => {
+    expect(loadConfig({}).worker.dkimRotationIntervalMs).toBeNull();
+    expect(loadConfig({ DKIM_ROTATION_INTERVAL: 'off' }).worker.dkimRotationIntervalMs).toBeNull();
+    expect(loadConfig({ DKIM_ROTATION_INTERVAL: '' }).worker.dkimRotationIntervalMs).toBeNull();
+    expect(loadConfig({ DKIM_ROTATION_INTERVAL: '90d' }).worker.dkimRotationIntervalMs).toBe(90 * 86_400_000);
+    expect(() => loadConfig({ DKIM_ROTATION_INTERVAL: '1h' })).toThrow(/DKIM_ROTATION_INTERVAL/);
+    expect(() => loadConfig({ DKIM_ROTATION_INTERVAL: 'monthly' })).toThrow(/DKIM_ROTATION_INTERVAL/);
+  });
+
   it('says when the development ENCRYPTION_KEY is in use', () => {
     expect(loadConfig({}).usesDevelopmentEncryptionKey).toBe(true);
     expect(loadConfig({ ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') }).usesDevelopmentEncryptionKey).toBe(false);

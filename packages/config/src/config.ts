@@ -18,6 +18,21 @@ const duration = (fallback: string) =>
       return ms;
     });
 
+/** A duration of at least `minimumMs`, or unset (also empty or `off`): null, the feature off. */
+const optionalDuration = (minimum: string) =>
+  z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined || text === '' || text === 'off') return null;
+      const ms = parseDuration(text);
+      if (ms === undefined || ms < parseDuration(minimum)!) {
+        ctx.addIssue({ code: 'custom', message: `"${text}" is not \`off\` or a duration of at least ${minimum} such as 90d or 2160h` });
+        return z.NEVER;
+      }
+      return ms;
+    });
+
 /** Comma-separated durations such as `1m,5m,1h`, each positive. */
 const durationList = (fallback: string) =>
   z
@@ -185,6 +200,8 @@ const envSchema = z
     WORKER_SHUTDOWN_GRACE: duration('20s'),
     RECONCILE_INTERVAL: duration('30s'),
     DOMAIN_RECHECK_INTERVAL: duration('24h'),
+    // Each rotation asks the domain's owner to publish records, so not more often than daily (docs/api-decisions.md, "DKIM keys").
+    DKIM_ROTATION_INTERVAL: optionalDuration('24h'),
     RETRY_SCHEDULE: durationList('1m,5m,15m,30m,1h,2h,4h'),
     MAX_DELIVERY_AGE: duration('72h'),
     WEBHOOK_ALLOW_PRIVATE: bool(false),
@@ -292,6 +309,8 @@ function toConfig(env: z.infer<typeof envSchema>) {
       reconcileIntervalMs: env.RECONCILE_INTERVAL,
       /** A ready domain whose last DNS check is older than this is checked again by a daemon. */
       domainRecheckIntervalMs: env.DOMAIN_RECHECK_INTERVAL,
+      /** DKIM_ROTATION_INTERVAL: rotations start once a domain's keys have signed this long; null: only on request. */
+      dkimRotationIntervalMs: env.DKIM_ROTATION_INTERVAL,
       retryScheduleMs: env.RETRY_SCHEDULE,
       maxDeliveryAgeMs: env.MAX_DELIVERY_AGE,
       /**

@@ -17,6 +17,7 @@ export {
 export { migrateDatabase, ensureDatabase, MIGRATIONS_FOLDER } from './migrate';
 export * from './stores/accounts-store';
 export * from './stores/domains-store';
+export * from './stores/dkim-keys-store';
 export * from './stores/senders-store';
 export { purgeExpired, type RetentionPolicy, type RetentionResult } from './stores/retention-store';
 export * from './stores/delivery-store';

@@ -25,7 +25,20 @@ describe('observeDomainDns', () => {
       dmarc: { kind: 'missing', nxdomain: true },
       returnPathMx: { kind: 'found', values: ['inbound.mailer.test'] },
       returnPathTxt: { kind: 'found', values: ['v=spf1 ip4:192.0.2.1 -all'] },
+      pendingDkim: [],
     });
+  });
+
+  it("looks up the Ed25519 selector and a pending rotation's selectors", async () => {
+    const dns = createDnsResolver({ servers: [server.address], timeoutMs: 300 });
+    server.set('ed._domainkey.example.test', [{ type: 'TXT', data: 'v=DKIM1; k=ed25519; p=E' }]);
+    server.set('new1._domainkey.example.test', [{ type: 'TXT', data: 'v=DKIM1; p=N' }]);
+    const observation = await observeDomainDns(dns, { name: 'example.test', dkimSelector: 'sel', dkimEd25519Selector: 'ed' }, 'bounces', ['new1', 'new2']);
+    expect(observation.dkimEd25519).toEqual({ kind: 'found', values: ['v=DKIM1; k=ed25519; p=E'] });
+    expect(observation.pendingDkim).toEqual([
+      { selector: 'new1', answer: { kind: 'found', values: ['v=DKIM1; p=N'] } },
+      { selector: 'new2', answer: { kind: 'missing', nxdomain: true } },
+    ]);
   });
 
   it('also asks the organizational domain for DMARC when the domain is a subdomain', async () => {
@@ -41,7 +54,7 @@ describe('observeDomainDns', () => {
     server.fail('_mailer-verify.slow.test', 'timeout');
     server.fail('sel._domainkey.slow.test', 'timeout');
     const started = Date.now();
-    const observation = await observeDomainDns(dns, { name: 'slow.test', dkimSelector: 'sel' }, 'bounces', 300);
+    const observation = await observeDomainDns(dns, { name: 'slow.test', dkimSelector: 'sel' }, 'bounces', [], 300);
     // The deadline's answer, before a single query of the silent server could have timed out.
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(observation.ownership).toEqual({ kind: 'temporary', reason: 'deadline_exceeded' });

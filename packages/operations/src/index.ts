@@ -5,3 +5,5 @@ export { iso, timestampSchema } from './timestamp';
 export { serveMetrics, type MetricsSource } from './metrics/serve-metrics';
 export { toOperatorEmail } from './emails/operator-email';
 export { causeSchema, emailDetailSchema, emailSummarySchema, toEmailDetail, toEmailSummary } from './emails/email-representation';
+export { ensureEd25519Key, loadPublishedDkimKeys, newSealedDkimKeys, publishedDkimKeys } from './domains/dkim-keys';
+export { startDkimRotation, type DkimRotationStart } from './domains/rotate-dkim-keys';

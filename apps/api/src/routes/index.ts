@@ -16,6 +16,7 @@ import { getDomainRoute } from './domains/get-domain';
 import { deleteDomainRoute } from './domains/delete-domain';
 import { getDomainDnsRoute } from './domains/get-domain-dns';
 import { checkDomainDnsRoute } from './domains/check-domain-dns';
+import { rotateDkimKeysRoute } from './domains/rotate-dkim-keys';
 import { sendEmailRoute } from './emails/send-email';
 import { sendEmailBatchRoute } from './emails/send-email-batch';
 import { cancelEmailRoute } from './emails/cancel-email';
@@ -49,6 +50,7 @@ export const apiRoutes: RouteDefinition[] = [
   deleteDomainRoute,
   getDomainDnsRoute,
   checkDomainDnsRoute,
+  rotateDkimKeysRoute,
   sendEmailRoute,
   sendEmailBatchRoute,
   listEmailsRoute,

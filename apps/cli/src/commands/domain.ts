@@ -14,7 +14,7 @@ export function registerDomainCommands(program: Command, deps: CliDependencies):
     .option('--json', 'print the domain as the API answers it (GET /v1/domains/{id})')
     .action(async (id: string, options: { json?: boolean }) => {
       const domain = await findActiveDomainById(deps.db, id);
-      const checked = domain && (await checkDomainDns(deps.db, deps.dns(), deps.returnPath, domain, deps.now));
+      const checked = domain && (await checkDomainDns(deps.db, deps.dns(), deps.returnPath, deps.encryptionKey, domain, deps.now));
       if (!checked) throw new CliError('domain_not_found', `No active domain with id ${id}.`);
       const view = serializeDomain(checked);
       printResult(

@@ -28,7 +28,7 @@ export function compositionRequest(context: DeliveryContext, content: MessageCon
       messageId: content.messageId,
       date: context.email.createdAt,
     },
-    domain: { name: context.domain.name, selector: context.domain.dkimSelector, sealedPrivateKey: content.dkimPrivateKeySealed },
+    domain: { name: context.domain.name, keys: content.signingKeys },
   };
 }
 

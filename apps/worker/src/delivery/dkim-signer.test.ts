@@ -5,7 +5,7 @@ import { dkimVerdict, testSigningDomain } from '../testing/verify-dkim';
 import { createDkimSigner, DKIM_SIGNED_HEADERS } from './dkim-signer';
 
 const key = testSigningDomain();
-const { encryptionKey, pem, domain } = key;
+const { encryptionKey, pem, selector, domain } = key;
 const verified = (signed: Buffer) => dkimVerdict(signed, key);
 
 /** The tags of a DKIM-Signature field, unfolded. */
@@ -22,7 +22,7 @@ const tagsOf = (signed: Buffer) =>
 
 /** What nodemailer's DKIM class, streaming, makes of the same message. */
 function signedByNodemailer(message: Buffer): Promise<Buffer> {
-  const dkim = new DKIM({ domainName: domain.name, keySelector: domain.selector, privateKey: pem, headerFieldNames: DKIM_SIGNED_HEADERS });
+  const dkim = new DKIM({ domainName: domain.name, keySelector: selector, privateKey: pem, headerFieldNames: DKIM_SIGNED_HEADERS });
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     const output = dkim.sign(message);

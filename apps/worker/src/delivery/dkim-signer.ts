@@ -1,8 +1,9 @@
-import { createPrivateKey, createSign, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, sign, type KeyObject } from 'node:crypto';
 import MessageParser from 'nodemailer/lib/dkim/message-parser';
 import RelaxedBody from 'nodemailer/lib/dkim/relaxed-body';
 import signHeaders from 'nodemailer/lib/dkim/sign';
 import { foldLines } from 'nodemailer/lib/mime-funcs';
+import type { DkimSigningKey } from '@mailer/db';
 import { DKIM_SEAL_PURPOSE, unseal } from '@mailer/domain';
 
 /**
@@ -21,20 +22,23 @@ export const DKIM_SIGNED_HEADERS = [
 export interface SigningDomain {
   /** `d=`: the sending domain, so DMARC aligns with From. */
   name: string;
-  /** `s=` */
-  selector: string;
-  /** `domains.dkim_private_key_sealed` */
-  sealedPrivateKey: string;
+  /** One signature per key, in this order from the top: the RSA key, then the Ed25519 key once its record verified. */
+  keys: DkimSigningKey[];
 }
 
 export interface DkimSigner {
   /**
-   * Prepends a DKIM-Signature (rsa-sha256, relaxed/relaxed) to the message, with `t=` (when it
-   * was signed) and `from` named twice in `h=`: a field named more often than the message has it
-   * is signed as absent (RFC 6376 section 5.4.2), so a From added on the way breaks the signature.
+   * Prepends a DKIM-Signature (relaxed/relaxed) per key to the message: `rsa-sha256`, or
+   * `ed25519-sha256` (RFC 8463), each with `t=` (when it was signed) and `from` named twice in
+   * `h=`: a field named more often than the message has it is signed as absent (RFC 6376
+   * section 5.4.2), so a From added on the way breaks the signature. The signatures cover the
+   * same fields, not each other, so each verifies alone.
    */
   sign(message: Buffer, domain: SigningDomain): Promise<Buffer>;
 }
+
+/** `a=` per key type. */
+const SIGNING_ALGORITHM = { rsa: 'rsa-sha256', ed25519: 'ed25519-sha256' } as const;
 
 /** Unsealed keys are kept parsed, by sealed value, so a busy domain costs one unseal. */
 const KEY_CACHE_SIZE = 1_000;
@@ -56,26 +60,31 @@ export function createDkimSigner(encryptionKey: Buffer): DkimSigner {
       const parser = new MessageParser();
       parser.rawHeaders = message.subarray(0, headerBytes);
       const signed = signHeaders.relaxedHeaders(parser.parseHeaders(), DKIM_SIGNED_HEADERS);
-      const tags = [
-        'v=1',
-        `a=rsa-${HASH}`,
-        'c=relaxed/relaxed',
-        `d=${domain.name}`,
-        'q=dns/txt',
-        `s=${domain.selector}`,
-        `t=${Math.floor(Date.now() / 1000)}`,
-        `bh=${await relaxedBodyHash(message.subarray(headerBytes))}`,
-        // A space after each colon (FWS, which RFC 6376 section 3.5 allows there) lets the list fold to 78-octet lines.
-        `h=${`${signed.fieldNames}:from`.replaceAll(':', ': ')}`,
-      ];
-      const unsigned = `${foldLines(`DKIM-Signature: ${tags.join('; ')}`, 76)};\r\n b=`;
-      const signer = createSign(`RSA-${HASH.toUpperCase()}`);
-      // Header lines are 'binary' strings (one character per byte), as nodemailer's `sign` hashes them.
-      signer.update(signed.headers + signHeaders.relaxedHeaders([{ key: 'dkim-signature', line: unsigned }], 'dkim-signature').headers.slice(0, -2), 'latin1');
-      const signature = signer.sign(keyFor(domain.sealedPrivateKey), 'base64');
-      // Folded as nodemailer folds `b=`: 73 characters on the first line, 75 on each next one.
-      const field = unsigned + signature.replace(/(^.{73}|.{75}(?!$))/g, '$&\r\n ');
-      return Buffer.concat([Buffer.from(`${field}\r\n`), message]);
+      const bodyHash = await relaxedBodyHash(message.subarray(headerBytes));
+      const t = Math.floor(Date.now() / 1000);
+      const fields = domain.keys.map((key) => {
+        const tags = [
+          'v=1',
+          `a=${SIGNING_ALGORITHM[key.algorithm]}`,
+          'c=relaxed/relaxed',
+          `d=${domain.name}`,
+          'q=dns/txt',
+          `s=${key.selector}`,
+          `t=${t}`,
+          `bh=${bodyHash}`,
+          // A space after each colon (FWS, which RFC 6376 section 3.5 allows there) lets the list fold to 78-octet lines.
+          `h=${`${signed.fieldNames}:from`.replaceAll(':', ': ')}`,
+        ];
+        const unsigned = `${foldLines(`DKIM-Signature: ${tags.join('; ')}`, 76)};\r\n b=`;
+        // Header lines are 'binary' strings (one character per byte), as nodemailer's `sign` hashes them.
+        const data = Buffer.from(signed.headers + signHeaders.relaxedHeaders([{ key: 'dkim-signature', line: unsigned }], 'dkim-signature').headers.slice(0, -2), 'latin1');
+        const privateKey = keyFor(key.sealedPrivateKey);
+        // Ed25519 signs the SHA-256 hash of the data, not the data (RFC 8463 section 3).
+        const signature = (key.algorithm === 'ed25519' ? sign(null, createHash(HASH).update(data).digest(), privateKey) : sign(HASH, data, privateKey)).toString('base64');
+        // Folded as nodemailer folds `b=`: 73 characters on the first line, 75 on each next one.
+        return `${unsigned}${signature.replace(/(^.{73}|.{75}(?!$))/g, '$&\r\n ')}\r\n`;
+      });
+      return Buffer.concat([Buffer.from(fields.join('')), message]);
     },
   };
 }

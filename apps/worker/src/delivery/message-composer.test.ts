@@ -51,7 +51,7 @@ describe('composition threads', () => {
 
   it('fails only the request that cannot be built when it crossed with others', async () => {
     composer = createMessageComposer(key.encryptionKey, 1, THREAD_SCRIPT);
-    const unreadable = { ...key.domain, sealedPrivateKey: 'not sealed' };
+    const unreadable = { ...key.domain, keys: [{ ...key.domain.keys[0]!, sealedPrivateKey: 'not sealed' }] };
     const results = await Promise.allSettled([composer.compose(request('a')), composer.compose(request('b', unreadable)), composer.compose(request('c'))]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
   });

@@ -133,7 +133,9 @@ describe('a delivered message', () => {
 
     const contents = await loadMessageContents(h.deps.db, [held, other, 'em_missing']);
     expect(contents.get(held)).toMatchObject({ to: ['ann@held.test'], subject: 'Held', text: 'Body of the held one.', html: null, hasAttachments: false });
-    expect(unseal(h.config.encryptionKey, DKIM_SEAL_PURPOSE, contents.get(held)!.dkimPrivateKeySealed)).toBe(setup.domain.dkim.privateKeyPem);
+    const [rsa] = contents.get(held)!.signingKeys;
+    expect(rsa).toMatchObject({ algorithm: 'rsa', selector: setup.domain.dkim.selector });
+    expect(unseal(h.config.encryptionKey, DKIM_SEAL_PURPOSE, rsa!.sealedPrivateKey)).toBe(setup.domain.dkim.privateKeyPem);
     expect(contents.get(other)).toMatchObject({ subject: 'Other', html: '<p>Other</p>', hasAttachments: true });
     expect(contents.has('em_missing')).toBe(false);
 

@@ -24,7 +24,7 @@ export async function recheckDomains(deps: Pick<WorkerDependencies, 'db' | 'dns'
     due.map(async (domain) => {
       const log = deps.logger.child({ domain_id: domain.id });
       try {
-        const checked = await checkDomainDns(deps.db, deps.dns, deps.config.returnPath, domain, deps.now);
+        const checked = await checkDomainDns(deps.db, deps.dns, deps.config.returnPath, deps.config.encryptionKey, domain, deps.now);
         if (checked && !isDomainReady(checked)) {
           log.warn('domain no longer ready after its re-check', { ownership: checked.ownershipStatus, dkim: checked.dkimStatus, dmarc: checked.dmarcStatus });
         }

@@ -22,16 +22,16 @@ export function testSigningDomain(name = 'acme.test', selector = 'mailer1') {
   const encryptionKey = randomBytes(32);
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-  const domain: SigningDomain = { name, selector, sealedPrivateKey: seal(encryptionKey, DKIM_SEAL_PURPOSE, pem) };
+  const domain: SigningDomain = { name, keys: [{ algorithm: 'rsa', selector, sealedPrivateKey: seal(encryptionKey, DKIM_SEAL_PURPOSE, pem) }] };
   const record = `v=DKIM1; k=rsa; p=${publicKey.export({ type: 'spki', format: 'der' }).toString('base64')}`;
-  return { encryptionKey, pem, domain, record };
+  return { encryptionKey, pem, selector, domain, record };
 }
 
 /** mailauth's verdict on a message's first DKIM signature, the key found at the domain's selector. */
-export async function dkimVerdict(signed: Buffer, { domain, record }: { domain: SigningDomain; record: string }): Promise<string> {
+export async function dkimVerdict(signed: Buffer, { domain, selector, record }: { domain: SigningDomain; selector: string; record: string }): Promise<string> {
   const { results } = await dkimVerify(signed, {
     resolver: async (name: string) => {
-      if (name !== `${domain.selector}._domainkey.${domain.name}`) throw Object.assign(new Error(`no record at ${name}`), { code: 'ENOTFOUND' });
+      if (name !== `${selector}._domainkey.${domain.name}`) throw Object.assign(new Error(`no record at ${name}`), { code: 'ENOTFOUND' });
       return [[record]];
     },
   });

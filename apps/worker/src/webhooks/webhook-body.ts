@@ -1,4 +1,4 @@
-import { formatMailbox } from '@mailer/domain';
+import { formatMailbox, isDomainEvent } from '@mailer/domain';
 import type { LeasedWebhook } from '@mailer/db';
 
 /**
@@ -8,7 +8,7 @@ import type { LeasedWebhook } from '@mailer/db';
  */
 export function webhookBody(event: LeasedWebhook['event']): string {
   const data =
-    event.type === 'domain.status_changed'
+    isDomainEvent(event.type)
       ? event.data
       : {
           email_id: event.emailId,

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { index, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { createdAt, instant, updatedAt } from './columns';
 
@@ -20,8 +20,17 @@ export const domains = pgTable(
     dkimPublicKey: text('dkim_public_key').notNull(),
     /** PKCS#8 PEM sealed with AES-256-GCM under ENCRYPTION_KEY (see packages/domain/crypto). */
     dkimPrivateKeySealed: text('dkim_private_key_sealed').notNull(),
+    /** The Ed25519 key (RFC 8463): null until generated for a domain created before it existed; set together. */
+    dkimEd25519Selector: text('dkim_ed25519_selector'),
+    /** Base64 of the bare 32-byte key, as it appears in `p=`. */
+    dkimEd25519PublicKey: text('dkim_ed25519_public_key'),
+    dkimEd25519PrivateKeySealed: text('dkim_ed25519_private_key_sealed'),
+    /** Since when the keys above sign (DKIM_ROTATION_INTERVAL counts from it). */
+    dkimActivatedAt: instant('dkim_activated_at').notNull().defaultNow(),
     ownershipStatus: text('ownership_status', { enum: VERIFICATION_STATUSES }).notNull().default('not_checked'),
     dkimStatus: text('dkim_status', { enum: VERIFICATION_STATUSES }).notNull().default('not_checked'),
+    /** The Ed25519 record: its signature is added once verified; not part of readiness. */
+    dkimEd25519Status: text('dkim_ed25519_status', { enum: VERIFICATION_STATUSES }).notNull().default('not_checked'),
     dmarcStatus: text('dmarc_status', { enum: VERIFICATION_STATUSES }).notNull().default('not_checked'),
     /** MX and SPF of `<RETURN_PATH_LABEL>.<name>`; once verified, MAIL FROM is a return-path address there. Not part of readiness. */
     returnPathStatus: text('return_path_status', { enum: VERIFICATION_STATUSES }).notNull().default('not_checked'),
@@ -38,5 +47,31 @@ export const domains = pgTable(
     // The inbound listener's RCPT check: is there an active domain of this name, in any account.
     index('domains_active_name_idx').on(t.name).where(sql`deleted_at is null`),
     index('domains_account_list_idx').on(t.accountId, t.createdAt.desc(), t.id.desc()),
+    index('domains_dkim_activated_idx').on(t.dkimActivatedAt).where(sql`deleted_at is null`),
+  ],
+);
+
+/**
+ * A domain's DKIM keys other than those that sign now (docs/api-decisions.md, "DKIM keys"): a
+ * rotation's pending keys, and the keys they replaced (retiring, then retired), whose private
+ * keys are dropped.
+ */
+export const dkimKeys = pgTable(
+  'dkim_keys',
+  {
+    domainId: text('domain_id').notNull().references(() => domains.id),
+    selector: text('selector').notNull(),
+    algorithm: text('algorithm', { enum: ['rsa', 'ed25519'] }).notNull(),
+    publicKey: text('public_key').notNull(),
+    /** Sealed as the domain's keys; set exactly while pending. */
+    privateKeySealed: text('private_key_sealed'),
+    recordStatus: text('record_status', { enum: VERIFICATION_STATUSES }).notNull().default('not_checked'),
+    createdAt: instant('created_at').notNull(),
+    activatedAt: instant('activated_at'),
+    supersededAt: instant('superseded_at'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.domainId, t.selector] }),
+    uniqueIndex('dkim_keys_pending_key').on(t.domainId, t.algorithm).where(sql`superseded_at is null`),
   ],
 );

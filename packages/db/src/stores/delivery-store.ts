@@ -1,4 +1,4 @@
-import { nextObligationOf } from '@mailer/domain';
+import { nextObligationOf, signsWithEd25519, type DkimAlgorithm } from '@mailer/domain';
 import type { Database } from '../database';
 
 /**
@@ -12,9 +12,16 @@ export interface DeliveryContext {
   email: { id: string; accountId: string; fromEmail: string; fromName: string | null; createdAt: Date };
   sender: { id: string; email: string; policy: 'require_tls' | 'opportunistic'; active: boolean };
   /** `returnPathVerified`: MAIL FROM is a return-path address of the domain (envelopeSender). */
-  domain: { name: string; dkimSelector: string; ready: boolean; returnPathVerified: boolean };
+  domain: { name: string; ready: boolean; returnPathVerified: boolean };
   /** The account's egress pool; null: the `default` pool (docs/api-decisions.md, "Providers and egress pools"). */
   egressPool: string | null;
+}
+
+/** A key a message is signed with: its selector and its private key as stored (sealed). */
+export interface DkimSigningKey {
+  algorithm: DkimAlgorithm;
+  selector: string;
+  sealedPrivateKey: string;
 }
 
 export interface MessageContent {
@@ -28,8 +35,12 @@ export interface MessageContent {
   /** Extra header fields, as intake checked them. */
   headers: { name: string; value: string }[];
   hasAttachments: boolean;
-  /** The sending domain's DKIM key as stored (sealed), read with the content that it signs. */
-  dkimPrivateKeySealed: string;
+  /**
+   * The keys the sending domain signs with now, read with the content that they sign (so that a
+   * rotation's switch never pairs one key's selector with another's private key): RSA, and
+   * Ed25519 once its record verified (signsWithEd25519).
+   */
+  signingKeys: DkimSigningKey[];
 }
 
 export interface AttachmentContent {
@@ -47,7 +58,8 @@ export interface AttachmentContent {
 export async function loadMessageContents(db: Database, emailIds: readonly string[]): Promise<Map<string, MessageContent>> {
   const rows = await db`
     select e.id, e."to", e.cc, e.subject, e.text_body, e.html_body, e.message_id_header, e.reply_to, e.headers,
-           exists (select 1 from attachments a where a.email_id = e.id) as has_attachments, d.dkim_private_key_sealed
+           exists (select 1 from attachments a where a.email_id = e.id) as has_attachments, d.dkim_selector, d.dkim_private_key_sealed,
+           d.dkim_ed25519_selector, d.dkim_ed25519_private_key_sealed, d.dkim_ed25519_status
       from emails e
       join domains d on d.id = e.domain_id
      where e.id = any(${[...new Set(emailIds)]}::text[]) and e.content_purged_at is null`;
@@ -64,7 +76,12 @@ export async function loadMessageContents(db: Database, emailIds: readonly strin
         replyTo: r.reply_to,
         headers: r.headers,
         hasAttachments: r.has_attachments,
-        dkimPrivateKeySealed: r.dkim_private_key_sealed,
+        signingKeys: [
+          { algorithm: 'rsa', selector: r.dkim_selector, sealedPrivateKey: r.dkim_private_key_sealed },
+          ...(r.dkim_ed25519_selector !== null && signsWithEd25519(r.dkim_ed25519_status)
+            ? [{ algorithm: 'ed25519' as const, selector: r.dkim_ed25519_selector, sealedPrivateKey: r.dkim_ed25519_private_key_sealed }]
+            : []),
+        ],
       },
     ]),
   );

@@ -13,8 +13,16 @@ export interface DomainRow {
   /** Base64 DER, as it appears in `p=`. */
   dkimPublicKey: string;
   dkimPrivateKeySealed: string;
+  /** The Ed25519 key: null until generated for a domain made before Ed25519 (ensureEd25519Key); set together. */
+  dkimEd25519Selector: string | null;
+  /** Base64 of the bare 32-byte key, as it appears in `p=`. */
+  dkimEd25519PublicKey: string | null;
+  dkimEd25519PrivateKeySealed: string | null;
+  /** Since when these keys sign. */
+  dkimActivatedAt: Date;
   ownershipStatus: VerificationStatus;
   dkimStatus: VerificationStatus;
+  dkimEd25519Status: VerificationStatus;
   dmarcStatus: VerificationStatus;
   returnPathStatus: VerificationStatus;
   lastCheckStatus: LastCheckStatus | null;
@@ -28,7 +36,8 @@ export interface DomainRow {
 /** The columns toDomainRow reads, of the table aliased `d`. */
 export const domainColumns = (db: Queryable) => db`
   d.id, d.account_id, d.name, d.external_id, d.ownership_token, d.dkim_selector, d.dkim_public_key,
-  d.dkim_private_key_sealed, d.ownership_status, d.dkim_status, d.dmarc_status, d.return_path_status, d.last_check_status,
+  d.dkim_private_key_sealed, d.dkim_ed25519_selector, d.dkim_ed25519_public_key, d.dkim_ed25519_private_key_sealed, d.dkim_activated_at,
+  d.ownership_status, d.dkim_status, d.dkim_ed25519_status, d.dmarc_status, d.return_path_status, d.last_check_status,
   d.last_check_started_at, d.last_check_completed_at, d.created_at, d.updated_at, d.deleted_at`;
 
 export function toDomainRow(r: Row): DomainRow {
@@ -41,8 +50,13 @@ export function toDomainRow(r: Row): DomainRow {
     dkimSelector: r.dkim_selector,
     dkimPublicKey: r.dkim_public_key,
     dkimPrivateKeySealed: r.dkim_private_key_sealed,
+    dkimEd25519Selector: r.dkim_ed25519_selector,
+    dkimEd25519PublicKey: r.dkim_ed25519_public_key,
+    dkimEd25519PrivateKeySealed: r.dkim_ed25519_private_key_sealed,
+    dkimActivatedAt: r.dkim_activated_at,
     ownershipStatus: r.ownership_status,
     dkimStatus: r.dkim_status,
+    dkimEd25519Status: r.dkim_ed25519_status,
     dmarcStatus: r.dmarc_status,
     returnPathStatus: r.return_path_status,
     lastCheckStatus: r.last_check_status,

@@ -89,7 +89,19 @@ export async function findActiveDomainKeys(db: Queryable, accountId: string, nam
 
 export type NewDomain = Pick<
   DomainRow,
-  'id' | 'accountId' | 'name' | 'externalId' | 'ownershipToken' | 'dkimSelector' | 'dkimPublicKey' | 'dkimPrivateKeySealed' | 'createdAt' | 'updatedAt'
+  | 'id'
+  | 'accountId'
+  | 'name'
+  | 'externalId'
+  | 'ownershipToken'
+  | 'dkimSelector'
+  | 'dkimPublicKey'
+  | 'dkimPrivateKeySealed'
+  | 'dkimEd25519Selector'
+  | 'dkimEd25519PublicKey'
+  | 'dkimEd25519PrivateKeySealed'
+  | 'createdAt'
+  | 'updatedAt'
 >;
 
 /** The account's active domains and its plan's `max_domains`. */
@@ -130,9 +142,11 @@ export async function insertDomain(db: Database, values: NewDomain): Promise<Ins
     if (quota.active >= quota.max) return { kind: 'limit_reached', quota };
     const [[inserted]] = await tx.commit(tx.sql`
       insert into domains as d (id, account_id, name, external_id, ownership_token, dkim_selector, dkim_public_key,
-                                dkim_private_key_sealed, created_at, updated_at)
+                                dkim_private_key_sealed, dkim_ed25519_selector, dkim_ed25519_public_key, dkim_ed25519_private_key_sealed,
+                                dkim_activated_at, created_at, updated_at)
       values (${values.id}, ${values.accountId}, ${values.name}, ${values.externalId}, ${values.ownershipToken}, ${values.dkimSelector},
-              ${values.dkimPublicKey}, ${values.dkimPrivateKeySealed}, ${values.createdAt}, ${values.updatedAt})
+              ${values.dkimPublicKey}, ${values.dkimPrivateKeySealed}, ${values.dkimEd25519Selector}, ${values.dkimEd25519PublicKey},
+              ${values.dkimEd25519PrivateKeySealed}, ${values.createdAt}, ${values.createdAt}, ${values.updatedAt})
       on conflict do nothing
       returning ${domainColumns(tx.sql)}`);
     return inserted ? { kind: 'created', domain: toDomainRow(inserted) } : { kind: 'taken' };
@@ -159,26 +173,27 @@ export async function deleteDomain(db: Database, accountId: string, id: string, 
   });
 }
 
-/** Stores a check's outcome; components it left out keep their status. False when the domain is no longer active. */
-/** Locks an active domain's row until the transaction ends and reads its component statuses (to compare a check's outcome with). */
-export async function lockDomainStatuses(db: Queryable, accountId: string, id: string): Promise<Pick<DomainRow, 'ownershipStatus' | 'dkimStatus' | 'dmarcStatus'> | undefined> {
+/** Locks an active domain's row until the transaction ends and reads it (to compare a check's outcome with, and to rotate its keys). */
+export async function lockDomain(db: Queryable, accountId: string, id: string): Promise<DomainRow | undefined> {
   const [row] = await db`
-    select ownership_status, dkim_status, dmarc_status from domains where id = ${id} and account_id = ${accountId} and deleted_at is null for no key update`;
-  return row && { ownershipStatus: row.ownership_status, dkimStatus: row.dkim_status, dmarcStatus: row.dmarc_status };
+    select ${domainColumns(db)} from domains d where d.id = ${id} and d.account_id = ${accountId} and d.deleted_at is null for no key update`;
+  return row && toDomainRow(row);
 }
 
+/** Stores a check's outcome; components it left out keep their status. False when the domain is no longer active. */
 export async function recordDnsCheck(
   db: Queryable,
   accountId: string,
   id: string,
   check: DnsCheckOutcome & { startedAt: Date; completedAt: Date },
 ): Promise<boolean> {
-  const { ownership = null, dkim = null, dmarc = null, return_path: returnPath = null } = check.components;
+  const { ownership = null, dkim = null, dkim_ed25519: dkimEd25519 = null, dmarc = null, return_path: returnPath = null } = check.components;
   // A status is never null, so coalesce keeps the stored one exactly when the check has none.
   const updated = await db`
     update domains set
       ownership_status = coalesce(${ownership}, ownership_status),
       dkim_status = coalesce(${dkim}, dkim_status),
+      dkim_ed25519_status = coalesce(${dkimEd25519}, dkim_ed25519_status),
       dmarc_status = coalesce(${dmarc}, dmarc_status),
       return_path_status = coalesce(${returnPath}, return_path_status),
       last_check_status = ${check.lastCheckStatus},

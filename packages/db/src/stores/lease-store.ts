@@ -18,7 +18,7 @@ function contextsStatement(tx: Transaction, emailIds: string[]) {
   return tx.sql`
     select e.id, e.account_id, e.from_email, e.from_name, e.created_at, a.egress_pool,
            s.id as sender_id, s.email as sender_email, s.transport_security_policy, s.configured_state, s.deleted_at as sender_deleted_at,
-           d.name as domain_name, d.dkim_selector, d.deleted_at as domain_deleted_at,
+           d.name as domain_name, d.deleted_at as domain_deleted_at,
            d.ownership_status, d.dkim_status, d.dmarc_status, d.return_path_status
       from emails e
       join senders s on s.id = e.sender_id
@@ -42,7 +42,6 @@ function toContexts(rows: readonly Row[]): Map<string, DeliveryContext> {
         },
         domain: {
           name: r.domain_name,
-          dkimSelector: r.dkim_selector,
           returnPathVerified: r.return_path_status === 'verified',
           ready: r.domain_deleted_at === null && isDomainReady({ ownershipStatus: r.ownership_status, dkimStatus: r.dkim_status, dmarcStatus: r.dmarc_status }),
         },

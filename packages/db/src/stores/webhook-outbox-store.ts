@@ -16,7 +16,10 @@ export interface DeliveryEvent {
   at: Date;
 }
 
-/** An event that carries its data whole (`domain.status_changed`: the domain representation). */
+/**
+ * An event that carries its data whole (`domain.status_changed`: the domain representation;
+ * `domain.dkim_rotation_pending`: the domain and the records to publish).
+ */
 export interface DataEvent {
   accountId: string;
   type: WebhookEventType;

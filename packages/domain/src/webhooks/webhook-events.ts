@@ -2,8 +2,19 @@ import { randomBytes } from 'node:crypto';
 import type { DeliveryStatus } from '../delivery/message-status';
 
 /** What an endpoint can subscribe to (docs/api-decisions.md, "Webhooks"). */
-export const WEBHOOK_EVENT_TYPES = ['email.accepted', 'email.deferred', 'email.bounced', 'email.failed', 'email.complained', 'domain.status_changed'] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  'email.accepted',
+  'email.deferred',
+  'email.bounced',
+  'email.failed',
+  'email.complained',
+  'domain.status_changed',
+  'domain.dkim_rotation_pending',
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** The events about a domain, which carry their data whole as recorded (the others are composed from the email they report). */
+export const isDomainEvent = (type: WebhookEventType): boolean => type.startsWith('domain.');
 
 /** The event a delivery's move to `status` reports: one per transition, per attempt for a deferral; none for queued or sending. */
 export function deliveryEventType(status: DeliveryStatus): WebhookEventType | undefined {

@@ -16,7 +16,12 @@ export const domainSchema = z.object({
   external_id: z.string().nullable(),
   status: z.enum(['ready', 'not_ready']).meta({ description: '`ready` when ownership, DKIM and DMARC are all verified.' }),
   ownership: component,
-  dkim: component,
+  dkim: component.meta({ description: 'The RSA key\'s record (`dkim` in GET /v1/domains/{id}/dns); counts towards `status`.' }),
+  dkim_ed25519: component.meta({
+    description:
+      'The Ed25519 key\'s record (`dkim_ed25519`, RFC 8463). Once verified, every message carries an `ed25519-sha256` signature ' +
+      'beside the `rsa-sha256` one; it does not count towards `status`.',
+  }),
   dmarc: component,
   return_path: component.meta({
     description:
@@ -52,6 +57,7 @@ export function serializeDomain(domain: DomainView): DomainRepresentation {
     status: isDomainReady(domain) ? 'ready' : 'not_ready',
     ownership: { status: domain.ownershipStatus },
     dkim: { status: domain.dkimStatus },
+    dkim_ed25519: { status: domain.dkimEd25519Status },
     dmarc: { status: domain.dmarcStatus },
     return_path: { status: domain.returnPathStatus },
     sender_count: domain.senderCount,

@@ -22,7 +22,7 @@ export const checkDomainDnsRoute = defineRoute({
   async handle({ res, deps, key, params, body }) {
     const domain = await requireDomain(deps.db, key.accountId, params.id!);
     body();
-    const checked = await checkDomainDns(deps.db, deps.dns, deps.config.returnPath, domain, deps.now);
+    const checked = await checkDomainDns(deps.db, deps.dns, deps.config.returnPath, deps.config.encryptionKey, domain, deps.now);
     if (!checked) throw domainNotFound();
     sendJson(res, 200, serializeDomain(checked));
   },

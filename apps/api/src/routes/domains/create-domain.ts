@@ -1,14 +1,6 @@
-import {
-  AppError,
-  decideDomainCreation,
-  DKIM_SEAL_PURPOSE,
-  generateDkimKeyPair,
-  newId,
-  newOwnershipToken,
-  seal,
-} from '@mailer/domain';
-import { findActiveDomainKeys, findDomainQuota, insertDomain, type DomainQuota } from '@mailer/db';
-import { domainSchema, serializeDomain } from '@mailer/operations';
+import { AppError, decideDomainCreation, newId, newOwnershipToken } from '@mailer/domain';
+import { findActiveDomainKeys, findDomainQuota, insertDomain, type DomainQuota, type NewDkimKey } from '@mailer/db';
+import { domainSchema, newSealedDkimKeys, serializeDomain } from '@mailer/operations';
 import { defineRoute } from '../../http/route';
 import { createDomainBodySchema } from './create-domain.schema';
 import { requireDomainView } from './domain-lookup';
@@ -25,7 +17,7 @@ export const createDomainRoute = defineRoute({
   path: '/v1/domains',
   operationId: 'createDomain',
   tag: 'domains',
-  summary: 'Add a sending domain; its DKIM key and ownership token are generated.',
+  summary: 'Add a sending domain; its DKIM keys (RSA and Ed25519) and ownership token are generated.',
   description:
     'Creating again with the same name and the same external_id is a natural retry: 200 with the existing domain. ' +
     'Otherwise an active domain of that name is 409 domain_already_exists, and an external_id held by an active domain ' +
@@ -42,7 +34,7 @@ export const createDomainRoute = defineRoute({
   async handle({ res, deps, key, body }) {
     const input = body();
     const request = { name: input.name, externalId: input.external_id ?? null };
-    let dkim: Awaited<ReturnType<typeof generateDkimKeyPair>> | undefined;
+    let dkim: [NewDkimKey, NewDkimKey] | undefined;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const active = await findActiveDomainKeys(deps.db, key.accountId, request.name, request.externalId);
       const decision = decideDomainCreation(request, active);
@@ -62,18 +54,22 @@ export const createDomainRoute = defineRoute({
       if (!dkim) {
         const quota = await findDomainQuota(deps.db, key.accountId);
         if (quota.active >= quota.max) throw limitReached(quota);
-        dkim = await generateDkimKeyPair();
+        dkim = await newSealedDkimKeys(deps.config.encryptionKey);
       }
       const now = deps.now();
+      const [rsa, ed25519] = dkim;
       const result = await insertDomain(deps.db, {
         id: newId('domain'),
         accountId: key.accountId,
         name: request.name,
         externalId: request.externalId,
         ownershipToken: newOwnershipToken(),
-        dkimSelector: dkim.selector,
-        dkimPublicKey: dkim.publicKey,
-        dkimPrivateKeySealed: seal(deps.config.encryptionKey, DKIM_SEAL_PURPOSE, dkim.privateKeyPem),
+        dkimSelector: rsa.selector,
+        dkimPublicKey: rsa.publicKey,
+        dkimPrivateKeySealed: rsa.privateKeySealed,
+        dkimEd25519Selector: ed25519.selector,
+        dkimEd25519PublicKey: ed25519.publicKey,
+        dkimEd25519PrivateKeySealed: ed25519.privateKeySealed,
         createdAt: now,
         updatedAt: now,
       });
