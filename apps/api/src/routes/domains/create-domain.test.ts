@@ -25,6 +25,7 @@ describe('POST /v1/domains', () => {
       status: 'not_ready',
       ownership: { status: 'not_checked' },
       dkim: { status: 'not_checked' },
+      dkim_ed25519: { status: 'not_checked' },
       dmarc: { status: 'not_checked' },
       return_path: { status: 'not_checked' },
       sender_count: 0,
@@ -34,7 +35,7 @@ describe('POST /v1/domains', () => {
       updated_at: res.body.created_at,
     });
     expect(Object.keys(res.body)).toEqual([
-      'id', 'name', 'external_id', 'status', 'ownership', 'dkim', 'dmarc', 'return_path', 'sender_count', 'delivery_counts', 'last_check', 'created_at', 'updated_at',
+      'id', 'name', 'external_id', 'status', 'ownership', 'dkim', 'dkim_ed25519', 'dmarc', 'return_path', 'sender_count', 'delivery_counts', 'last_check', 'created_at', 'updated_at',
     ]);
   });
 

@@ -32,6 +32,11 @@ const calls: Call[] = [
     scope: 'domains:write',
     send: (key, id) => withKey(api.http.post(`/v1/domains/${id ?? domainId}/check-dns`), key).send({ bogus: true }),
   },
+  {
+    name: 'POST dkim/rotate',
+    scope: 'domains:write',
+    send: (key, id) => withKey(api.http.post(`/v1/domains/${id ?? domainId}/dkim/rotate`), key).send({ bogus: true }),
+  },
 ];
 
 const outcome = (name: string, res: Response) => ({ name, status: res.status, code: res.body.error?.code });

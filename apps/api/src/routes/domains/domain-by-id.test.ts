@@ -49,7 +49,20 @@ describe('GET /v1/domains/:id/dns', () => {
     expect(res.body).toEqual({
       records: [
         { purpose: 'ownership', type: 'TXT', name: '_mailer-verify.records.example.com', value: expect.stringMatching(/^mailer-verify=[0-9A-Za-z]{32}$/) },
-        { purpose: 'dkim', type: 'TXT', name: expect.stringMatching(/^[a-z0-9]+\._domainkey\.records\.example\.com$/), value: expect.stringMatching(/^v=DKIM1; k=rsa; p=MII[A-Za-z0-9+/=]+$/) },
+        {
+          purpose: 'dkim',
+          type: 'TXT',
+          name: expect.stringMatching(/^[a-z0-9]+\._domainkey\.records\.example\.com$/),
+          value: expect.stringMatching(/^v=DKIM1; k=rsa; p=MII[A-Za-z0-9+/=]+$/),
+          state: 'active',
+        },
+        {
+          purpose: 'dkim_ed25519',
+          type: 'TXT',
+          name: expect.stringMatching(/^[a-z0-9]+\._domainkey\.records\.example\.com$/),
+          value: expect.stringMatching(/^v=DKIM1; k=ed25519; p=[A-Za-z0-9+/]{43}=$/),
+          state: 'active',
+        },
         { purpose: 'dmarc', type: 'TXT', name: '_dmarc.records.example.com', value: 'v=DMARC1; p=none;' },
         { purpose: 'return_path_mx', type: 'MX', name: 'bounces.records.example.com', value: `10 ${api.deps.config.returnPath.inboundHost}` },
         { purpose: 'return_path_spf', type: 'TXT', name: 'bounces.records.example.com', value: `v=spf1 a:${api.deps.config.returnPath.inboundHost} -all` },
