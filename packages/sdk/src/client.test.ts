@@ -53,8 +53,12 @@ describe('MailerClient against the API', () => {
     expect(domain).toMatchObject({ name: 'sdk.test', status: 'not_ready' });
     expect((await management.domains.list({ limit: 10 })).data.map((d) => d.id)).toEqual([domain.id]);
     expect(await management.domains.get(domain.id)).toEqual(domain);
-    expect((await management.domains.dnsRecords(domain.id)).records.map((r) => r.purpose)).toEqual(['ownership', 'dkim', 'dmarc', 'return_path_mx', 'return_path_spf']);
+    expect((await management.domains.dnsRecords(domain.id)).records.map((r) => r.purpose)).toEqual([
+      'ownership', 'dkim', 'dkim_ed25519', 'dmarc', 'return_path_mx', 'return_path_spf',
+    ]);
     expect((await management.domains.checkDns(domain.id)).ownership.status).toBe('missing');
+    const rotation = await management.domains.rotateDkim(domain.id);
+    expect(rotation.records.filter((r) => r.state === 'pending').map((r) => r.purpose)).toEqual(['dkim', 'dkim_ed25519']);
     const sender = await management.senders.create(domain.id, { email: 'hi@sdk.test' });
     expect(sender.effective_state).toBe('domain_not_ready');
     expect((await management.senders.list(domain.id)).data).toEqual([sender]);

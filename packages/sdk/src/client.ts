@@ -133,6 +133,8 @@ export class MailerClient {
     get: (id: string) => this.call('getDomain', { path: { id } }),
     dnsRecords: (id: string) => this.call('getDomainDns', { path: { id } }),
     checkDns: (id: string) => this.call('checkDomainDns', { path: { id }, body: {} }),
+    /** New pending DKIM keys; signing switches to them once checkDns verifies their records. */
+    rotateDkim: (id: string) => this.call('rotateDkimKeys', { path: { id }, body: {} }),
     delete: (id: string) => this.call('deleteDomain', { path: { id } }),
   };
 

@@ -59,6 +59,10 @@ export const OPERATIONS = {
     "method": "POST",
     "path": "/v1/domains/{id}/check-dns"
   },
+  "rotateDkimKeys": {
+    "method": "POST",
+    "path": "/v1/domains/{id}/dkim/rotate"
+  },
   "sendEmail": {
     "method": "POST",
     "path": "/v1/emails",
