@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { rotateWebhookSecret } from '@mailer/db';
-import { newWebhookSecret, seal, unseal, WEBHOOK_SECRET_SEAL_PURPOSE } from '@mailer/domain';
+import { findDomain, rotateWebhookSecret } from '@mailer/db';
+import { DKIM_SEAL_PURPOSE, newWebhookSecret, seal, unseal, WEBHOOK_SECRET_SEAL_PURPOSE } from '@mailer/domain';
+import { ensureEd25519Key, startDkimRotation } from '@mailer/operations';
 import { createTestDatabase, freePort, insertWebhookEndpoint, startTestSmtpServer, type TestSmtpServer } from '@mailer/testing';
 import { startWorkerHarness, type SendingSetup, type WorkerHarness } from './testing/worker-harness';
 import { verifyDkim } from './testing/verify-dkim';
@@ -99,6 +100,9 @@ describe('secrets reseal --from-key-env', () => {
     const sealedUnderA = (secret: string) => seal(Buffer.from(keyA, 'base64'), WEBHOOK_SECRET_SEAL_PURPOSE, secret);
     const endpoint = await insertWebhookEndpoint(h.deps.db, { accountId: setup.accountId, url: 'https://hooks.example.com/x', events: ['email.accepted'], description: null, secretSealed: sealedUnderA(oldSecret), now: new Date() });
     await rotateWebhookSecret(h.deps.db, endpoint, sealedUnderA(newSecret), new Date(Date.now() + 86_400_000), new Date());
+    // The domain's Ed25519 key and a pending rotation's two keys are sealed too.
+    const domain = await ensureEd25519Key(h.deps.db, h.config.encryptionKey, (await findDomain(h.deps.db, setup.accountId, setup.domain.id))!);
+    expect(await startDkimRotation(h.deps.db, h.config.encryptionKey, h.config.returnPath, domain, new Date())).toBe('started');
     // `npm run cli -- secrets reseal …` with ENCRYPTION_KEY set to the new key and the old one in OLD_KEY.
     const reseal = async (variable: string) => {
       const cli = start(CLI_MAIN, { ENCRYPTION_KEY: keyB, OLD_KEY: keyA, WRONG_KEY: randomBytes(32).toString('base64') }, [
@@ -113,8 +117,14 @@ describe('secrets reseal --from-key-env', () => {
     };
     expect(await reseal('WRONG_KEY')).toMatchObject({ status: 1, output: { error: { code: 'secret_unreadable' } } });
     expect(await reseal('NO_SUCH_VARIABLE')).toMatchObject({ status: 1, output: { error: { code: 'invalid_key', message: expect.stringContaining('NO_SUCH_VARIABLE') } } });
-    expect(await reseal('OLD_KEY')).toEqual({ status: 0, output: { resealed: 3, unchanged: 0 } });
-    expect(await reseal('OLD_KEY')).toEqual({ status: 0, output: { resealed: 0, unchanged: 3 } });
+    expect(await reseal('OLD_KEY')).toEqual({ status: 0, output: { resealed: 6, unchanged: 0 } });
+    expect(await reseal('OLD_KEY')).toEqual({ status: 0, output: { resealed: 0, unchanged: 6 } });
+    const dkimKeys = await h.deps.db`
+      select dkim_private_key_sealed as sealed from domains where id = ${setup.domain.id}
+      union all select dkim_ed25519_private_key_sealed from domains where id = ${setup.domain.id}
+      union all select private_key_sealed from dkim_keys where domain_id = ${setup.domain.id}`;
+    expect(dkimKeys).toHaveLength(4);
+    for (const { sealed } of dkimKeys) expect(unseal(Buffer.from(keyB, 'base64'), DKIM_SEAL_PURPOSE, sealed)).toMatch(/^-----BEGIN PRIVATE KEY-----/);
     const [stored] = await h.deps.db`select secret_sealed, previous_secret_sealed from webhook_endpoints where id = ${endpoint.id}`;
     const openB = (sealed: string) => unseal(Buffer.from(keyB, 'base64'), WEBHOOK_SECRET_SEAL_PURPOSE, sealed);
     expect([openB(stored!.secret_sealed), openB(stored!.previous_secret_sealed)]).toEqual([newSecret, oldSecret]);
