@@ -1,6 +1,14 @@
 import fc from 'fast-check';
 import { createAccount, openDatabase, owedDeliveryJobs, type DatabaseHandle } from '@mailer/db';
-import { ACTIVE_STATUSES, ATTEMPT_OUTCOMES, DELIVERY_STATUSES, isOwedAttempt, type DeliveryStatus } from '@mailer/domain';
+import {
+  ACTIVE_STATUSES,
+  ATTEMPT_OUTCOMES,
+  DELIVERY_STATUSES,
+  DKIM_ALGORITHMS,
+  isOwedAttempt,
+  VERIFICATION_STATUS_VALUES,
+  type DeliveryStatus,
+} from '@mailer/domain';
 import { createTestDatabase } from '@mailer/testing';
 
 /**
@@ -31,6 +39,17 @@ it('holds the status sets of @mailer/domain in its check constraints and the owe
   expect(quoted(index!.definition)).toEqual([...ACTIVE_STATUSES]);
   await expect(database.db`insert into emails (id, account_id, sender_id, domain_id, from_email, subject, "to", cc, bcc_count, message_id_header, status)
     values ('em_x', 'acc_x', 'snd_x', 'dom_x', 'a@b.test', 's', '[]', '[]', 0, '<x@b.test>', 'lost')`).rejects.toThrow(/emails_status_check/);
+});
+
+it('holds the DKIM key types and verification statuses of @mailer/domain in the DKIM check constraints', async () => {
+  const constraints = await database.db`
+    select conname, pg_get_constraintdef(oid) as definition from pg_constraint
+     where conname in ('domains_dkim_ed25519_status_check', 'dkim_keys_record_status_check', 'dkim_keys_algorithm_check')`;
+  expect(Object.fromEntries(constraints.map((c) => [c.conname, quoted(c.definition)]))).toEqual({
+    domains_dkim_ed25519_status_check: [...VERIFICATION_STATUS_VALUES],
+    dkim_keys_record_status_check: [...VERIFICATION_STATUS_VALUES],
+    dkim_keys_algorithm_check: [...DKIM_ALGORITHMS],
+  });
 });
 
 it('finds in SQL exactly the messages isOwedAttempt owes an attempt', async () => {

@@ -182,7 +182,7 @@ export interface paths {
         put?: never;
         /**
          * Look up the domain's records now and update its component statuses.
-         * @description Bounded: the lookups run concurrently under one 9 s deadline, each query with the DNS_TIMEOUT per try, CNAME chains followed up to 8 hops. A component whose lookup failed temporarily (SERVFAIL, timeout, refused) keeps its status; the others are updated and `last_check.status` is `temporary_failure`. No body is needed.
+         * @description Bounded: the lookups run concurrently under one 9 s deadline, each query with the DNS_TIMEOUT per try, CNAME chains followed up to 8 hops. A component whose lookup failed temporarily (SERVFAIL, timeout, refused) keeps its status; the others are updated and `last_check.status` is `temporary_failure`. Both DKIM records are checked (`dkim`, RSA, and `dkim_ed25519`); when a pending rotation's records verified (POST /v1/domains/{id}/dkim/rotate), signing switches to its keys and the replaced records become `retiring` (GET /v1/domains/{id}/dns). No body is needed.
          */
         post: operations["checkDomainDns"];
         delete?: never;
