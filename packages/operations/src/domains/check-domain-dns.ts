@@ -39,12 +39,7 @@ export async function checkDomainDns(
   const domain = await ensureEd25519Key(db, encryptionKey, found);
   const pending = (await listDkimKeys(db, domain.id)).filter((key) => key.supersededAt === null);
   const observation = await observeDomainDns(dns, domain, returnPath.label, pending.map((key) => key.selector));
-  const outcome = evaluateDnsCheck(observation, {
-    ...domain,
-    dkimEd25519PublicKey: domain.dkimEd25519PublicKey,
-    pendingDkim: pending,
-    returnPath,
-  });
+  const outcome = evaluateDnsCheck(observation, { ...domain, pendingDkim: pending, returnPath });
   return inTransaction(db, async (tx) => {
     const completedAt = now();
     const before = await lockDomain(tx.sql, domain.accountId, domain.id);
