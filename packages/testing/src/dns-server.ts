@@ -24,7 +24,7 @@ const CODE_TYPE = Object.fromEntries(Object.entries(TYPE_CODE).map(([k, v]) => [
 const RCODE = { noerror: 0, servfail: 2, nxdomain: 3, refused: 5 } as const;
 
 export interface TestDnsServer {
-  /** `127.0.0.1:<port>`, the form DNS_SERVERS takes. */
+  /** `<host>:<port>`, the form DNS_SERVERS takes. */
   address: string;
   port: number;
   /** Replaces the records of one type at a name. */
@@ -100,7 +100,9 @@ function encodeAnswer(name: string, record: DnsRecord): Buffer {
   return Buffer.concat([encodeName(name), fixed, data]);
 }
 
-export async function startTestDnsServer(): Promise<TestDnsServer> {
+/** `host`: the IPv4 address it listens on (loopback unless a test's peers are elsewhere, such as containers). */
+export async function startTestDnsServer(options: { host?: string } = {}): Promise<TestDnsServer> {
+  const host = options.host ?? '127.0.0.1';
   const zone = new Map<string, Map<RecordType, DnsRecord[]>>();
   const failures = new Map<string, DnsFailure>();
   let queries = 0;
@@ -177,12 +179,12 @@ export async function startTestDnsServer(): Promise<TestDnsServer> {
   let port = 0;
   for (let attempt = 0; !udp; attempt++) {
     const candidate = serveUdp(createSocket('udp4'));
-    await new Promise<void>((resolve) => candidate.bind(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => candidate.bind(0, host, resolve));
     port = candidate.address().port;
     const listening = await new Promise<boolean>((resolve, reject) => {
       const onError = (error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' && attempt < 20 ? resolve(false) : reject(error));
       tcp.once('error', onError);
-      tcp.listen(port, '127.0.0.1', () => {
+      tcp.listen(port, host, () => {
         tcp.off('error', onError);
         resolve(true);
       });
@@ -193,7 +195,7 @@ export async function startTestDnsServer(): Promise<TestDnsServer> {
   const udpSocket = udp;
 
   return {
-    address: `127.0.0.1:${port}`,
+    address: `${host}:${port}`,
     port,
     set(name, records) {
       for (const r of records) {
