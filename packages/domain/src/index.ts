@@ -17,3 +17,4 @@ export * from './return-path/return-path-records';
 export * from './return-path/delivery-reports';
 export * from './scheduling';
 export * from './egress';
+export * from './reputation';

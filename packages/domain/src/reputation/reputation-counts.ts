@@ -1,0 +1,35 @@
+import { isTerminal, type DeliveryStatus } from '../delivery/message-status';
+import type { DeliveryCause } from '../delivery/causes';
+import type { TransitionReason } from '../delivery/transitions';
+import { isHardBounce } from '../suppressions/suppression';
+import type { ReputationWindow } from './sending-status';
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * A delivery's change, or a complaint about it, as the transition writer records it: what it
+ * adds to its account's reputation counts (docs/api-decisions.md, "Reputation"). Only to/cc
+ * deliveries count. A delivery counts as terminal when an attempt (or the local decision
+ * standing in for one) ended it: deliveries created failed for a suppressed recipient and
+ * canceled ones never reached a receiver and count nothing. A bounce reported after
+ * acceptance adds its hard bounce in the hour of the report; the delivery was counted
+ * terminal (and accepted) when it was accepted. Undefined when it adds nothing.
+ */
+export function reputationCountOf(
+  change:
+    | { reason: TransitionReason; kind: 'to' | 'cc' | 'bcc'; to: DeliveryStatus; cause: DeliveryCause | null }
+    | { observation: 'delayed' | 'complained'; kind: 'to' | 'cc' | 'bcc' },
+): ReputationWindow | undefined {
+  if (change.kind === 'bcc') return undefined;
+  if ('observation' in change) return change.observation === 'complained' ? { terminal: 0, accepted: 0, hardBounces: 0, complaints: 1 } : undefined;
+  const hardBounces = Number(isHardBounce({ status: change.to, cause: change.cause }));
+  if (change.reason === 'attempted' && isTerminal(change.to)) return { terminal: 1, accepted: Number(change.to === 'accepted'), hardBounces, complaints: 0 };
+  if (change.reason === 'bounce_reported' && hardBounces > 0) return { terminal: 0, accepted: 0, hardBounces, complaints: 0 };
+  return undefined;
+}
+
+/** The hour a count is kept under: the UTC hour `at` falls in. */
+export const reputationHour = (at: Date): Date => new Date(Math.floor(at.getTime() / HOUR_MS) * HOUR_MS);
+
+/** The first hour of the window that ends at `now`: the current hour and the 23 before it. */
+export const reputationWindowStart = (now: Date): Date => new Date(reputationHour(now).getTime() - 23 * HOUR_MS);
