@@ -129,7 +129,7 @@ async function run(ops: Op[]) {
       case 'release': {
         const lease = pick(leases, o.lease);
         // Postponed (no warm-up allowance left today) or released: given back unattempted either way.
-        if (lease) await releaseLease(db, lease, lease.deliveries.map((d) => d.id), now, o.postpone ? new Date(clock + 86_400_000) : undefined);
+        if (lease) await releaseLease(db, lease, lease.deliveries.map((d) => d.id), now, o.postpone ? { reason: 'postponed', dueAt: new Date(clock + 86_400_000) } : undefined);
         break;
       }
       case 'cancel': {

@@ -39,3 +39,5 @@ export * from './stores/webhook-sending-store';
 export * from './stores/cancel-store';
 export * from './stores/delivery-reports-store';
 export * from './stores/egress-pools-store';
+export * from './stores/sending-status-store';
+export * from './stores/account-resume-store';

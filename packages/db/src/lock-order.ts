@@ -10,6 +10,8 @@ import type { Transaction } from './transaction';
  *      can change meanwhile
  *   2. account_usage, by account id (intake's plan check; the active-delivery counter)
  *   3. senders, by id (their `last_used_at` and delivery counters)
+ *   3a. account_reputation_hours, by account id and hour (the reputation counts the transition
+ *      writer adds to; docs/api-decisions.md, "Reputation")
  *   4. webhook_endpoints, by id (their failing streak and status)
  *   5. webhook_deliveries, by id (their attempts and status)
  *
@@ -23,7 +25,7 @@ import type { Transaction } from './transaction';
  * endpoint row first and then ends its pending webhook deliveries (endPendingWebhookDeliveries):
  * levels 4 then 5, as here.
  */
-export const LOCK_LEVELS = ['deliveries', 'account_usage', 'senders', 'webhook_endpoints', 'webhook_deliveries'] as const;
+export const LOCK_LEVELS = ['deliveries', 'account_usage', 'senders', 'account_reputation_hours', 'webhook_endpoints', 'webhook_deliveries'] as const;
 export type LockLevel = (typeof LOCK_LEVELS)[number];
 
 interface Held {

@@ -65,7 +65,7 @@ export class AttemptRecorder {
    * allowance left today (no attempt, no event; docs/api-decisions.md, "Providers and egress pools").
    */
   async postpone(group: LeasedDelivery[], until: Date): Promise<void> {
-    await releaseLease(this.deps.db, this.lease, group.map((d) => d.id), this.deps.now(), until);
+    await releaseLease(this.deps.db, this.lease, group.map((d) => d.id), this.deps.now(), { reason: 'postponed', dueAt: until });
     this.log.info('postponed for warm-up', { recipients: group.length, until: until.toISOString() });
   }
 

@@ -1,4 +1,4 @@
-import { formatMailbox, isDomainEvent } from '@mailer/domain';
+import { carriesData, formatMailbox } from '@mailer/domain';
 import type { LeasedWebhook } from '@mailer/db';
 
 /**
@@ -8,7 +8,7 @@ import type { LeasedWebhook } from '@mailer/db';
  */
 export function webhookBody(event: LeasedWebhook['event']): string {
   const data =
-    isDomainEvent(event.type)
+    carriesData(event.type)
       ? event.data
       : {
           email_id: event.emailId,

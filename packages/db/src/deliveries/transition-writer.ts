@@ -6,6 +6,7 @@ import {
   isAllowedTransition,
   isTerminal,
   observationEffects,
+  reputationCountOf,
   transitionEffects,
   type AttemptOutcome,
   type DeliveryCause,
@@ -18,6 +19,7 @@ import {
 import type { Statement } from '../database';
 import { lockAccountUsage, lockSenders } from '../lock-order';
 import { moveActiveCounts, moveSenderCounts } from '../stores/counters-store';
+import { addReputationCounts, type ReputationCount } from '../stores/reputation-counts-store';
 import { suppressRecipients, type SuppressionEntry } from '../stores/suppressions-store';
 import { webhookEventsOutbox, type DeliveryEvent } from '../stores/webhook-outbox-store';
 import type { Transaction } from '../transaction';
@@ -133,7 +135,8 @@ const newRow = (d: NewDelivery): DeliveryRow => ({
  * accounts whose active deliveries move and the senders whose counters move are locked
  * (unless held already), then the deliveries are written (created or updated), the
  * attempts, the events of the message history, the messages' derived states (a message
- * that became terminal loses its body), the counters (counterDeltas), the suppressions
+ * that became terminal loses its body), the counters (counterDeltas), the accounts'
+ * reputation counts (reputationCountOf), the suppressions
  * (hard bounces and complaints of to/cc recipients) and the webhook outbox. A BCC
  * delivery's recipient is never written beside it. A change its reason does not allow is a
  * programming error, thrown before anything is sent.
@@ -157,6 +160,7 @@ export function writeTransitions(tx: Transaction, write: TransitionWrite): Writt
   const events: HistoryEvent[] = [];
   const webhooks: DeliveryEvent[] = [];
   const suppressions: SuppressionEntry[] = [];
+  const reputation: ReputationCount[] = [];
   const attempts = new Map<AttemptRecord, DeliveryRow[]>();
   const changedMessages = new Map<string, { at: Date; onlyCreated: boolean }>();
 
@@ -210,6 +214,8 @@ export function writeTransitions(tx: Transaction, write: TransitionWrite): Writt
     moves.push({ account: message.accountId, sender: message.senderId, from, to: t.to });
     if (effects.event) report(message, row, effects.event, row.cause, effects.webhook, t.at);
     if (effects.suppression) suppressions.push({ reason: effects.suppression, accountId: message.accountId, email: row.recipient, emailId: row.emailId, at: t.at });
+    const counted = reputationCountOf({ reason: t.reason, kind: row.kind, to: t.to, cause: t.cause });
+    if (counted) reputation.push({ accountId: message.accountId, at: t.at, counts: counted });
     if (t.attempt) attempts.set(t.attempt, [...(attempts.get(t.attempt) ?? []), row]);
     else if (effects.attempt) throw new Error(`delivery ${id} attempted without its attempt`);
     const changed = changedMessages.get(message.emailId);
@@ -230,6 +236,8 @@ export function writeTransitions(tx: Transaction, write: TransitionWrite): Writt
     const effects = observationEffects(o.observation, row);
     report(message, row, effects.event, null, effects.webhook, o.at);
     if (effects.suppression) suppressions.push({ reason: effects.suppression, accountId: message.accountId, email: row.recipient, emailId: row.emailId, at: o.at });
+    const counted = reputationCountOf({ observation: o.observation, kind: row.kind });
+    if (counted) reputation.push({ accountId: message.accountId, at: o.at, counts: counted });
   }
 
   const states = new Map<string, MessageAfter>();
@@ -257,6 +265,7 @@ export function writeTransitions(tx: Transaction, write: TransitionWrite): Writt
     ...messageStateStatements(tx, stateWrites),
     ...moveActiveCounts(tx, accountDeltas),
     ...moveSenderCounts(tx, senderDeltas),
+    ...addReputationCounts(tx, reputation),
     ...(suppressions.length > 0 ? [suppressRecipients(tx, suppressions)] : []),
     ...(webhooks.length > 0 ? [webhookEventsOutbox(tx, webhooks)] : []),
   ];

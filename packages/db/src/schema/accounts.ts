@@ -1,5 +1,5 @@
-import { integer, pgTable, text } from 'drizzle-orm/pg-core';
-import { createdAt } from './columns';
+import { integer, numeric, pgTable, text } from 'drizzle-orm/pg-core';
+import { createdAt, instant } from './columns';
 
 /**
  * Recipient limits of an account, and how many active domains and webhook endpoints it may have. `plan_free` is
@@ -17,6 +17,12 @@ export const plans = pgTable('plans', {
   maxDomains: integer('max_domains').notNull().default(100),
   /** Webhook endpoints (not deleted, enabled or not) at most: each may hold requests of the webhook sender in flight. */
   maxWebhookEndpoints: integer('max_webhook_endpoints').notNull().default(10),
+  /** Reputation thresholds (docs/api-decisions.md, "Reputation"): rates are fractions; below the volume nothing is judged. */
+  reputationMinVolume: integer('reputation_min_volume').notNull().default(200),
+  reviewBounceRate: numeric('review_bounce_rate', { precision: 7, scale: 6 }).notNull().default('0.05'),
+  reviewComplaintRate: numeric('review_complaint_rate', { precision: 7, scale: 6 }).notNull().default('0.001'),
+  pauseBounceRate: numeric('pause_bounce_rate', { precision: 7, scale: 6 }).notNull().default('0.10'),
+  pauseComplaintRate: numeric('pause_complaint_rate', { precision: 7, scale: 6 }).notNull().default('0.005'),
   createdAt: createdAt(),
 });
 
@@ -26,5 +32,9 @@ export const accounts = pgTable('accounts', {
   planId: text('plan_id').notNull().references(() => plans.id),
   /** Its egress pool (egress_pools.name, migration 0034); null: the `default` pool, or the machine's own address. */
   egressPool: text('egress_pool'),
+  /** enabled, under_review or paused (SENDING_STATUSES), with why and since when. */
+  sendingStatus: text('sending_status', { enum: ['enabled', 'under_review', 'paused'] }).notNull().default('enabled'),
+  sendingReason: text('sending_reason'),
+  sendingSince: instant('sending_since').notNull().defaultNow(),
   createdAt: createdAt(),
 });

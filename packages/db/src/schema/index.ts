@@ -7,3 +7,4 @@ export * from './intake';
 export * from './suppressions';
 export * from './webhooks';
 export * from './egress';
+export * from './reputation';

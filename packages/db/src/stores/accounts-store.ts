@@ -1,11 +1,14 @@
-import { generateApiKey, hashApiKey, newId, SCOPES, type PlanLimits, type Scope } from '@mailer/domain';
+import { AppError, generateApiKey, hashApiKey, newId, reputationThresholdsProblem, SCOPES, type PlanLimits, type ReputationThresholds, type Scope } from '@mailer/domain';
 import type { Database, Queryable } from '../database';
 import { inTransaction } from '../transaction';
 
 export const FREE_PLAN_ID = 'plan_free';
 
-/** A plan: its recipient limits and how many active domains and webhook endpoints the account may have. */
-export interface PlanSettings extends PlanLimits {
+/**
+ * A plan: its recipient limits, how many active domains and webhook endpoints the account may
+ * have, and its reputation thresholds (docs/api-decisions.md, "Reputation").
+ */
+export interface PlanSettings extends PlanLimits, ReputationThresholds {
   maxDomains: number;
   maxWebhookEndpoints: number;
 }
@@ -109,11 +112,16 @@ export async function rotateSendingKey(db: Database, accountId: string, at = new
   });
 }
 
-/** Gives the account a custom plan: the given settings, the rest carried over from its current plan. */
+/**
+ * Gives the account a custom plan: the given settings, the rest carried over from its current
+ * plan. Thresholds that do not hold together (reputationThresholdsProblem) are a
+ * `validation_error`, and nothing is written.
+ */
 export async function setAccountPlan(db: Database, accountId: string, limits: Partial<PlanSettings>) {
   return inTransaction(db, async (tx) => {
     const [[current]] = await tx.send(tx.sql`
-      select p.per_minute, p.per_hour, p.per_day, p.per_30_days, p.max_active, p.max_domains, p.max_webhook_endpoints
+      select p.per_minute, p.per_hour, p.per_day, p.per_30_days, p.max_active, p.max_domains, p.max_webhook_endpoints,
+             p.reputation_min_volume, p.review_bounce_rate, p.review_complaint_rate, p.pause_bounce_rate, p.pause_complaint_rate
       from accounts a join plans p on p.id = a.plan_id
       where a.id = ${accountId}
       for update of a`);
@@ -126,13 +134,23 @@ export async function setAccountPlan(db: Database, accountId: string, limits: Pa
       maxActive: limits.maxActive ?? current.max_active,
       maxDomains: limits.maxDomains ?? current.max_domains,
       maxWebhookEndpoints: limits.maxWebhookEndpoints ?? current.max_webhook_endpoints,
+      // Rates are numerics, which the driver hands over as strings.
+      minVolume: limits.minVolume ?? current.reputation_min_volume,
+      reviewBounceRate: limits.reviewBounceRate ?? Number(current.review_bounce_rate),
+      reviewComplaintRate: limits.reviewComplaintRate ?? Number(current.review_complaint_rate),
+      pauseBounceRate: limits.pauseBounceRate ?? Number(current.pause_bounce_rate),
+      pauseComplaintRate: limits.pauseComplaintRate ?? Number(current.pause_complaint_rate),
     };
+    const problem = reputationThresholdsProblem(merged);
+    if (problem) throw new AppError('validation_error', `The plan's reputation thresholds do not hold together: ${problem}.`);
     const id = newId('plan');
     await tx.commit(
       tx.sql`
-        insert into plans (id, name, per_minute, per_hour, per_day, per_30_days, max_active, max_domains, max_webhook_endpoints)
+        insert into plans (id, name, per_minute, per_hour, per_day, per_30_days, max_active, max_domains, max_webhook_endpoints,
+                           reputation_min_volume, review_bounce_rate, review_complaint_rate, pause_bounce_rate, pause_complaint_rate)
         values (${id}, 'custom', ${merged.perMinute}, ${merged.perHour}, ${merged.perDay}, ${merged.per30Days}, ${merged.maxActive},
-                ${merged.maxDomains}, ${merged.maxWebhookEndpoints})`,
+                ${merged.maxDomains}, ${merged.maxWebhookEndpoints}, ${merged.minVolume}, ${merged.reviewBounceRate},
+                ${merged.reviewComplaintRate}, ${merged.pauseBounceRate}, ${merged.pauseComplaintRate})`,
       tx.sql`update accounts set plan_id = ${id} where id = ${accountId}`,
     );
     return { id, name: 'custom', ...merged };

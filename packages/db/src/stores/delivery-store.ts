@@ -10,6 +10,8 @@ import type { Database } from '../database';
  */
 export interface DeliveryContext {
   email: { id: string; accountId: string; fromEmail: string; fromName: string | null; createdAt: Date };
+  /** Its account's sending is paused (docs/api-decisions.md, "Reputation"): its deliveries wait unattempted. */
+  sendingPaused: boolean;
   sender: { id: string; email: string; policy: 'require_tls' | 'opportunistic'; active: boolean };
   /** `returnPathVerified`: MAIL FROM is a return-path address of the domain (envelopeSender). */
   domain: { name: string; ready: boolean; returnPathVerified: boolean };

@@ -16,11 +16,12 @@ export interface Claim {
 /** Sender, domain and egress pool of each message (its content is read when it is built: loadMessageContents). */
 function contextsStatement(tx: Transaction, emailIds: string[]) {
   return tx.sql`
-    select e.id, e.account_id, e.from_email, e.from_name, e.created_at, a.egress_pool,
+    select e.id, e.account_id, e.from_email, e.from_name, e.created_at, a.egress_pool, a.sending_status,
            s.id as sender_id, s.email as sender_email, s.transport_security_policy, s.configured_state, s.deleted_at as sender_deleted_at,
            d.name as domain_name, d.deleted_at as domain_deleted_at,
            d.ownership_status, d.dkim_status, d.dmarc_status, d.return_path_status
       from emails e
+      join accounts a on a.id = e.account_id
       join senders s on s.id = e.sender_id
       join domains d on d.id = e.domain_id
       join accounts a on a.id = e.account_id
@@ -53,7 +54,12 @@ function toContexts(rows: readonly Row[]): Map<string, DeliveryContext> {
   return new Map(
     rows.map((r) => [
       r.id as string,
-      { email: { id: r.id, accountId: r.account_id, fromEmail: r.from_email, fromName: r.from_name, createdAt: r.created_at }, egressPool: r.egress_pool, ...sharedOf(r) },
+      {
+        email: { id: r.id, accountId: r.account_id, fromEmail: r.from_email, fromName: r.from_name, createdAt: r.created_at },
+        egressPool: r.egress_pool,
+        sendingPaused: r.sending_status === 'paused',
+        ...sharedOf(r),
+      },
     ]),
   );
 }
@@ -100,10 +106,17 @@ export async function claimMessages(db: Database, emailIds: string[], now: Date,
 /**
  * Gives leased deliveries back without an attempt: `deferred` again when they had attempts
  * before (with the cause of their last deferral), else `queued`. Released (shutdown before the
- * message went out) they are due now; postponed (no warm-up allowance left today) they are
- * due at `postponedTo`. A delivery no longer under this lease is left alone.
+ * message went out; its account paused) they are due at `dueAt`, now unless given; postponed
+ * (no warm-up allowance left today) they are due at `dueAt`, with a transition of their own.
+ * A delivery no longer under this lease is left alone.
  */
-export async function releaseLease(db: Database, lease: Lease, deliveryIds: string[], now: Date, postponedTo?: Date): Promise<void> {
+export async function releaseLease(
+  db: Database,
+  lease: Lease,
+  deliveryIds: string[],
+  now: Date,
+  release: { reason: 'released' | 'postponed'; dueAt: Date } = { reason: 'released', dueAt: now },
+): Promise<void> {
   if (deliveryIds.length === 0) return;
   await inTransaction(db, async (tx) => {
     const { locked } = await tx.send({ locked: lockMessages(tx, [lease.emailId]) });
@@ -113,12 +126,12 @@ export async function releaseLease(db: Database, lease: Lease, deliveryIds: stri
     const transitions: Transition[] = message.deliveries
       .filter((d) => releasing.has(d.id) && heldBy(d, lease.token))
       .map((d) => ({
-        reason: postponedTo ? 'postponed' : 'released',
+        reason: release.reason,
         delivery: d.id,
         to: d.attemptCount > 0 ? 'deferred' : 'queued',
         cause: d.cause,
         at: now,
-        nextAttemptAt: postponedTo ?? now,
+        nextAttemptAt: release.dueAt,
       }));
     if (transitions.length > 0) await tx.commit(...writeTransitions(tx, { messages: [message], transitions }).statements);
   });

@@ -8,6 +8,8 @@ export interface UsageFigures {
   /** Recipient deliveries in queued, sending or deferred. */
   active: number;
   lastAcceptedAt: Date | null;
+  /** The account's sending is paused (docs/api-decisions.md, "Reputation"): it takes no new mail. */
+  sendingPaused: boolean;
   /** Per requested window: recipient-emails accepted in (now - seconds, now] and the oldest of them. */
   windows: { seconds: number; used: number; oldestAt: Date | null }[];
 }
@@ -26,7 +28,7 @@ export function usageFigures(tx: Transaction, accountId: string, now: Date, wind
   const starts = windowSeconds.map((seconds) => new Date(now.getTime() - seconds * 1000));
   return tx.sql`
     select p.per_minute, p.per_hour, p.per_day, p.per_30_days, p.max_active,
-           u.recipients_total, u.active_deliveries, u.last_accepted_at,
+           u.recipients_total, u.active_deliveries, u.last_accepted_at, a.sending_status,
            (select json_agg((select json_build_object('before', r.cumulative - r.recipients, 'at', r.accepted_at)
                                from recipient_usage r
                               where r.account_id = u.account_id and r.accepted_at > w.since
@@ -55,6 +57,7 @@ export function usageFiguresFrom(rows: readonly Row[], windowSeconds: readonly n
     total,
     active: row.active_deliveries,
     lastAcceptedAt: row.last_accepted_at,
+    sendingPaused: row.sending_status === 'paused',
     windows: windowSeconds.map((seconds, i) => {
       const first = firsts[i];
       return first ? { seconds, used: total - Number(first.before), oldestAt: new Date(first.at) } : { seconds, used: 0, oldestAt: null };

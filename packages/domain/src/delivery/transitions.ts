@@ -17,7 +17,10 @@ export type TransitionReason =
   | 'claimed'
   /** An attempt (or the local decision that stood in for one) decided it. */
   | 'attempted'
-  /** Given back unattempted (shutdown, a lease not renewed in time). */
+  /**
+   * Given back unattempted (shutdown, a lease not renewed in time; its account's sending
+   * paused, due again at its expiry: docs/api-decisions.md, "Reputation").
+   */
   | 'released'
   /**
    * Given back unattempted with a later due time: its egress address had no warm-up allowance
@@ -28,7 +31,7 @@ export type TransitionReason =
   | 'canceled'
   /** A delivery status notification reported a permanent failure after it was accepted. */
   | 'bounce_reported'
-  /** An operator made a deferred delivery due now. */
+  /** An operator made a waiting delivery due now (`email retry`; `account resume` for every waiting delivery). */
   | 'made_due';
 
 /** Reports that add a fact to a delivery without changing its status: each applies once per delivery. */
@@ -43,13 +46,13 @@ const MOVES: Record<TransitionReason, { from: readonly (DeliveryStatus | null)[]
   postponed: { from: ['sending'], to: ['queued', 'deferred'] },
   canceled: { from: ['queued'], to: ['failed'] },
   bounce_reported: { from: ['accepted'], to: ['bounced'] },
-  made_due: { from: ['deferred'], to: ['deferred'] },
+  made_due: { from: ['queued', 'deferred'], to: ['queued', 'deferred'] },
 };
 
 /** Whether `reason` may move a delivery from `from` (null: it does not exist yet) to `to`. */
 export function isAllowedTransition(reason: TransitionReason, from: DeliveryStatus | null, to: DeliveryStatus): boolean {
   const move = MOVES[reason];
-  return move.from.includes(from) && move.to.includes(to);
+  return move.from.includes(from) && move.to.includes(to) && (reason !== 'made_due' || from === to);
 }
 
 export interface TransitionEffects {

@@ -10,11 +10,13 @@ export const WEBHOOK_EVENT_TYPES = [
   'email.complained',
   'domain.status_changed',
   'domain.dkim_rotation_pending',
+  /** An account's sending status changed (docs/api-decisions.md, "Reputation"). */
+  'account.sending_status_changed',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
-/** The events about a domain, which carry their data whole as recorded (the others are composed from the email they report). */
-export const isDomainEvent = (type: WebhookEventType): boolean => type.startsWith('domain.');
+/** Whether an event of this type carries its data whole (recorded with it), rather than a delivery's facts. */
+export const carriesData = (type: WebhookEventType): boolean => !type.startsWith('email.');
 
 /** The event a delivery's move to `status` reports: one per transition, per attempt for a deferral; none for queued or sending. */
 export function deliveryEventType(status: DeliveryStatus): WebhookEventType | undefined {
