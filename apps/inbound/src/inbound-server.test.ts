@@ -1,8 +1,6 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import type { Database } from '@mailer/db';
 import { serveMetrics } from '@mailer/operations';
-import { startInboundHarness, type AcceptedMessage, type InboundHarness } from './testing/inbound-harness';
+import { reportFixture as fixture, startInboundHarness, type AcceptedMessage, type InboundHarness } from './testing/inbound-harness';
 
 /** The listener against a real database: which recipients it takes, and what each report changes there. */
 let h: InboundHarness;
@@ -15,7 +13,6 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const fixture = (name: string, returnPath: string) => readFileSync(path.join(__dirname, 'testing', 'fixtures', name), 'utf8').replaceAll('b-__TOKEN__@bounces.example.com', returnPath);
 
 type Sent = AcceptedMessage;
 const acceptedMessage = (domain: string, to: string[], bcc: string[] = []) => h.acceptedMessage(domain, to, bcc);

@@ -1,6 +1,7 @@
 import { Worker, type Job } from 'bullmq';
 import { owedDeliveryJobs } from '@mailer/db';
 import { leaseTiming } from '@mailer/domain';
+import { evaluateReputation } from '@mailer/operations';
 import { DELIVERY_QUEUE, RECONCILE_GRACE_MS, reconcileOwedDeliveries, type DeliverMessagePayload } from '@mailer/queue';
 import type { WorkerDependencies } from './container';
 import { takeMessage } from './jobs/deliver-message';
@@ -53,7 +54,8 @@ export interface Daemon {
  * Redis lost (FLUSHALL, Redis down at acceptance, a dead worker's lease), and every third
  * of `DELIVERY_LEASE` those of expired leases alone, so that a dead daemon's deliveries are
  * taken over soon after its leases run out (docs/api-decisions.md, "Delivery"); the webhook
- * sender; and, at start and then periodically, retention passes and domain re-check passes.
+ * sender; at start and then periodically, retention passes and domain re-check passes; and
+ * every `REPUTATION_CHECK_INTERVAL` a reputation evaluation (docs/api-decisions.md, "Reputation").
  */
 export function startDaemon(deps: WorkerDependencies): Daemon {
   deps.scheduler.start();
@@ -81,36 +83,28 @@ export function startDaemon(deps: WorkerDependencies): Daemon {
     return added;
   };
   // One pass of each kind at a time; a long full pass does not hold the expired-lease look back.
-  const pass = (expiredLeasesOnly: boolean) => {
-    let running = false;
-    return () => {
-      if (running) return;
-      running = true;
-      reconcile(expiredLeasesOnly)
-        .catch((error: Error) => deps.logger.warn('reconciliation failed', { error: error.message }))
-        .finally(() => (running = false));
-    };
-  };
+  const pass = (expiredLeasesOnly: boolean) => oneAtATime(deps, () => reconcile(expiredLeasesOnly), 'reconciliation failed');
   const reconcileTimer = setInterval(pass(false), deps.config.worker.reconcileIntervalMs);
   const expiredLeaseTimer = setInterval(pass(true), leaseTiming(deps.config.worker.leaseMs).renewEveryMs);
   const purge = () => void purgeExpiredData(deps).catch((error: Error) => deps.logger.warn('retention pass failed', { error: error.message }));
   const retentionTimer = setInterval(purge, RETENTION_INTERVAL_MS);
   retentionTimer.unref();
   setImmediate(purge);
-  let rechecking = false;
-  const recheck = () => {
-    if (rechecking) return;
-    rechecking = true;
-    // Scheduled DKIM rotations ride on the re-check's passes: both are daily-scale work on domains.
-    recheckDomains(deps)
-      .catch((error: Error) => deps.logger.warn('domain re-check pass failed', { error: error.message }))
-      .then(() => rotateDueDkimKeys(deps))
-      .catch((error: Error) => deps.logger.warn('DKIM rotation pass failed', { error: error.message }))
-      .finally(() => (rechecking = false));
-  };
+  // Scheduled DKIM rotations ride on the re-check's passes: both are daily-scale work on domains.
+  const recheck = oneAtATime(
+    deps,
+    () =>
+      recheckDomains(deps)
+        .catch((error: Error) => deps.logger.warn('domain re-check pass failed', { error: error.message }))
+        .then(() => rotateDueDkimKeys(deps)),
+    'DKIM rotation pass failed',
+  );
   const recheckTimer = setInterval(recheck, Math.min(RECHECK_PASS_MS, deps.config.worker.domainRecheckIntervalMs));
   recheckTimer.unref();
   setImmediate(recheck);
+  const evaluate = oneAtATime(deps, () => evaluateReputation(deps.db, deps.now(), deps.logger), 'reputation evaluation failed');
+  const reputationTimer = setInterval(evaluate, deps.config.worker.reputationCheckIntervalMs);
+  reputationTimer.unref();
   const webhooks = startWebhookSender(deps);
   const destinations = publishDestinations(deps);
 
@@ -122,6 +116,7 @@ export function startDaemon(deps: WorkerDependencies): Daemon {
       clearInterval(expiredLeaseTimer);
       clearInterval(retentionTimer);
       clearInterval(recheckTimer);
+      clearInterval(reputationTimer);
       const grace = setTimeout(() => deps.shutdown.abort(new Error('shutdown')), deps.config.worker.shutdownGraceMs);
       try {
         // Messages not claimed yet get jobs of their own, due at once, for the next daemon.
@@ -138,6 +133,18 @@ export function startDaemon(deps: WorkerDependencies): Daemon {
         clearTimeout(grace);
       }
     },
+  };
+}
+
+/** Runs `work` when called, unless its previous run is still going; a failure is logged as `failure`. */
+function oneAtATime(deps: WorkerDependencies, work: () => Promise<unknown>, failure: string): () => void {
+  let running = false;
+  return () => {
+    if (running) return;
+    running = true;
+    work()
+      .catch((error: Error) => deps.logger.warn(failure, { error: error.message }))
+      .finally(() => (running = false));
   };
 }
 

@@ -202,6 +202,7 @@ const envSchema = z
     DOMAIN_RECHECK_INTERVAL: duration('24h'),
     // Each rotation asks the domain's owner to publish records, so not more often than daily (docs/api-decisions.md, "DKIM keys").
     DKIM_ROTATION_INTERVAL: optionalDuration('24h'),
+    REPUTATION_CHECK_INTERVAL: duration('1m'),
     RETRY_SCHEDULE: durationList('1m,5m,15m,30m,1h,2h,4h'),
     MAX_DELIVERY_AGE: duration('72h'),
     WEBHOOK_ALLOW_PRIVATE: bool(false),
@@ -311,6 +312,8 @@ function toConfig(env: z.infer<typeof envSchema>) {
       domainRecheckIntervalMs: env.DOMAIN_RECHECK_INTERVAL,
       /** DKIM_ROTATION_INTERVAL: rotations start once a domain's keys have signed this long; null: only on request. */
       dkimRotationIntervalMs: env.DKIM_ROTATION_INTERVAL,
+      /** How often a daemon judges the accounts' bounce and complaint rates (docs/api-decisions.md, "Reputation"). */
+      reputationCheckIntervalMs: env.REPUTATION_CHECK_INTERVAL,
       retryScheduleMs: env.RETRY_SCHEDULE,
       maxDeliveryAgeMs: env.MAX_DELIVERY_AGE,
       /**

@@ -7,3 +7,6 @@ export { toOperatorEmail } from './emails/operator-email';
 export { causeSchema, emailDetailSchema, emailSummarySchema, toEmailDetail, toEmailSummary } from './emails/email-representation';
 export { ensureEd25519Key, loadPublishedDkimKeys, newSealedDkimKeys, publishedDkimKeys } from './domains/dkim-keys';
 export { startDkimRotation, type DkimRotationStart } from './domains/rotate-dkim-keys';
+export { sendingSchema, sendingStatusChangedSchema, toSending, type SendingRepresentation } from './accounts/sending-representation';
+export { accountSendingState } from './accounts/account-sending-state';
+export { evaluateReputation, pauseSending, resumeSending, type DueMessages, type SendingStatusOutcome } from './accounts/change-sending-status';

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
+import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { createTransport, type Transporter } from 'nodemailer';
 import type { SMTPServer } from 'smtp-server';
@@ -40,6 +42,10 @@ export interface InboundHarness {
   reportCount(kind: string, result: string): Promise<number>;
   close(): Promise<void>;
 }
+
+/** A report as a receiver sent it (testing/fixtures), sent back to `returnPath` instead of the placeholder address it names. */
+export const reportFixture = (name: string, returnPath: string): string =>
+  readFileSync(path.join(__dirname, 'fixtures', name), 'utf8').replaceAll('b-__TOKEN__@bounces.example.com', returnPath);
 
 /**
  * The inbound listener's composition root on a free loopback port, against a database of

@@ -54,9 +54,10 @@ export class AttemptRecorder {
     });
   }
 
-  /** Gives deliveries back unattempted (shutdown, or a lease not renewed in time). */
-  async release(group: LeasedDelivery[], reason: string): Promise<void> {
-    await releaseLease(this.deps.db, this.lease, group.map((d) => d.id), this.deps.now());
+  /** Gives deliveries back unattempted (shutdown, a lease not renewed in time, the account paused), due at `dueAt` (now unless given). */
+  async release(group: LeasedDelivery[], reason: string, dueAt?: Date): Promise<void> {
+    const now = this.deps.now();
+    await releaseLease(this.deps.db, this.lease, group.map((d) => d.id), now, dueAt ?? now);
     this.log.info('lease released', { recipients: group.length, reason });
   }
 

@@ -3,6 +3,7 @@ import {
   deriveMessageStatus,
   envelopeSender,
   failed,
+  heldWhilePaused,
   parseSmtpReply,
   transactionFeedback,
   type DeliveryOutcome,
@@ -99,6 +100,7 @@ class HeldMessage {
   async hold(): Promise<void> {
     const { deps, context, lease } = this;
     if (!context.sender.active) return this.decideAll(failed('sender_disabled'));
+    if (context.sendingPaused) return this.holdWhilePaused();
     if (!context.domain.ready) return this.decideAll(deferred('domain_not_ready'));
     const byDomain = new Map<string, LeasedDelivery[]>();
     for (const d of lease.deliveries) {
@@ -130,6 +132,25 @@ class HeldMessage {
       const attachments = content.hasAttachments ? await loadAttachments(this.deps.db, this.lease.emailId) : [];
       return this.deps.composer.compose(compositionRequest(this.context, content, attachments));
     })());
+  }
+
+  /**
+   * Its account's sending is paused (docs/api-decisions.md, "Reputation"): nothing is
+   * attempted; a delivery past its maximum age ends `failed` (`retries_exhausted`), the others
+   * go back due at their expiry (heldWhilePaused), when a job comes back for them.
+   */
+  private holdWhilePaused(): void {
+    const now = this.deps.now();
+    const expired: LeasedDelivery[] = [];
+    const held = new Map<number, LeasedDelivery[]>();
+    for (const d of this.lease.deliveries) {
+      const fate = heldWhilePaused(d, now, this.deps.config.worker.maxDeliveryAgeMs);
+      if (fate.kind === 'expire') expired.push(d);
+      else held.set(fate.until.getTime(), [...(held.get(fate.until.getTime()) ?? []), d]);
+    }
+    this.unsettled = held.size + (expired.length > 0 ? 1 : 0);
+    if (expired.length > 0) this.track(this.decide(expired, failed('retries_exhausted')));
+    for (const [until, group] of held) this.track(this.recorder.release(group, 'account sending paused', new Date(until)));
   }
 
   /** Every delivery decided without a transaction. */
