@@ -28,6 +28,11 @@ export type ErrorCode =
   | 'domain_limit_exceeded'
   /** The account has as many webhook endpoints as its plan's `max_webhook_endpoints` allows. */
   | 'webhook_limit_exceeded'
+  /**
+   * New mail from an account whose sending is paused (docs/api-decisions.md, "Reputation"):
+   * 403 over HTTP, `550 5.7.1` over SMTP.
+   */
+  | 'sending_paused'
   /** POST /v1/emails/{id}/cancel after a delivery started (docs/api-decisions.md, "Scheduled send and cancel"). */
   | 'email_not_cancelable'
   | 'payload_too_large'

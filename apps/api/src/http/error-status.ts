@@ -10,6 +10,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   wrong_key_type: 403,
   insufficient_scope: 403,
   cross_site_request: 403,
+  sending_paused: 403,
   not_found: 404,
   email_not_found: 404,
   domain_not_found: 404,

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { owedDeliveriesSummary, type OwedDeliveriesSummary, type Queryable } from '@mailer/db';
+import { owedDeliveriesSummary, sendingStatuses, type OwedDeliveriesSummary, type Queryable } from '@mailer/db';
+import { SENDING_STATUSES } from '@mailer/domain';
 import { MESSAGES_PER_JOB, type DeliveryQueue } from '@mailer/queue';
 
 /** The API's Prometheus metrics, one registry per container so test containers never collide. */
@@ -14,8 +15,8 @@ export interface ApiMetrics {
 
 /**
  * The registry of this API process. Besides its own counters it reports, read at scrape time,
- * the delivery queue's jobs (Redis) and the owed deliveries (PostgreSQL, one cheap statement):
- * figures of the whole service, the same on every API process.
+ * the delivery queue's jobs (Redis), the owed deliveries (PostgreSQL, one cheap statement) and
+ * each account's sending status: figures of the whole service, the same on every API process.
  */
 export function createApiMetrics(deliveryQueue: DeliveryQueue, db: Queryable, now: () => Date): ApiMetrics {
   const registry = new Registry();
@@ -72,6 +73,18 @@ export function createApiMetrics(deliveryQueue: DeliveryQueue, db: Queryable, no
       const found = await owed();
       if (!found) return;
       this.set(found.oldestCreatedAt ? Math.max(0, (now().getTime() - found.oldestCreatedAt.getTime()) / 1000) : 0);
+    },
+  });
+  new Gauge({
+    name: 'mailer_account_sending_status',
+    help: `Each account's sending status: 1 for the status it is in, 0 for the others (${SENDING_STATUSES.join(', ')}; read from PostgreSQL at scrape time).`,
+    labelNames: ['account_id', 'status'],
+    registers: [registry],
+    async collect() {
+      const found = await sendingStatuses(db).catch(() => undefined);
+      if (!found) return;
+      this.reset();
+      for (const { accountId, status } of found) for (const s of SENDING_STATUSES) this.set({ account_id: accountId, status: s }, Number(s === status));
     },
   });
   return metrics;

@@ -38,6 +38,7 @@ import type { Logger } from '@mailer/logger';
 import {
   judgeRequest,
   limitError,
+  sendingPausedError,
   settledOutcome,
   toAcceptedEmail,
   type AcceptedResponse,
@@ -80,7 +81,8 @@ type Judged =
  * One transaction for requests of one account (see IntakeBatcher), in three round trips.
  * The first claims their Idempotency-Keys and reads their senders, the records of keys
  * already used and the suppressed recipients. The second locks the account's usage row
- * (lock-order) and reads its figures. Under that lock the requests are admitted in order
+ * (lock-order) and reads its figures. A paused account's new requests are refused
+ * (`sending_paused`; a replay still answers). Under that lock the requests are admitted in order
  * while they fit the plan (admitInOrder); the third writes what was admitted
  * (admissionStatements), gives back the keys of requests that created nothing and commits.
  * Outcomes are in request order.
@@ -118,6 +120,7 @@ export async function runIntakeBatch(deps: IntakeDependencies, accountId: string
       if (verdict.kind !== 'candidate') {
         return { kind: 'settled', request, outcome: settledOutcome(verdict, rateLimitHeaders(initial, now)), releasesKey: verdict.kind === 'sender_not_allowed' };
       }
+      if (figures.sendingPaused) return { kind: 'settled', request, outcome: { kind: 'refused', error: sendingPausedError() }, releasesKey: true };
       const messages = request.drafts.map((draft, j) => toAcceptedEmail(accountId, ids[i]![j]!, draft, verdict.identities[j]!, suppressed, now));
       return { kind: 'candidate', request, messages, response: responses[i]! };
     });

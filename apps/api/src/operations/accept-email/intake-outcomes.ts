@@ -32,6 +32,10 @@ export type IntakeOutcome =
   /** The key's record vanished between claim and read (released by a refused request): try again. */
   | { kind: 'retry' };
 
+/** A new request of an account whose sending is paused (docs/api-decisions.md, "Reputation"). */
+export const sendingPausedError = (): AppError =>
+  new AppError('sending_paused', "The account's sending is paused after its bounce or complaint rates, or by an operator; it takes no new mail until resumed.");
+
 /** What a request is before the plan is consulted. */
 export type Verdict =
   /** `identities[i]` sends `drafts[i]`. */

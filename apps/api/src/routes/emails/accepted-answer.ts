@@ -23,6 +23,7 @@ export const INTAKE_ERRORS: ErrorCode[] = [
   'idempotency_conflict',
   'message_too_large',
   'sender_not_allowed',
+  'sending_paused',
   'rate_limit_exceeded',
   'active_delivery_limit_exceeded',
 ];
