@@ -138,6 +138,37 @@ describe('key rotate-sending', () => {
   });
 });
 
+describe('account pause, resume and show', () => {
+  it("pauses and resumes an account's sending with a reason, each change once, and shows its status and rates", async () => {
+    const { account } = await newAccount();
+    const shown = JSON.parse((await run('account', 'show', account.id, '--json')).stdout);
+    expect(shown).toEqual({ id: account.id, sending: { status: 'enabled', reason: null, since: expect.any(String), bounce_rate: 0, complaint_rate: 0 } });
+
+    const paused = JSON.parse((await run('account', 'pause', account.id, '--reason', 'Spam trap hits reported by Spamhaus', '--json')).stdout);
+    expect(paused).toMatchObject({ id: account.id, changed: true, sending: { status: 'paused', reason: 'Spam trap hits reported by Spamhaus' } });
+    expect(JSON.parse((await run('account', 'pause', account.id, '--reason', 'again', '--json')).stdout)).toMatchObject({
+      changed: false,
+      sending: { status: 'paused', reason: 'Spam trap hits reported by Spamhaus', since: paused.sending.since },
+    });
+    expect((await run('account', 'show', account.id)).stdout).toContain('sending paused since');
+
+    const resumed = await run('account', 'resume', account.id, '--reason', 'Customer removed the list');
+    expect(resumed.status).toBe(0);
+    expect(resumed.stdout).toContain('sending enabled since');
+    expect(JSON.parse((await run('account', 'show', account.id, '--json')).stdout).sending).toMatchObject({ status: 'enabled', reason: 'Customer removed the list' });
+  });
+
+  it('refuses an unknown account, a missing reason and one with control characters', async () => {
+    const { account } = await newAccount();
+    await failsWith('account_not_found', 'account', 'show', 'acc_AAAAAAAAAAAAAAAAAAAAAA');
+    await failsWith('account_not_found', 'account', 'pause', 'acc_AAAAAAAAAAAAAAAAAAAAAA', '--reason', 'x');
+    await failsWith('usage_error', 'account', 'pause', account.id);
+    await failsWith('invalid_reason', 'account', 'pause', account.id, '--reason', 'line\nbreak');
+    await failsWith('invalid_reason', 'account', 'resume', account.id, '--reason', '  ');
+    expect(JSON.parse((await run('account', 'show', account.id, '--json')).stdout).sending.status).toBe('enabled');
+  });
+});
+
 describe('account list', () => {
   it('lists every account with its plan, oldest first', async () => {
     const first = await newAccount();
@@ -203,6 +234,7 @@ describe('plan set', () => {
       max_active: 0,
       max_domains: 100,
       max_webhook_endpoints: 10,
+      reputation: { min_volume: 200, review_bounce_rate: 0.05, review_complaint_rate: 0.001, pause_bounce_rate: 0.1, pause_complaint_rate: 0.005 },
     });
     const row = await accountRow(account.id);
     expect(row!.planId).toBe(plan.id);
@@ -215,6 +247,14 @@ describe('plan set', () => {
     expect(third).toMatchObject({ per_minute: 600, per_hour: 20000, max_active: 0, max_domains: 3 });
     const fourth = JSON.parse((await run('plan', 'set', '--account', account.id, '--max-webhook-endpoints', '25', '--json')).stdout);
     expect(fourth).toMatchObject({ max_domains: 3, max_webhook_endpoints: 25 });
+    const fifth = JSON.parse(
+      (await run('plan', 'set', '--account', account.id, '--min-volume', '50', '--review-bounce-rate', '0.02', '--pause-complaint-rate', '0.01', '--json')).stdout,
+    );
+    expect(fifth).toMatchObject({
+      max_webhook_endpoints: 25,
+      reputation: { min_volume: 50, review_bounce_rate: 0.02, review_complaint_rate: 0.001, pause_bounce_rate: 0.1, pause_complaint_rate: 0.01 },
+    });
+    expect(JSON.parse((await run('plan', 'set', '--account', account.id, '--per-minute', '60', '--json')).stdout).reputation).toEqual(fifth.reputation);
     const [free] = await database.db`
       select per_minute as "perMinute", per_hour as "perHour", per_day as "perDay", per_30_days as "per30Days", max_active as "maxActive"
       from plans where id = 'plan_free'`;
@@ -233,6 +273,11 @@ describe('plan set', () => {
     for (const value of ['1.5', 'abc', '-1', '1e3', '', '2147483648', '99999999999']) {
       expect(await failsWith('invalid_limit', 'plan', 'set', '--account', account.id, '--per-hour', value)).toContain('--per-hour');
     }
+    for (const value of ['0', '1.5', '0.1234567', 'abc', '-0.1']) {
+      expect(await failsWith('invalid_limit', 'plan', 'set', '--account', account.id, '--pause-bounce-rate', value)).toContain('--pause-bounce-rate');
+    }
+    // A review threshold above its pause threshold.
+    expect(await failsWith('invalid_limit', 'plan', 'set', '--account', account.id, '--review-complaint-rate', '0.2')).toContain('review complaint rate');
     await failsWith('no_limits', 'plan', 'set', '--account', account.id);
     await failsWith('account_not_found', 'plan', 'set', '--account', 'acc_AAAAAAAAAAAAAAAAAAAAAA', '--per-minute', '5');
     await failsWith('usage_error', 'plan', 'set', '--per-minute', '5');

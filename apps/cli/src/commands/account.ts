@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { createAccount, listAccounts } from '@mailer/db';
+import { accountSendingState, pauseSending, resumeSending, type SendingRepresentation, type SendingStatusOutcome } from '@mailer/operations';
 import { CliError, printResult } from '../output';
 import type { CliDependencies } from '../cli-dependencies';
 import { registerAccountPoolCommand } from './pool';
@@ -13,6 +14,20 @@ function accountName(raw: string): string {
   }
   return name;
 }
+
+const MAX_REASON_LENGTH = 500;
+
+function sendingReason(raw: string): string {
+  const reason = raw.trim();
+  if (reason.length === 0 || [...reason].length > MAX_REASON_LENGTH || /\p{Cc}/u.test(reason)) {
+    throw new CliError('invalid_reason', `--reason must be 1 to ${MAX_REASON_LENGTH} characters without control characters`);
+  }
+  return reason;
+}
+
+const percent = (rate: number) => `${Number((rate * 100).toFixed(3))} %`;
+const sendingLine = (id: string, s: SendingRepresentation) =>
+  `${id}: sending ${s.status} since ${s.since}${s.reason ? ` (${s.reason})` : ''}; bounce rate ${percent(s.bounce_rate)}, complaint rate ${percent(s.complaint_rate)}`;
 
 export function registerAccountCommands(program: Command, deps: CliDependencies): void {
   const account = program.command('account').description('manage accounts');
@@ -60,4 +75,34 @@ export function registerAccountCommands(program: Command, deps: CliDependencies)
     });
 
   registerAccountPoolCommand(account, deps);
+  account
+    .command('show')
+    .description("an account's sending status and its bounce and complaint rates over the last 24 hours")
+    .argument('<id>', 'the account id (acc_…)')
+    .option('--json', 'print {"id","sending":{"status","reason","since","bounce_rate","complaint_rate"}}')
+    .action(async (id: string, options: { json?: boolean }) => {
+      const sending = await accountSendingState(deps.db, id, deps.now());
+      if (!sending) throw new CliError('account_not_found', `No account with id ${id}.`);
+      printResult(deps.stdout, options.json, { id, sending }, sendingLine(id, sending));
+    });
+
+  const change = (verb: 'pause' | 'resume', description: string, run: (id: string, reason: string) => Promise<SendingStatusOutcome | undefined>) =>
+    account
+      .command(verb)
+      .description(description)
+      .argument('<id>', 'the account id (acc_…)')
+      .requiredOption('--reason <reason>', 'why, shown with the status and in its webhook event')
+      .option('--json', 'print {"id","changed","sending":{…}}')
+      .action(async (id: string, options: { reason: string; json?: boolean }) => {
+        const outcome = await run(id, sendingReason(options.reason));
+        if (!outcome) throw new CliError('account_not_found', `No account with id ${id}.`);
+        const text = `${outcome.changed ? '' : 'Unchanged: '}${sendingLine(id, outcome.sending)}`;
+        printResult(deps.stdout, options.json, { id, changed: outcome.changed, sending: outcome.sending }, text);
+      });
+  change('pause', 'refuse new mail from the account and hold its owed deliveries unattempted until resumed', (id, reason) =>
+    pauseSending(deps.db, id, reason, deps.now()),
+  );
+  change('resume', "take the account's mail again: its rates start afresh and its held deliveries are due at once", async (id, reason) =>
+    resumeSending(deps.db, await deps.deliveryQueue(), id, reason, deps.now()),
+  );
 }
