@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { parseDatabaseUrl } from './database-url';
 import { parseDuration } from './duration';
+import { replyRulesSetting } from './reply-rules';
 
 const duration = (fallback: string) =>
   z
@@ -193,6 +194,7 @@ const envSchema = z
     DESTINATION_LIMITS: destinationLimits,
     PROVIDERS_FILE: z.string().optional(),
     WARMUP_SCHEDULE: warmUpSchedule,
+    REPLY_RULES_FILE: replyRulesSetting,
     WORKER_ACTIVE_LIMIT: int(20_000, 1, 10_000_000),
     COMPOSITION_THREADS: int(availableParallelism(), 0, 64),
     DELIVERY_LEASE: duration('30s'),
@@ -300,6 +302,8 @@ function toConfig(env: z.infer<typeof envSchema>) {
       providers: { shipped: readProviders(SHIPPED_PROVIDERS, 'the shipped providers.json'), operator: env.PROVIDERS_FILE ? readProviders(env.PROVIDERS_FILE, 'PROVIDERS_FILE') : [] },
       /** Messages per UTC day and provider an address may send on each day of its warm-up; none past the last. */
       warmUpSchedule: env.WARMUP_SCHEDULE,
+      /** Replies that throttle or suspend their destination for a while: shipped and the operator's (docs/api-decisions.md, "Reply rules"). */
+      replyRules: env.REPLY_RULES_FILE,
       /** Leased deliveries one daemon holds in memory at most; claiming waits while it is full. */
       activeLimit: env.WORKER_ACTIVE_LIMIT,
       /**
