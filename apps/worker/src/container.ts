@@ -80,6 +80,8 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     },
     rules: config.worker.destinationLimits,
     providers: mergeProviders(config.worker.providers.shipped, config.worker.providers.operator),
+    replyRules: config.worker.replyRules,
+    onReplyRule: (rule) => metrics.replyRuleActions.inc({ rule: rule.name, action: rule.action.kind }),
     paused: () => recordBacklog.behind,
     shared: new SharedDestinationLimits(producerRedis, config.redisPrefix, (error) =>
       logger.warn('shared destination limits unavailable, applied by this daemon alone', { error: error.message }),

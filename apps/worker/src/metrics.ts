@@ -22,6 +22,8 @@ export interface WorkerMetrics {
   leaseRenewals: Counter<'result'>;
   /** Deliveries postponed to the next UTC day: no address of their pool had warm-up allowance left for the provider. */
   warmUpPostponed: Counter<'pool' | 'provider'>;
+  /** Reply rules applied to destinations, by rule name and action (docs/api-decisions.md, "Reply rules"). */
+  replyRuleActions: Counter<'rule' | 'action'>;
 }
 
 export function createWorkerMetrics(): WorkerMetrics {
@@ -50,6 +52,12 @@ export function createWorkerMetrics(): WorkerMetrics {
       name: 'mailer_warm_up_postponed_deliveries_total',
       help: "Deliveries postponed to the next UTC day: their pool's addresses had no warm-up allowance left for the provider.",
       labelNames: ['pool', 'provider'],
+      registers: [registry],
+    }),
+    replyRuleActions: new Counter({
+      name: 'mailer_reply_rule_actions_total',
+      help: 'Reply rules applied to a destination after its reply, by rule and action (suspend, concurrency, rate).',
+      labelNames: ['rule', 'action'],
       registers: [registry],
     }),
   };

@@ -1,23 +1,30 @@
 import { randomUUID } from 'node:crypto';
-import type { DestinationLimitRule } from '@mailer/domain';
+import type { DestinationLimitRule, ReplyAction } from '@mailer/domain';
 import type { Redis } from './connection';
 
 /**
- * One script so that checking and taking a slot is atomic across daemons: expired holders
- * are dropped, then the connection count and this minute's message count are checked,
- * and only if both have room is the holder added and the minute counted. Answers 0 when
- * granted, -1 when the connections are all held, else the milliseconds until the minute ends.
+ * One script so that checking and taking a slot is atomic across daemons. A reply rule's
+ * action in force (KEYS[3], written by throttle) comes first: a suspension refuses at once
+ * (answering its milliseconds left), a lowered concurrency or rate tightens the limits given.
+ * Then expired holders are dropped, the connection count and this minute's message count are
+ * checked, and only if both have room is the holder added and the minute counted. Answers
+ * {0, connections applied (0: none)} when granted, {1, 0} when the connections are all held,
+ * {2, ms until the minute ends} when the minute is used up, {3, ms left} when suspended.
  */
 const ACQUIRE = `
 local now = tonumber(ARGV[1])
 local connections = tonumber(ARGV[3])
 local perMinute = tonumber(ARGV[4])
+local throttle = redis.call('HMGET', KEYS[3], 'suspend', 'connections', 'perMinute')
+if throttle[1] then return {3, math.max(1, redis.call('PTTL', KEYS[3]))} end
+if throttle[2] and (connections == 0 or tonumber(throttle[2]) < connections) then connections = tonumber(throttle[2]) end
+if throttle[3] and (perMinute == 0 or tonumber(throttle[3]) < perMinute) then perMinute = tonumber(throttle[3]) end
 if connections > 0 then
   redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-  if redis.call('ZCARD', KEYS[1]) >= connections then return -1 end
+  if redis.call('ZCARD', KEYS[1]) >= connections then return {1, 0} end
 end
 if perMinute > 0 then
-  if tonumber(redis.call('GET', KEYS[2]) or '0') >= perMinute then return tonumber(ARGV[6]) end
+  if tonumber(redis.call('GET', KEYS[2]) or '0') >= perMinute then return {2, tonumber(ARGV[6])} end
   redis.call('INCR', KEYS[2])
   redis.call('PEXPIRE', KEYS[2], 120000)
 end
@@ -25,14 +32,34 @@ if connections > 0 then
   redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[5])
   redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]))
 end
-return 0
+return {0, connections}
 `;
 
 type LimitsRedis = Redis & {
-  mailerDestinationAcquire(holders: string, minute: string, now: number, holdMs: number, connections: number, perMinute: number, holder: string, untilNextMinute: number): Promise<number>;
+  mailerDestinationAcquire(
+    holders: string,
+    minute: string,
+    throttle: string,
+    now: number,
+    holdMs: number,
+    connections: number,
+    perMinute: number,
+    holder: string,
+    untilNextMinute: number,
+  ): Promise<[number, number]>;
 };
 
-export type SharedGrant = { granted: true; release(): void } | { granted: false; retryInMs: number };
+/**
+ * A grant, with whether a connection count was applied (its transaction then keeps its
+ * connection to itself); or a refusal, `suspended` when a reply rule suspended the destination.
+ */
+export type SharedGrant = { granted: true; connectionsLimited: boolean; release(): void } | { granted: false; retryInMs: number; suspended: boolean };
+
+/**
+ * The limits a destination shares: an operator rule's (keyed by its pattern), or for a
+ * destination without one its own key (its MX host set) and no limits but a reply rule's.
+ */
+export type SharedLimits = Pick<DestinationLimitRule, 'pattern' | 'connections' | 'messagesPerMinute'>;
 
 /** How long a holder lasts without renewal: a killed daemon's connection slots come back after it. */
 export const HOLDER_TTL_MS = 60_000;
@@ -40,10 +67,11 @@ export const HOLDER_TTL_MS = 60_000;
 const CONNECTIONS_FULL_RETRY_MS = 250;
 
 /**
- * An operator rule's limits held in Redis under REDIS_PREFIX, so that every daemon process
- * shares them (docs/api-decisions.md, "Scheduling"): `connections` as a semaphore of expiring
- * holders (renewed while held), `messagesPerMinute` as a counter per clock minute. Redis
- * being away grants (`failOpen`): delivery goes on within each daemon's own limits.
+ * An operator rule's limits, and the reply rules' actions, held in Redis under REDIS_PREFIX, so
+ * that every daemon process shares them (docs/api-decisions.md, "Scheduling", "Reply rules"):
+ * `connections` as a semaphore of expiring holders (renewed while held), `messagesPerMinute` as
+ * a counter per clock minute, an action as a hash that expires with it. Redis being away
+ * grants (`failOpen`): delivery goes on within each daemon's own limits.
  */
 export class SharedDestinationLimits {
   private readonly redis: LimitsRedis;
@@ -54,25 +82,22 @@ export class SharedDestinationLimits {
     private readonly failOpen: (error: Error) => void,
     private readonly now: () => number = Date.now,
   ) {
-    if (!('mailerDestinationAcquire' in redis)) redis.defineCommand('mailerDestinationAcquire', { numberOfKeys: 2, lua: ACQUIRE });
+    if (!('mailerDestinationAcquire' in redis)) redis.defineCommand('mailerDestinationAcquire', { numberOfKeys: 3, lua: ACQUIRE });
     this.redis = redis as LimitsRedis;
   }
 
-  /** Whether a rule has anything to share; rules with only `messagesPerConnection` never touch Redis. */
-  static shares(rule: DestinationLimitRule | undefined): rule is DestinationLimitRule {
-    return rule?.connections !== undefined || rule?.messagesPerMinute !== undefined;
-  }
-
-  async acquire(rule: DestinationLimitRule): Promise<SharedGrant> {
+  async acquire(rule: SharedLimits): Promise<SharedGrant> {
     const now = this.now();
     const minute = Math.floor(now / 60_000);
     const holders = this.key(rule, 'connections');
     const holder = randomUUID();
-    let answer: number;
+    let status: number;
+    let value: number;
     try {
-      answer = await this.redis.mailerDestinationAcquire(
+      [status, value] = await this.redis.mailerDestinationAcquire(
         holders,
         this.key(rule, `minute:${minute}`),
+        this.key(rule, 'throttle'),
         now,
         HOLDER_TTL_MS,
         rule.connections ?? 0,
@@ -82,17 +107,18 @@ export class SharedDestinationLimits {
       );
     } catch (error) {
       this.failOpen(error as Error);
-      return { granted: true, release: () => undefined };
+      return { granted: true, connectionsLimited: false, release: () => undefined };
     }
-    if (answer === -1) return { granted: false, retryInMs: CONNECTIONS_FULL_RETRY_MS };
-    if (answer > 0) return { granted: false, retryInMs: answer };
-    if (rule.connections === undefined) return { granted: true, release: () => undefined };
+    if (status === 1) return { granted: false, retryInMs: CONNECTIONS_FULL_RETRY_MS, suspended: false };
+    if (status !== 0) return { granted: false, retryInMs: value, suspended: status === 3 };
+    if (value === 0) return { granted: true, connectionsLimited: false, release: () => undefined };
     const renew = setInterval(() => {
       this.redis.zadd(holders, 'XX', this.now() + HOLDER_TTL_MS, holder).catch(() => undefined);
     }, HOLDER_TTL_MS / 3);
     renew.unref();
     return {
       granted: true,
+      connectionsLimited: true,
       release: () => {
         clearInterval(renew);
         this.redis.zrem(holders, holder).catch(() => undefined);
@@ -100,7 +126,23 @@ export class SharedDestinationLimits {
     };
   }
 
-  private key(rule: DestinationLimitRule, part: string): string {
+  /**
+   * Puts a reply rule's action in force for `durationMs` on the limits every daemon shares for
+   * the destination (docs/api-decisions.md, "Reply rules"); it replaces the action in force.
+   * Redis being away is reported to `failOpen` and the action stays with this daemon.
+   */
+  async throttle(rule: SharedLimits, action: ReplyAction, durationMs: number): Promise<void> {
+    const key = this.key(rule, 'throttle');
+    const fields =
+      action.kind === 'suspend' ? { suspend: 1 } : action.kind === 'concurrency' ? { connections: action.connections } : { perMinute: action.messagesPerMinute };
+    try {
+      await this.redis.multi().del(key).hset(key, fields).pexpire(key, durationMs).exec();
+    } catch (error) {
+      this.failOpen(error as Error);
+    }
+  }
+
+  private key(rule: SharedLimits, part: string): string {
     return `${this.prefix}:destination-limits:${rule.pattern}:${part}`;
   }
 }

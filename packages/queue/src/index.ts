@@ -2,7 +2,7 @@ export * from './catalog';
 export { openRedis, waitForRedis, type Redis, type RedisTarget } from './connection';
 export { createDeliveryQueue, type DeliveryQueue, type DueMessage } from './producer';
 export { reconcileOwedDeliveries, RECONCILE_GRACE_MS } from './reconcile-owed-deliveries';
-export { SharedDestinationLimits, HOLDER_TTL_MS, type SharedGrant } from './destination-limits';
+export { SharedDestinationLimits, HOLDER_TTL_MS, type SharedGrant, type SharedLimits } from './destination-limits';
 export {
   mergeDestinationSnapshots,
   publishDestinationSnapshot,

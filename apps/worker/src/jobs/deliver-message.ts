@@ -6,6 +6,7 @@ import {
   heldWhilePaused,
   parseSmtpReply,
   transactionFeedback,
+  type CauseCode,
   type DeliveryOutcome,
   type TlsPolicyApplied,
   type TransactionFeedback,
@@ -202,8 +203,8 @@ class HeldGroup implements ScheduledGroup {
     return this.settled(this.message.recorder.release(this.group, reason));
   }
 
-  skip(): Promise<void> {
-    return this.settled(this.message.decide(this.group, deferred('connection_failed')));
+  skip(cause: CauseCode): Promise<void> {
+    return this.settled(this.message.decide(this.group, deferred(cause)));
   }
 
   async run(limits: TransactionLimits): Promise<TransactionFeedback> {
@@ -260,6 +261,7 @@ class HeldGroup implements ScheduledGroup {
       ...(egress.kind === 'source' ? { source: egress.source } : {}),
     });
     endTransactionTimer();
+    for (const raw of new Set(report.replies.values())) deps.scheduler.observeReply(this.hosts, parseSmtpReply(raw));
     // Cut short before the message went out in full: nothing was delivered, so the
     // deliveries go back for the next daemon (after the final dot, the duplicate case:
     // recorded as deferred, if the lease is still ours).

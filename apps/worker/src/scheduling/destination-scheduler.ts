@@ -2,16 +2,19 @@ import {
   destinationId,
   destinationKey,
   limitRuleFor,
+  matchReplyRule,
   providerDestinationKey,
   providerFor,
   providerLimitRule,
   type DestinationLimitRule,
   type DestinationTuning,
   type Provider,
+  type ReplyRule,
+  type SmtpReply,
   type TransactionFeedback,
 } from '@mailer/domain';
 import type { Logger } from '@mailer/logger';
-import { SharedDestinationLimits, type DestinationSnapshot } from '@mailer/queue';
+import type { DestinationSnapshot, SharedDestinationLimits, SharedLimits } from '@mailer/queue';
 import { onAbort } from '../delivery/abort-listeners';
 import { Destination, type ScheduledGroup } from './destination';
 
@@ -27,6 +30,10 @@ export interface DestinationSchedulerOptions {
   providers: readonly Provider[];
   /** The rules' limits shared with every daemon (absent: each daemon applies them alone). */
   shared?: SharedDestinationLimits;
+  /** REPLY_RULES_FILE and the shipped rules: replies that throttle or suspend their destination for a while. */
+  replyRules?: readonly ReplyRule[];
+  /** Told of every reply rule applied (the metrics count them). */
+  onReplyRule?: (rule: ReplyRule) => void;
   /** While true, no transaction starts (the attempt records lag behind, see RecordBacklog); looked at again every PAUSED_LOOK_MS. */
   paused?: () => boolean;
   logger: Logger;
@@ -40,14 +47,18 @@ export interface ClaimRoom {
 }
 
 /**
- * How a rule's transactions use connections. Under `connections` a connection carries one
- * transaction and is closed: an idle pooled one would stay open unseen by the other daemons'
- * count (docs/api-decisions.md, "Scheduling").
+ * How a destination's transactions use connections. Under a connection count (an operator's
+ * `connections`, or a reply rule's) a connection carries one transaction and is closed: an
+ * idle pooled one would stay open unseen by the other daemons' count (docs/api-decisions.md,
+ * "Scheduling").
  */
-function connectionLimits(rule: DestinationLimitRule | undefined): { messagesPerConnection?: number } {
-  if (rule?.connections !== undefined) return { messagesPerConnection: 1 };
+function connectionLimits(rule: DestinationLimitRule | undefined, connectionsLimited: boolean): { messagesPerConnection?: number } {
+  if (connectionsLimited) return { messagesPerConnection: 1 };
   return rule?.messagesPerConnection !== undefined ? { messagesPerConnection: rule.messagesPerConnection } : {};
 }
+
+/** What a destination shares with the other daemons: its operator rule's limits, else its own key (for reply rules). */
+const sharedLimitsOf = (destination: Destination): SharedLimits => destination.rule ?? { pattern: destination.key };
 
 /** How often a paused scheduler looks whether it may start transactions again. */
 const PAUSED_LOOK_MS = 100;
@@ -140,6 +151,30 @@ export class DestinationScheduler {
     this.pump();
   }
 
+  /**
+   * A reply from the destination of `hosts` (docs/api-decisions.md, "Reply rules"): the first
+   * reply rule it matches puts its action in force on the destination for the rule's duration,
+   * here at once and for every daemon through the shared limits; the action replaces the one in
+   * force. Each application is logged and counted.
+   */
+  observeReply(hosts: readonly string[], reply: SmtpReply): void {
+    const rule = matchReplyRule(this.options.replyRules ?? [], reply);
+    const destination = rule && this.destinations.get(destinationKey(hosts));
+    if (!rule || !destination) return;
+    const until = this.now() + rule.durationMs;
+    destination.replyAction = { action: rule.action, until };
+    this.options.logger.warn('reply rule applied', {
+      rule: rule.name,
+      action: rule.action,
+      destination: destination.key,
+      until: new Date(until).toISOString(),
+      reply_code: reply.code,
+      reply_enhanced_status: reply.enhancedStatus,
+    });
+    this.options.onReplyRule?.(rule);
+    void this.options.shared?.throttle(sharedLimitsOf(destination), rule.action, rule.durationMs);
+  }
+
   /** What each destination holds now, for the listing and the metrics. */
   snapshot(): DestinationSnapshot[] {
     const now = this.now();
@@ -159,8 +194,8 @@ export class DestinationScheduler {
         domains: [...d.domains],
         held: d.held + d.inFlightDeliveries,
         inFlight: d.inFlight,
-        concurrency: d.cap(this.options.globalLimit),
-        suspendedUntil: suspended ? new Date(d.state.suspendedUntil!).toISOString() : null,
+        concurrency: d.cap(this.options.globalLimit, now),
+        suspendedUntil: suspended ? new Date(d.suspendedUntil(now)!).toISOString() : null,
       });
     }
     return snapshots;
@@ -212,7 +247,8 @@ export class DestinationScheduler {
       for (const [key, destination] of [...this.ready]) {
         if (destination.suspended(now)) {
           this.ready.delete(key);
-          for (const group of destination.drain()) this.track(group.skip(), group);
+          const cause = destination.skipCause(now);
+          for (const group of destination.drain()) this.track(group.skip(cause), group);
           continue;
         }
         if (this.inFlight >= this.options.globalLimit) return;
@@ -220,7 +256,7 @@ export class DestinationScheduler {
           wakeAt = Math.min(wakeAt, destination.blockedUntil);
           continue;
         }
-        if (destination.inFlight >= destination.cap(this.options.globalLimit)) continue;
+        if (destination.inFlight >= destination.cap(this.options.globalLimit, now)) continue;
         const group = destination.take()!;
         this.ready.delete(key);
         if (destination.queued) this.ready.set(key, destination);
@@ -242,19 +278,23 @@ export class DestinationScheduler {
     const work = (async () => {
       const rule = destination.rule;
       let release = () => undefined as void;
-      if (this.options.shared && SharedDestinationLimits.shares(rule)) {
-        const grant = await this.options.shared.acquire(rule);
+      let connectionsLimited = rule?.connections !== undefined;
+      if (this.options.shared) {
+        const grant = await this.options.shared.acquire(sharedLimitsOf(destination));
         if (!grant.granted) {
-          destination.blockedUntil = this.now() + grant.retryInMs;
+          // Another daemon's reply rule suspended it: this daemon's groups are skipped as its own would be.
+          if (grant.suspended) destination.replyAction = { action: { kind: 'suspend' }, until: this.now() + grant.retryInMs };
+          else destination.blockedUntil = this.now() + grant.retryInMs;
           destination.putBack(group);
           if (!this.ready.has(destination.key)) this.ready.set(destination.key, destination);
           return;
         }
         release = grant.release;
+        connectionsLimited = grant.connectionsLimited;
       }
       let feedback: TransactionFeedback = 'neutral';
       try {
-        feedback = await group.run({ ...connectionLimits(rule), provider: destination.provider });
+        feedback = await group.run({ ...connectionLimits(rule, connectionsLimited), provider: destination.provider });
       } catch (error) {
         this.options.logger.error('scheduled transaction failed', { destination: destination.key, error: (error as Error).message });
       } finally {

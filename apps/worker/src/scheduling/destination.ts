@@ -2,7 +2,9 @@ import {
   afterTransaction,
   initialDestinationState,
   isSuspended,
+  type CauseCode,
   type DestinationLimitRule,
+  type ReplyAction,
   type DestinationState,
   type DestinationTuning,
   type TransactionFeedback,
@@ -24,8 +26,8 @@ export interface ScheduledGroup {
   deliveries: number;
   /** Runs the SMTP transaction; resolves with what it tells about the destination once it has ended (its record may still be under way), never rejects. */
   run(limits: TransactionLimits): Promise<TransactionFeedback>;
-  /** The destination is suspended: the group is recorded deferred (`connection_failed`) without a connection; never rejects. */
-  skip(): Promise<void>;
+  /** The destination is suspended: the group is recorded deferred with `cause` without a connection; never rejects. */
+  skip(cause: CauseCode): Promise<void>;
   /** Given back unattempted (shutdown); never rejects. */
   release(reason: string): Promise<void>;
 }
@@ -47,6 +49,8 @@ export class Destination {
   held = 0;
   /** Epoch ms before which a shared (Redis) limit refused it. */
   blockedUntil = 0;
+  /** A reply rule's action in force, until epoch ms (docs/api-decisions.md, "Reply rules"). */
+  replyAction?: { action: ReplyAction; until: number };
   lastActive: number;
   readonly domains = new Set<string>();
   /** MX hosts seen for it (a provider's vary by domain), for the listing. */
@@ -107,17 +111,37 @@ export class Destination {
     return groups;
   }
 
+  /** The reply rule's action in force now, if any. */
+  private replyActionAt(now: number): ReplyAction | undefined {
+    return this.replyAction && this.replyAction.until > now ? this.replyAction.action : undefined;
+  }
+
+  /** Suspended after connection failures, or by a reply rule. */
   suspended(now: number): boolean {
-    return isSuspended(this.state, now);
+    return isSuspended(this.state, now) || this.replyActionAt(now)?.kind === 'suspend';
+  }
+
+  /** Until when it is suspended (epoch ms), or null. */
+  suspendedUntil(now: number): number | null {
+    const byReply = this.replyActionAt(now)?.kind === 'suspend' ? this.replyAction!.until : null;
+    const byFailures = isSuspended(this.state, now) ? this.state.suspendedUntil : null;
+    return byReply === null ? byFailures : Math.max(byReply, byFailures ?? 0);
+  }
+
+  /** What a group skipped while it is suspended is deferred for: the receiver's throttling, or the failed connections. */
+  skipCause(now: number): CauseCode {
+    return this.replyActionAt(now)?.kind === 'suspend' ? 'rate_limited_by_recipient' : 'connection_failed';
   }
 
   /**
    * Transactions it may have in flight now: its adaptive concurrency, within the operator's
-   * `connections`, and never every slot of the daemon (`globalLimit`), so that other
-   * destinations always find one.
+   * `connections` and a reply rule's, and never every slot of the daemon (`globalLimit`), so
+   * that other destinations always find one.
    */
-  cap(globalLimit: number): number {
-    return Math.min(this.state.concurrency, this.rule?.connections ?? Infinity, Math.max(1, globalLimit - 1));
+  cap(globalLimit: number, now: number): number {
+    const action = this.replyActionAt(now);
+    const byReply = action?.kind === 'concurrency' ? action.connections : Infinity;
+    return Math.min(this.state.concurrency, this.rule?.connections ?? Infinity, byReply, Math.max(1, globalLimit - 1));
   }
 
   feedback(feedback: TransactionFeedback, now: number): void {

@@ -51,6 +51,24 @@ describe('operator limits shared through Redis', () => {
     const refused = grants[3]!;
     expect(refused.granted === false && refused.retryInMs > 0 && refused.retryInMs <= 60_000).toBe(true);
   });
+
+  it("tightens a destination's limits for every daemon while a reply rule's action is in force, the latest replacing the one before", async () => {
+    const { a, b } = twoDaemons();
+    const destination = { pattern: 'mx.replied.test' };
+    expect(await a.acquire(destination)).toMatchObject({ granted: true, connectionsLimited: false });
+    await a.throttle(destination, { kind: 'rate', messagesPerMinute: 2 }, 60_000);
+    const grants = [await b.acquire(destination), await a.acquire(destination), await b.acquire(destination)];
+    expect(grants.map((g) => g.granted)).toEqual([true, true, false]);
+    expect(grants[2]).toMatchObject({ suspended: false });
+    await b.throttle(destination, { kind: 'suspend' }, 60_000);
+    const refused = await a.acquire(destination);
+    expect(refused).toMatchObject({ granted: false, suspended: true });
+    expect(refused.granted === false && refused.retryInMs > 0 && refused.retryInMs <= 60_000).toBe(true);
+    await a.throttle(destination, { kind: 'concurrency', connections: 1 }, 60_000);
+    const held = await b.acquire(destination);
+    expect(held).toMatchObject({ granted: true, connectionsLimited: true });
+    expect(await a.acquire(destination)).toMatchObject({ granted: false, suspended: false });
+  });
 });
 
 describe('two daemons sharing a pattern limit', () => {
