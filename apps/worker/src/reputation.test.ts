@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
-import { createWebhookEndpoint, findSendingState, setAccountPlan } from '@mailer/db';
-import { newWebhookSecret, seal, WEBHOOK_SECRET_SEAL_PURPOSE, type SendingStatus } from '@mailer/domain';
+import { findSendingState, setAccountPlan } from '@mailer/db';
+import type { SendingStatus } from '@mailer/domain';
 import { reportFixture, startInboundHarness, type InboundHarness } from '@mailer/inbound/testing';
 import { accountSendingState, resumeSending } from '@mailer/operations';
 import { startTestSmtpServer, startWebhookReceiver, type TestSmtpServer, type WebhookReceiver } from '@mailer/testing';
@@ -18,7 +18,8 @@ let h: WorkerHarness;
 let inbound: InboundHarness;
 let peer: TestSmtpServer;
 let receiver: WebhookReceiver;
-const secret = newWebhookSecret();
+/** Each watched account's endpoint secret. */
+const secrets = new Map<string, string>();
 
 beforeAll(async () => {
   h = await startWorkerHarness({ WEBHOOK_ALLOW_PRIVATE: 'true', REPUTATION_CHECK_INTERVAL: '200ms' });
@@ -40,14 +41,8 @@ afterAll(async () => {
 async function watchedAccount(domain: string): Promise<SendingSetup> {
   const setup = await h.createSendingSetup({ domain });
   await setAccountPlan(h.deps.db, setup.accountId, { minVolume: 20 });
-  await createWebhookEndpoint(h.deps.db, {
-    accountId: setup.accountId,
-    url: receiver.url,
-    events: ['account.sending_status_changed'],
-    description: null,
-    secretSealed: seal(h.config.encryptionKey, WEBHOOK_SECRET_SEAL_PURPOSE, secret),
-    now: new Date(),
-  });
+  const { secret } = await h.subscribeWebhooks(setup.accountId, receiver.url, ['account.sending_status_changed']);
+  secrets.set(setup.accountId, secret);
   return setup;
 }
 
@@ -76,8 +71,9 @@ const statusOf = async (setup: SendingSetup, status: SendingStatus) => {
 /** The verified `account.sending_status_changed` events the endpoint received for the account, in order. */
 const statusEvents = (setup: SendingSetup) =>
   receiver.received
-    .map((r) => new Webhook(secret).verify(r.body, r.headers as Record<string, string>) as { type: string; data: Record<string, unknown> })
-    .filter((e) => e.type === 'account.sending_status_changed' && e.data.account_id === setup.accountId)
+    .filter((r) => JSON.parse(r.body).data.account_id === setup.accountId)
+    .map((r) => new Webhook(secrets.get(setup.accountId)!).verify(r.body, r.headers as Record<string, string>) as { type: string; data: Record<string, unknown> })
+    .filter((e) => e.type === 'account.sending_status_changed')
     .map((e) => e.data);
 
 const recipients = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `${prefix}${i}@recipient.test`);

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
-import { createWebhookEndpoint, findActiveDomainById } from '@mailer/db';
-import { newWebhookSecret, requiredDnsRecords, seal, WEBHOOK_SECRET_SEAL_PURPOSE } from '@mailer/domain';
+import { findActiveDomainById } from '@mailer/db';
+import { requiredDnsRecords } from '@mailer/domain';
 import { startInboundHarness, type InboundHarness } from '@mailer/inbound/testing';
 import { checkDomainDns } from '@mailer/operations';
 import { startTestSmtpServer, startWebhookReceiver, type TestSmtpServer, type WebhookReceiver } from '@mailer/testing';
@@ -18,7 +18,7 @@ let inbound: InboundHarness;
 let peer: TestSmtpServer;
 let setup: SendingSetup;
 let receiver: WebhookReceiver;
-const secret = newWebhookSecret();
+let secret: string;
 
 beforeAll(async () => {
   h = await startWorkerHarness({ WEBHOOK_ALLOW_PRIVATE: 'true' });
@@ -28,14 +28,7 @@ beforeAll(async () => {
   peer = await startTestSmtpServer({ host: '127.0.0.2', port: h.smtpPort });
   setup = await h.createSendingSetup({ domain: 'shop.test' });
   receiver = await startWebhookReceiver();
-  await createWebhookEndpoint(h.deps.db, {
-    accountId: setup.accountId,
-    url: receiver.url,
-    events: ['email.bounced', 'email.complained'],
-    description: null,
-    secretSealed: seal(h.config.encryptionKey, WEBHOOK_SECRET_SEAL_PURPOSE, secret),
-    now: new Date(),
-  });
+  ({ secret } = await h.subscribeWebhooks(setup.accountId, receiver.url, ['email.bounced', 'email.complained']));
   h.startDaemon();
 });
 afterAll(async () => {

@@ -5,25 +5,17 @@ import { CliError, printResult } from '../output';
 import type { CliDependencies } from '../cli-dependencies';
 import { registerAccountPoolCommand } from './pool';
 
-const MAX_NAME_LENGTH = 200;
-
-function accountName(raw: string): string {
-  const name = raw.trim();
-  if (name.length === 0 || [...name].length > MAX_NAME_LENGTH || /\p{Cc}/u.test(name)) {
-    throw new CliError('invalid_name', `--name must be 1 to ${MAX_NAME_LENGTH} characters without control characters`);
+/** A one-line text option: trimmed, 1 to `max` characters, no control characters. */
+function lineOption(raw: string, option: string, max: number, code: string): string {
+  const text = raw.trim();
+  if (text.length === 0 || [...text].length > max || /\p{Cc}/u.test(text)) {
+    throw new CliError(code, `${option} must be 1 to ${max} characters without control characters`);
   }
-  return name;
+  return text;
 }
 
-const MAX_REASON_LENGTH = 500;
-
-function sendingReason(raw: string): string {
-  const reason = raw.trim();
-  if (reason.length === 0 || [...reason].length > MAX_REASON_LENGTH || /\p{Cc}/u.test(reason)) {
-    throw new CliError('invalid_reason', `--reason must be 1 to ${MAX_REASON_LENGTH} characters without control characters`);
-  }
-  return reason;
-}
+const accountName = (raw: string) => lineOption(raw, '--name', 200, 'invalid_name');
+const sendingReason = (raw: string) => lineOption(raw, '--reason', 500, 'invalid_reason');
 
 const percent = (rate: number) => `${Number((rate * 100).toFixed(3))} %`;
 const sendingLine = (id: string, s: SendingRepresentation) =>

@@ -124,7 +124,7 @@ describe('a delivered message', () => {
     });
     const claims = await claimMessages(h.deps.db, [held, other], h.deps.now(), h.config.worker.leaseMs);
     const context = claims.get(held)!.context;
-    expect(Object.keys(context).sort()).toEqual(['domain', 'egressPool', 'email', 'sender']);
+    expect(Object.keys(context).sort()).toEqual(['domain', 'egressPool', 'email', 'sender', 'sendingPaused']);
     expect(Object.keys(context.domain)).not.toContain('dkimPrivateKeySealed');
     // Messages of one sender claimed together share its sender and domain objects.
     expect(claims.get(other)!.context.sender).toBe(context.sender);

@@ -1,15 +1,16 @@
 import { setMaxListeners } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { loadConfig, type Config } from '@mailer/config';
-import { createAccount, type Database } from '@mailer/db';
+import { createAccount, type Database, type WebhookEndpoint } from '@mailer/db';
 import { createLogger } from '@mailer/logger';
-import type { DeliveryCause } from '@mailer/domain';
+import { newWebhookSecret, seal, WEBHOOK_SECRET_SEAL_PURPOSE, type DeliveryCause, type WebhookEventType } from '@mailer/domain';
 import {
   createTestDatabase,
   insertQueuedEmail,
   freePort,
   insertReadyDomain,
   insertSender,
+  insertWebhookEndpoint,
   startTestDnsServer,
   TEST_CA_FILE,
   testRedisPrefix,
@@ -39,6 +40,8 @@ export interface WorkerHarness {
   logLines(): Record<string, unknown>[];
   /** An account with a ready domain (its DKIM key published in the test DNS) and a sender. */
   createSendingSetup(options?: { domain?: string; sender?: string; displayName?: string | null; policy?: 'require_tls' | 'opportunistic' }): Promise<SendingSetup>;
+  /** A webhook endpoint of the account at `url` for `events`, with its signing secret. */
+  subscribeWebhooks(accountId: string, url: string, events: WebhookEventType[]): Promise<{ endpoint: WebhookEndpoint; secret: string }>;
   /** A queued message as intake writes it; not enqueued. */
   queueEmail(setup: SendingSetup, input: Omit<QueuedEmailInput, 'accountId' | 'senderId' | 'domainId' | 'from'> & { from?: string }): Promise<string>;
   /** Runs one delivery job in this process, as the daemon would. */
@@ -107,6 +110,12 @@ export async function startWorkerHarness(env: Record<string, string> = {}): Prom
         policy: options.policy ?? 'opportunistic',
       });
       return { accountId: account.id, domain, sender };
+    },
+    async subscribeWebhooks(accountId, url, events) {
+      const secret = newWebhookSecret();
+      const secretSealed = seal(config.encryptionKey, WEBHOOK_SECRET_SEAL_PURPOSE, secret);
+      const endpoint = await insertWebhookEndpoint(deps.db, { accountId, url, events, description: null, secretSealed, now: new Date() });
+      return { endpoint, secret };
     },
     async queueEmail(setup, input) {
       const queued = await insertQueuedEmail(deps.db, {

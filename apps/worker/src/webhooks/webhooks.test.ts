@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { deleteWebhookEndpoint, rotateWebhookSecret, updateWebhookEndpoint, type WebhookEndpoint } from '@mailer/db';
 import { newWebhookSecret, seal, WEBHOOK_SECRET_SEAL_PURPOSE, type WebhookEventType } from '@mailer/domain';
-import { insertWebhookEndpoint, startTestSmtpServer, startWebhookReceiver, type TestSmtpServer, type WebhookReceiver } from '@mailer/testing';
+import { startTestSmtpServer, startWebhookReceiver, type TestSmtpServer, type WebhookReceiver } from '@mailer/testing';
 import { startWorkerHarness, type SendingSetup, type WorkerHarness } from '../testing/worker-harness';
 import { startWebhookSender, type WebhookSender } from './webhook-sender';
 
@@ -19,17 +19,8 @@ async function mx(domain: string, address: string, options: Omit<Parameters<type
   peers.push(await startTestSmtpServer({ host: address, port: h.smtpPort, ...options }));
 }
 
-async function endpoint(accountId: string, target: { url: string }, events?: WebhookEventType[]): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
-  const secret = newWebhookSecret();
-  const created = await insertWebhookEndpoint(h.deps.db, {
-    accountId,
-    url: target.url,
-    events: events ?? ['email.accepted', 'email.deferred', 'email.bounced', 'email.failed'],
-    description: null,
-    secretSealed: seal(h.config.encryptionKey, WEBHOOK_SECRET_SEAL_PURPOSE, secret),
-    now: new Date(),
-  });
-  return { endpoint: created, secret };
+function endpoint(accountId: string, target: { url: string }, events?: WebhookEventType[]): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+  return h.subscribeWebhooks(accountId, target.url, events ?? ['email.accepted', 'email.deferred', 'email.bounced', 'email.failed']);
 }
 
 const receiver = async () => {
