@@ -1,5 +1,5 @@
 import { createLogger } from '@mailer/logger';
-import type { TransactionFeedback } from '@mailer/domain';
+import { parseSmtpReply, type ReplyRule, type TransactionFeedback } from '@mailer/domain';
 import { DestinationScheduler } from './destination-scheduler';
 import type { ScheduledGroup } from './destination';
 
@@ -18,7 +18,7 @@ function group(accountId: string, name: string, log: string[]) {
         log.push(`run ${name}`);
         finish = resolve;
       }),
-    skip: async () => void log.push(`skip ${name}`),
+    skip: async (cause) => void log.push(`skip ${name} ${cause}`),
     release: async () => void log.push(`release ${name}`),
     finish: (feedback) => finish(feedback),
   };
@@ -84,7 +84,7 @@ describe('DestinationScheduler', () => {
     groups[1]!.finish('connection_failed');
     await tick();
     await tick();
-    expect(log).toEqual(['run down0', 'run down1', 'skip down2', 'skip down3', 'skip down4']);
+    expect(log).toEqual(['run down0', 'run down1', 'skip down2 connection_failed', 'skip down3 connection_failed', 'skip down4 connection_failed']);
     expect(scheduler.snapshot()[0]).toMatchObject({ destination: 'mx.down.test', concurrency: 1, held: 0 });
     expect(scheduler.snapshot()[0]!.suspendedUntil).not.toBeNull();
   });
@@ -144,5 +144,40 @@ describe('DestinationScheduler', () => {
     await stopped;
     await expect(fifthRoom).rejects.toThrow('shutdown');
     expect(log).toEqual(['run held']);
+  });
+
+  it("applies a matching reply rule to the destination in this daemon alone when nothing is shared: its concurrency, then a suspension", async () => {
+    const log: string[] = [];
+    const applied: string[] = [];
+    const replyRules: ReplyRule[] = [
+      { name: 'slow-down', code: 421, pattern: /slow down/i, action: { kind: 'concurrency', connections: 1 }, durationMs: 60_000 },
+      { name: 'go-away', code: 554, action: { kind: 'suspend' }, durationMs: 60_000 },
+    ];
+    const scheduler = new DestinationScheduler({ globalLimit: 10, activeLimit: 100, tuning, rules: [], logger, replyRules, onReplyRule: (r) => applied.push(r.name) });
+    const groups = Array.from({ length: 4 }, (_, i) => group('a', `g${i}`, log));
+    for (const g of groups.slice(0, 2)) scheduler.hold(['mx.one.test'], g);
+    await tick();
+    expect(log).toEqual(['run g0', 'run g1']);
+    scheduler.observeReply(['mx.one.test'], parseSmtpReply('250 2.0.0 slow down'));
+    scheduler.observeReply(['mx.other.test'], parseSmtpReply('421 4.7.0 Slow down'));
+    expect(applied).toEqual([]);
+    scheduler.observeReply(['mx.one.test'], parseSmtpReply('421 4.7.0 Slow down please'));
+    expect(applied).toEqual(['slow-down']);
+    for (const g of groups.slice(2)) scheduler.hold(['mx.one.test'], g);
+    groups[0]!.finish('success');
+    await tick();
+    groups[1]!.finish('success');
+    await tick();
+    // One transaction at a time now: g2 runs once both are over, g3 waits for it.
+    expect(log).toEqual(['run g0', 'run g1', 'run g2']);
+    expect(scheduler.snapshot()[0]).toMatchObject({ concurrency: 1, suspendedUntil: null });
+    scheduler.observeReply(['mx.one.test'], parseSmtpReply('554 5.7.1 Go away'));
+    groups[2]!.finish('throttled');
+    await tick();
+    await tick();
+    expect(log).toEqual(['run g0', 'run g1', 'run g2', 'skip g3 rate_limited_by_recipient']);
+    expect(applied).toEqual(['slow-down', 'go-away']);
+    expect(scheduler.snapshot()[0]!.suspendedUntil).toEqual(expect.any(String));
+    await scheduler.stop();
   });
 });
