@@ -120,7 +120,7 @@ export interface paths {
         get: operations["listDomains"];
         put?: never;
         /**
-         * Add a sending domain; its DKIM key and ownership token are generated.
+         * Add a sending domain; its DKIM keys (RSA and Ed25519) and ownership token are generated.
          * @description Creating again with the same name and the same external_id is a natural retry: 200 with the existing domain. Otherwise an active domain of that name is 409 domain_already_exists, and an external_id held by an active domain of another name is 409 external_id_conflict. A deleted domain frees its name and external_id. An account with as many active domains as its plan's max_domains (100 by default) gets 409 domain_limit_exceeded.
          */
         post: operations["createDomain"];
@@ -159,8 +159,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The DNS records to publish for ownership, DKIM, DMARC and the return path.
-         * @description Makes no network request. Any valid DMARC record at `_dmarc.<domain>` or at the organizational domain (RFC 7489) counts; the value offered is a monitoring-only policy. The return-path host `bounces.<domain>` takes an MX record naming the service's inbound host and an SPF record authorizing the service's outbound addresses; once both are verified, bounces and complaints reach the service. Readiness needs only ownership, DKIM and DMARC.
+         * The DNS records to publish for ownership, DKIM (RSA and Ed25519), DMARC and the return path.
+         * @description Makes no network request. Any valid DMARC record at `_dmarc.<domain>` or at the organizational domain (RFC 7489) counts; the value offered is a monitoring-only policy. The return-path host `bounces.<domain>` takes an MX record naming the service's inbound host and an SPF record authorizing the service's outbound addresses; once both are verified, bounces and complaints reach the service. Readiness needs only ownership, DKIM (the RSA record, purpose `dkim`) and DMARC. Every domain has two DKIM keys on separate selectors: RSA (`dkim`) and Ed25519 (`dkim_ed25519`, RFC 8463), whose signature is added once its record verifies. DKIM records carry `state`: `active` (signing), `pending` (a rotation: publish it; signing switches once check-dns verifies it), `retiring` (replaced; keep it until `retiring_until`, seven days, while mail signed with it may be in flight) and `retired` (safe to remove).
          */
         get: operations["getDomainDns"];
         put?: never;
@@ -182,9 +182,29 @@ export interface paths {
         put?: never;
         /**
          * Look up the domain's records now and update its component statuses.
-         * @description Bounded: the lookups run concurrently under one 9 s deadline, each query with the DNS_TIMEOUT per try, CNAME chains followed up to 8 hops. A component whose lookup failed temporarily (SERVFAIL, timeout, refused) keeps its status; the others are updated and `last_check.status` is `temporary_failure`. No body is needed.
+         * @description Bounded: the lookups run concurrently under one 9 s deadline, each query with the DNS_TIMEOUT per try, CNAME chains followed up to 8 hops. A component whose lookup failed temporarily (SERVFAIL, timeout, refused) keeps its status; the others are updated and `last_check.status` is `temporary_failure`. Both DKIM records are checked (`dkim`, RSA, and `dkim_ed25519`); when a pending rotation's records verified (POST /v1/domains/{id}/dkim/rotate), signing switches to its keys and the replaced records become `retiring` (GET /v1/domains/{id}/dns). No body is needed.
          */
         post: operations["checkDomainDns"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/domains/{id}/dkim/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a rotation of the domain's DKIM keys: new RSA and Ed25519 keys on new selectors.
+         * @description The new keys are `pending`: publish their records (listed here and by GET /v1/domains/{id}/dns). Once check-dns (or the daemons' re-check) verifies them, signing switches to them and the replaced records are listed as `retiring` for seven days (mail signed with them may still be in flight), then as `retired`: safe to remove. The Ed25519 record is waited for only while the active Ed25519 record is verified. Fires `domain.dkim_rotation_pending`. While a rotation is pending, another request starts nothing and answers 200 with the same records. No body is needed.
+         */
+        post: operations["rotateDkimKeys"];
         delete?: never;
         options?: never;
         head?: never;
@@ -501,7 +521,7 @@ export interface components {
             /** @description wh_… */
             id: string;
             url: string;
-            events: ("email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "domain.status_changed" | "account.sending_status_changed")[];
+            events: ("email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "domain.status_changed" | "domain.dkim_rotation_pending" | "account.sending_status_changed")[];
             description: string | null;
             /**
              * @description `disabled` by PATCH, or by the service after its deliveries failed for WEBHOOK_DISABLE_AFTER.
@@ -539,7 +559,7 @@ export interface components {
             /** @description https:// and a public host; the addresses it resolves to are checked again at every connection. No redirects are followed. */
             url: string;
             /** @description The event types sent to it; all of them when omitted at creation. */
-            events?: ("email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "domain.status_changed" | "account.sending_status_changed")[];
+            events?: ("email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "domain.status_changed" | "domain.dkim_rotation_pending" | "account.sending_status_changed")[];
             description?: string | null;
         };
         Domain: {
@@ -558,8 +578,13 @@ export interface components {
                 /** @enum {string} */
                 status: "not_checked" | "missing" | "mismatch" | "verified";
             };
-            /** @description `not_checked`; `missing` (NXDOMAIN or no such record); `mismatch` (present, but wrong or invalid); `verified`. A temporary resolver failure never changes it. */
+            /** @description The RSA key's record (`dkim` in GET /v1/domains/{id}/dns); counts towards `status`. */
             dkim: {
+                /** @enum {string} */
+                status: "not_checked" | "missing" | "mismatch" | "verified";
+            };
+            /** @description The Ed25519 key's record (`dkim_ed25519`, RFC 8463). Once verified, every message carries an `ed25519-sha256` signature beside the `rsa-sha256` one; it does not count towards `status`. */
+            dkim_ed25519: {
                 /** @enum {string} */
                 status: "not_checked" | "missing" | "mismatch" | "verified";
             };
@@ -611,14 +636,27 @@ export interface components {
         };
         DomainDnsRecords: {
             records: {
-                /** @enum {string} */
-                purpose: "ownership" | "dkim" | "dmarc" | "return_path_mx" | "return_path_spf";
+                /**
+                 * @description `dkim`: an RSA key (`k=rsa`); `dkim_ed25519`: an Ed25519 key (`k=ed25519`, RFC 8463).
+                 * @enum {string}
+                 */
+                purpose: "ownership" | "dkim" | "dkim_ed25519" | "dmarc" | "return_path_mx" | "return_path_spf";
                 /** @enum {string} */
                 type: "TXT" | "MX";
                 /** @description Fully qualified, without a trailing dot. */
                 name: string;
                 /** @description TXT: the record text; split into strings of at most 255 characters where your DNS host requires it. MX: `<preference> <host>`. */
                 value: string;
+                /**
+                 * @description DKIM records only. `active`: signs now; `pending`: a rotation's new key, to publish (signing switches to it once check-dns verifies it); `retiring`: replaced, keep it published until `retiring_until`; `retired`: safe to remove.
+                 * @enum {string}
+                 */
+                state?: "pending" | "active" | "retiring" | "retired";
+                /**
+                 * Format: date-time
+                 * @description Retiring DKIM records only: when the record becomes safe to remove (seven days after it was replaced).
+                 */
+                retiring_until?: string;
             }[];
         };
         Email: {
@@ -868,7 +906,7 @@ export interface components {
             /** @description https:// and a public host; the addresses it resolves to are checked again at every connection. No redirects are followed. */
             url?: string;
             /** @description The event types sent to it; all of them when omitted at creation. */
-            events?: ("email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "domain.status_changed" | "account.sending_status_changed")[];
+            events?: ("email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "domain.status_changed" | "domain.dkim_rotation_pending" | "account.sending_status_changed")[];
             description?: string | null;
             /** @enum {string} */
             status?: "enabled" | "disabled";
@@ -877,7 +915,7 @@ export interface components {
             /** @description wh_… */
             id: string;
             url: string;
-            events: ("email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "domain.status_changed" | "account.sending_status_changed")[];
+            events: ("email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "domain.status_changed" | "domain.dkim_rotation_pending" | "account.sending_status_changed")[];
             description: string | null;
             /**
              * @description `disabled` by PATCH, or by the service after its deliveries failed for WEBHOOK_DISABLE_AFTER.
@@ -900,7 +938,7 @@ export interface components {
             /** @description evt_…: the `webhook-id` header, the same on every retry. */
             event_id: string;
             /** @enum {string} */
-            type: "email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "domain.status_changed" | "account.sending_status_changed";
+            type: "email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "domain.status_changed" | "domain.dkim_rotation_pending" | "account.sending_status_changed";
             /** @enum {string} */
             status: "pending" | "succeeded" | "failed";
             attempt_count: number;
@@ -2543,6 +2581,181 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Domain"];
+                };
+            };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_json";
+                        };
+                    };
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+            };
+            /** @description `wrong_key_type`, `insufficient_scope` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "wrong_key_type" | "insufficient_scope";
+                        };
+                    };
+                };
+            };
+            /** @description `domain_not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "domain_not_found";
+                        };
+                    };
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description `validation_error` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "validation_error";
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    rotateDkimKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description A rotation was pending already: the records, unchanged. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainDnsRecords"];
+                };
+            };
+            /** @description Rotation started: the records, the pending ones included. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainDnsRecords"];
                 };
             };
             /** @description `invalid_json` */

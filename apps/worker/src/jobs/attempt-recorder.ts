@@ -57,7 +57,7 @@ export class AttemptRecorder {
   /** Gives deliveries back unattempted (shutdown, a lease not renewed in time, the account paused), due at `dueAt` (now unless given). */
   async release(group: LeasedDelivery[], reason: string, dueAt?: Date): Promise<void> {
     const now = this.deps.now();
-    await releaseLease(this.deps.db, this.lease, group.map((d) => d.id), now, dueAt ?? now);
+    await releaseLease(this.deps.db, this.lease, group.map((d) => d.id), now, { reason: 'released', dueAt: dueAt ?? now });
     this.log.info('lease released', { recipients: group.length, reason });
   }
 

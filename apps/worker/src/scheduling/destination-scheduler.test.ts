@@ -153,7 +153,7 @@ describe('DestinationScheduler', () => {
       { name: 'slow-down', code: 421, pattern: /slow down/i, action: { kind: 'concurrency', connections: 1 }, durationMs: 60_000 },
       { name: 'go-away', code: 554, action: { kind: 'suspend' }, durationMs: 60_000 },
     ];
-    const scheduler = new DestinationScheduler({ globalLimit: 10, activeLimit: 100, tuning, rules: [], logger, replyRules, onReplyRule: (r) => applied.push(r.name) });
+    const scheduler = new DestinationScheduler({ globalLimit: 10, activeLimit: 100, tuning, rules: [], providers: [], logger, replyRules, onReplyRule: (r) => applied.push(r.name) });
     const groups = Array.from({ length: 4 }, (_, i) => group('a', `g${i}`, log));
     for (const g of groups.slice(0, 2)) scheduler.hold(['mx.one.test'], g);
     await tick();
