@@ -6,7 +6,7 @@ import { createCursorCodec, type CursorCodec } from '@mailer/domain';
 import { createDeliveryQueue, openRedis, type DeliveryQueue, type Redis } from '@mailer/queue';
 import { BodyBudget } from './http/body-budget';
 import { createKeyLookup, type KeyLookup } from './http/key-lookup';
-import { IntakeBatcher } from './operations/accept-email/intake-batcher';
+import { IntakeBatcher } from '@mailer/operations';
 import { createApiMetrics, type ApiMetrics } from './operator/metrics';
 
 /** Everything a request handler may touch, built once at boot (and by tests, against real services). */

@@ -10,3 +10,11 @@ export { startDkimRotation, type DkimRotationStart } from './domains/rotate-dkim
 export { sendingSchema, sendingStatusChangedSchema, toSending, type SendingRepresentation } from './accounts/sending-representation';
 export { accountSendingState } from './accounts/account-sending-state';
 export { evaluateReputation, pauseSending, resumeSending, type DueMessages, type SendingStatusOutcome } from './accounts/change-sending-status';
+export { acceptEmail, requireIdempotencyKey, type AcceptEmailDependencies, type AcceptEmailInput, type AcceptEmailResult } from './emails/accept-email/accept-email';
+export { IntakeBatcher } from './emails/accept-email/intake-batcher';
+export {
+  acceptedEmailBatchSchema,
+  acceptedEmailSchema,
+  sendEmailBatchBodySchema,
+  sendEmailBodySchema,
+} from './emails/accept-email/send-email.schema';

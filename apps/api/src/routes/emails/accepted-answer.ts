@@ -1,7 +1,7 @@
 import type { Response } from 'express';
 import type { EmailDraft, ErrorCode } from '@mailer/domain';
 import type { ApiDependencies } from '../../container';
-import type { AcceptEmailResult } from '../../operations/accept-email/accept-email';
+import type { AcceptEmailResult } from '@mailer/operations';
 import { RATE_LIMIT_HEADERS, rateLimitHeaderValues } from '../../http/rate-limit-headers';
 import type { ResponseHeader } from '../../http/route';
 import { sendJson } from '../../http/respond';

@@ -1,7 +1,6 @@
 import { defineRoute } from '../../http/route';
-import { acceptEmail, requireIdempotencyKey } from '../../operations/accept-email/accept-email';
+import { acceptEmail, acceptedEmailBatchSchema, requireIdempotencyKey, sendEmailBatchBodySchema } from '@mailer/operations';
 import { RATE_LIMIT_HEADERS } from '../../http/rate-limit-headers';
-import { acceptedEmailBatchSchema, sendEmailBatchBodySchema } from './send-email.schema';
 import { INTAKE_ERROR_HEADERS, INTAKE_ERRORS, sendAccepted } from './accepted-answer';
 
 export const sendEmailBatchRoute = defineRoute({

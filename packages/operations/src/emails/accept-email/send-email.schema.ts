@@ -26,7 +26,7 @@ import {
   type DraftAttachment,
   type EmailDraft,
 } from '@mailer/domain';
-import { timestampSchema } from '@mailer/operations';
+import { timestampSchema } from '../../timestamp';
 
 const required = (what: string) => (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : `must be ${what}`);
 
