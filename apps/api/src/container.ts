@@ -1,11 +1,10 @@
 import type { Config } from '@mailer/config';
-import { openDatabase, type Database, type DatabaseHandle } from '@mailer/db';
+import { createKeyLookup, openDatabase, type Database, type DatabaseHandle, type KeyLookup } from '@mailer/db';
 import { createDnsResolver, type DnsResolver } from '@mailer/dns';
 import { createLogger, type Logger } from '@mailer/logger';
 import { createCursorCodec, type CursorCodec } from '@mailer/domain';
 import { createDeliveryQueue, openRedis, type DeliveryQueue, type Redis } from '@mailer/queue';
 import { BodyBudget } from './http/body-budget';
-import { createKeyLookup, type KeyLookup } from './http/key-lookup';
 import { IntakeBatcher } from '@mailer/operations';
 import { createApiMetrics, type ApiMetrics } from './operator/metrics';
 

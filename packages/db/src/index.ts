@@ -41,3 +41,4 @@ export * from './stores/delivery-reports-store';
 export * from './stores/egress-pools-store';
 export * from './stores/sending-status-store';
 export * from './stores/account-resume-store';
+export { createKeyLookup, type KeyLookup } from './stores/api-keys-store';

@@ -9,7 +9,7 @@ import {
   type KeyKind,
   type Scope,
 } from '@mailer/domain';
-import type { KeyLookup } from './key-lookup';
+import type { KeyLookup } from '@mailer/db';
 
 export interface AuthenticatedKey {
   keyId: string;

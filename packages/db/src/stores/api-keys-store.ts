@@ -1,4 +1,5 @@
-import { Batcher, type Database, type Row } from '@mailer/db';
+import { Batcher } from '../batcher';
+import type { Database, Row } from '../database';
 
 export interface StoredKey {
   id: string;
