@@ -224,6 +224,10 @@ const envSchema = z
     INBOUND_REPORT_CONCURRENCY: int(4, 1, 64),
     INBOUND_FEEDBACK_ADDRESS: z.email('expected an email address').optional(),
     INBOUND_TIMEOUT: duration('60s'),
+    SUBMISSION_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+    SUBMISSION_TLS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+    SUBMISSION_TLS_CERT: z.string().min(1).optional(),
+    SUBMISSION_TLS_KEY: z.string().min(1).optional(),
     SPF_INCLUDE: z.string().regex(/^[A-Za-z0-9._-]+$/, 'expected a domain name').optional(),
     OUTBOUND_IPS: z
       .string()
@@ -234,6 +238,9 @@ const envSchema = z
   .superRefine((env, ctx) => {
     if (env.MAX_BODY_BYTES_PER_ACCOUNT > env.MAX_BODY_BYTES_IN_FLIGHT) {
       ctx.addIssue({ code: 'custom', path: ['MAX_BODY_BYTES_PER_ACCOUNT'], message: 'must not exceed MAX_BODY_BYTES_IN_FLIGHT' });
+    }
+    if ((env.SUBMISSION_TLS_CERT === undefined) !== (env.SUBMISSION_TLS_KEY === undefined)) {
+      ctx.addIssue({ code: 'custom', path: [env.SUBMISSION_TLS_CERT ? 'SUBMISSION_TLS_KEY' : 'SUBMISSION_TLS_CERT'], message: 'SUBMISSION_TLS_CERT and SUBMISSION_TLS_KEY are set together' });
     }
     if (env.NODE_ENV === 'production' && !env.ENCRYPTION_KEY) {
       ctx.addIssue({ code: 'custom', path: ['ENCRYPTION_KEY'], message: 'is required in production' });
@@ -365,6 +372,16 @@ function toConfig(env: z.infer<typeof envSchema>) {
       feedbackAddress: env.INBOUND_FEEDBACK_ADDRESS?.toLowerCase(),
       /** An idle connection is closed after this. */
       socketTimeoutMs: env.INBOUND_TIMEOUT,
+    },
+    /** SMTP submission (docs/api-decisions.md, "SMTP submission"): the standard ports in production, unprivileged ones otherwise. */
+    submission: {
+      /** STARTTLS. */
+      port: env.SUBMISSION_PORT ?? (env.NODE_ENV === 'production' ? 587 : 2587),
+      /** Implicit TLS. */
+      tlsPort: env.SUBMISSION_TLS_PORT ?? (env.NODE_ENV === 'production' ? 465 : 2465),
+      /** Paths of the PEM certificate (chain) and key; without them a self-signed certificate is made at start. */
+      tlsCertFile: env.SUBMISSION_TLS_CERT,
+      tlsKeyFile: env.SUBMISSION_TLS_KEY,
     },
     retentionDays: env.RETENTION_DAYS,
     operatorToken: env.OPERATOR_TOKEN,
