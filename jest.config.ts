@@ -11,9 +11,10 @@ const config: Config = {
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } }] },
   moduleNameMapper: {
     '^@mailer/(config|logger|domain|db|dns|queue|testing|message|operations|sdk)$': '<rootDir>/packages/$1/src',
-    '^@mailer/(api|worker|inbound)$': '<rootDir>/apps/$1/src',
+    '^@mailer/(api|worker|inbound|submission)$': '<rootDir>/apps/$1/src',
     '^@mailer/api/testing$': '<rootDir>/apps/api/src/testing',
     '^@mailer/inbound/testing$': '<rootDir>/apps/inbound/src/testing/inbound-harness',
+    '^@mailer/submission/testing$': '<rootDir>/apps/submission/src/testing/submission-harness',
   },
   globalSetup: '<rootDir>/packages/testing/src/global-setup.ts',
   globalTeardown: '<rootDir>/packages/testing/src/global-teardown.ts',

@@ -1,0 +1,3 @@
+export { createContainer, closeContainer, type SubmissionDependencies } from './container';
+export { createSubmissionServer, listenSubmission, SUBMISSION_USER } from './submission-server';
+export { loadTlsMaterial, type TlsMaterial } from './tls-material';

@@ -1,0 +1,53 @@
+import type { SMTPServer } from 'smtp-server';
+import { ConfigError, loadConfig } from '@mailer/config';
+import { closeContainer, createContainer } from './container';
+import { createSubmissionServer, listenSubmission } from './submission-server';
+import { loadTlsMaterial } from './tls-material';
+
+/**
+ * The SMTP submission listener: config → container → certificate → STARTTLS on SUBMISSION_PORT and
+ * implicit TLS on SUBMISSION_TLS_PORT → signal handling (SIGTERM/SIGINT: stop accepting, let open
+ * sessions end within a few seconds, close Redis and the database, exit). A port that cannot be
+ * bound stops it at start with the variable to set.
+ */
+async function main() {
+  const config = loadConfig();
+  const deps = createContainer(config);
+  const tls = await loadTlsMaterial(config, deps.logger);
+  const listeners: { server: SMTPServer; port: number; variable: string }[] = [
+    { server: createSubmissionServer(deps, tls, false), port: config.submission.port, variable: 'SUBMISSION_PORT' },
+    { server: createSubmissionServer(deps, tls, true), port: config.submission.tlsPort, variable: 'SUBMISSION_TLS_PORT' },
+  ];
+  const ports: number[] = [];
+  for (const listener of listeners) {
+    try {
+      ports.push(await listenSubmission(listener.server, listener.port, config.host));
+    } catch (error) {
+      throw new ConfigError(`${listener.variable}: cannot listen on ${config.host}:${listener.port} (${(error as Error).message}); set ${listener.variable} to a free port`);
+    }
+  }
+  deps.logger.info('submission listening', { starttls_port: ports[0], tls_port: ports[1], self_signed_certificate: tls.selfSigned });
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    deps.logger.info('submission stopping', { signal });
+    setTimeout(() => process.exit(1), 15_000).unref();
+    Promise.all(listeners.map((l) => new Promise<void>((resolve) => l.server.close(() => resolve()))))
+      .then(() => closeContainer(deps))
+      .then(
+        () => {
+          deps.logger.info('submission stopped');
+          setTimeout(() => process.exit(0), 200).unref();
+        },
+        () => process.exit(1),
+      );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((error: Error) => {
+  console.error(error instanceof ConfigError ? error.message : error);
+  process.exit(1);
+});

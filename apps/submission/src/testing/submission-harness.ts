@@ -1,0 +1,170 @@
+import { connect as tlsConnect, type TLSSocket } from 'node:tls';
+import { PassThrough } from 'node:stream';
+import { createTransport, type SendMailOptions } from 'nodemailer';
+import type { SMTPServer } from 'smtp-server';
+import { loadConfig, type Config } from '@mailer/config';
+import { createAccount, setAccountPlan } from '@mailer/db';
+import type { PlanLimits } from '@mailer/domain';
+import { createLogger } from '@mailer/logger';
+import { createTestDatabase, insertReadyDomain, insertSender, testRedisPrefix } from '@mailer/testing';
+import { closeContainer, createContainer, type SubmissionDependencies } from '../container';
+import { createSubmissionServer, listenSubmission, SUBMISSION_USER } from '../submission-server';
+import { loadTlsMaterial } from '../tls-material';
+
+/** A plan no submission test reaches unless it means to. */
+export const GENEROUS_LIMITS: PlanLimits = { perMinute: 10_000, perHour: 10_000, perDay: 10_000, per30Days: 10_000, maxActive: 10_000 };
+
+export interface SubmittingAccount {
+  accountId: string;
+  sendingKey: string;
+  managementKey: string;
+  /** An active sender of a ready domain of the account. */
+  sender: string;
+}
+
+/** What the listener answered: 250 with the message taken, or the refusal, with its reply line. */
+export interface SubmitResult {
+  accepted: boolean;
+  responseCode: number | undefined;
+  response: string;
+}
+
+/** A raw SMTP session over implicit TLS: write anything, read the listener's replies one by one. */
+export interface RawSession {
+  /** The next whole reply (every line of a multi-line one), as sent. */
+  reply(): Promise<string>;
+  write(data: string | Buffer): void;
+  /** Writes a command line (CRLF added) and reads its reply. */
+  command(line: string): Promise<string>;
+  close(): void;
+}
+
+export interface SubmissionHarness {
+  deps: SubmissionDependencies;
+  config: Config;
+  starttlsPort: number;
+  tlsPort: number;
+  /** An account with a ready domain (`domain`, default acme.test), a sender `hello@<domain>` and GENEROUS_LIMITS unless `limits`. */
+  account(options?: { domain?: string; limits?: Partial<PlanLimits> }): Promise<SubmittingAccount>;
+  /** Sends with nodemailer's SMTP transport logged in with `password`, over STARTTLS or implicit TLS. */
+  submit(password: string, message: SendMailOptions, options?: { implicitTls?: boolean; user?: string; localAddress?: string }): Promise<SubmitResult>;
+  /** Opens a raw session on the implicit-TLS port (from `localAddress`); resolves after the greeting, which is its first reply. */
+  raw(options?: { localAddress?: string }): Promise<{ session: RawSession; greeting: string }>;
+  /** A raw session that has said EHLO and logged in with `password`. */
+  loggedIn(password: string): Promise<RawSession>;
+  close(): Promise<void>;
+}
+
+/**
+ * Both submission listeners (STARTTLS and implicit TLS, one self-signed certificate) on free
+ * loopback ports, against a database and Redis prefix of this test file's own, or those that
+ * `env` names (shared with an API or a delivery harness).
+ */
+export async function startSubmissionHarness(env: Record<string, string> = {}): Promise<SubmissionHarness> {
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATABASE_URL: env.DATABASE_URL ?? (await createTestDatabase()),
+    REDIS_PREFIX: testRedisPrefix(),
+    SMTP_HELO_NAME: 'submission.mailer.test',
+    SUBMISSION_PORT: '0',
+    SUBMISSION_TLS_PORT: '0',
+    ...env,
+  });
+  const logger = createLogger({ level: 'error', service: 'submission', stream: new PassThrough().resume() });
+  const deps = createContainer(config, { logger });
+  const tls = await loadTlsMaterial(config, logger);
+  const servers: SMTPServer[] = [createSubmissionServer(deps, tls, false), createSubmissionServer(deps, tls, true)];
+  const [starttlsPort, tlsPort] = [await listenSubmission(servers[0]!, 0, '127.0.0.1'), await listenSubmission(servers[1]!, 0, '127.0.0.1')];
+  const sessions = new Set<TLSSocket>();
+
+  const raw: SubmissionHarness['raw'] = ({ localAddress } = {}) =>
+    new Promise((resolve, reject) => {
+      const socket = tlsConnect({ host: '127.0.0.1', port: tlsPort!, localAddress, rejectUnauthorized: false });
+      sessions.add(socket);
+      const session = rawSession(socket);
+      socket.once('error', reject);
+      session.reply().then((greeting) => resolve({ session, greeting }), reject);
+    });
+
+  return {
+    deps,
+    config,
+    starttlsPort: starttlsPort!,
+    tlsPort: tlsPort!,
+    async account(options = {}) {
+      const provisioned = await createAccount(deps.db, 'Submission test');
+      const accountId = provisioned.account.id;
+      const domain = await insertReadyDomain(deps.db, config.encryptionKey, accountId, options.domain ?? 'acme.test');
+      const sender = await insertSender(deps.db, accountId, domain.id, `hello@${domain.name}`, { displayName: 'Acme' });
+      await setAccountPlan(deps.db, accountId, { ...GENEROUS_LIMITS, ...options.limits });
+      return { accountId, sendingKey: provisioned.sending_key, managementKey: provisioned.management_key, sender: sender.email };
+    },
+    async submit(password, message, options = {}) {
+      const transport = createTransport({
+        host: '127.0.0.1',
+        port: options.implicitTls ? tlsPort : starttlsPort,
+        secure: options.implicitTls ?? false,
+        requireTLS: !options.implicitTls,
+        auth: { user: options.user ?? SUBMISSION_USER, pass: password },
+        tls: { rejectUnauthorized: false },
+        localAddress: options.localAddress,
+      });
+      try {
+        const info = await transport.sendMail(message);
+        return { accepted: true, responseCode: 250, response: info.response };
+      } catch (error) {
+        const { responseCode, response } = error as { responseCode?: number; response?: string };
+        return { accepted: false, responseCode, response: response ?? String(error) };
+      } finally {
+        transport.close();
+      }
+    },
+    raw,
+    async loggedIn(password) {
+      const { session } = await raw();
+      await session.command('EHLO client.test');
+      const auth = await session.command(`AUTH PLAIN ${Buffer.from(`\0${SUBMISSION_USER}\0${password}`).toString('base64')}`);
+      if (!auth.startsWith('235')) throw new Error(`AUTH refused: ${auth}`);
+      return session;
+    },
+    async close() {
+      for (const socket of sessions) socket.destroy();
+      await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+      await closeContainer(deps);
+    },
+  };
+}
+
+function rawSession(socket: TLSSocket): RawSession {
+  let buffered = '';
+  const replies: string[] = [];
+  const waiting: ((reply: string) => void)[] = [];
+  socket.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString('utf8');
+    // A reply ends with a line whose code is followed by a space (RFC 5321 4.2.1).
+    for (let match = /(?:^|\r\n)(\d{3}) [^\r\n]*\r\n/.exec(buffered); match; match = /(?:^|\r\n)(\d{3}) [^\r\n]*\r\n/.exec(buffered)) {
+      const end = match.index + match[0].length;
+      const reply = buffered.slice(0, end).replace(/^\r\n/, '').trimEnd();
+      buffered = buffered.slice(end);
+      const waiter = waiting.shift();
+      if (waiter) waiter(reply);
+      else replies.push(reply);
+    }
+  });
+  const reply = () =>
+    new Promise<string>((resolve, reject) => {
+      const ready = replies.shift();
+      if (ready !== undefined) return resolve(ready);
+      waiting.push(resolve);
+      socket.once('close', () => reject(new Error('the listener closed the connection')));
+    });
+  return {
+    reply,
+    write: (data) => socket.write(data),
+    command(line) {
+      socket.write(`${line}\r\n`);
+      return reply();
+    },
+    close: () => socket.end(),
+  };
+}
