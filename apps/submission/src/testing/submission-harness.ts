@@ -138,7 +138,10 @@ export async function startSubmissionHarness(env: Record<string, string> = {}): 
 function rawSession(socket: TLSSocket): RawSession {
   let buffered = '';
   const replies: string[] = [];
-  const waiting: ((reply: string) => void)[] = [];
+  const waiting: { resolve: (reply: string) => void; reject: (error: Error) => void }[] = [];
+  socket.once('close', () => {
+    for (const waiter of waiting.splice(0)) waiter.reject(new Error('the listener closed the connection'));
+  });
   socket.on('data', (chunk: Buffer) => {
     buffered += chunk.toString('utf8');
     // A reply ends with a line whose code is followed by a space (RFC 5321 4.2.1).
@@ -147,7 +150,7 @@ function rawSession(socket: TLSSocket): RawSession {
       const reply = buffered.slice(0, end).replace(/^\r\n/, '').trimEnd();
       buffered = buffered.slice(end);
       const waiter = waiting.shift();
-      if (waiter) waiter(reply);
+      if (waiter) waiter.resolve(reply);
       else replies.push(reply);
     }
   });
@@ -155,8 +158,8 @@ function rawSession(socket: TLSSocket): RawSession {
     new Promise<string>((resolve, reject) => {
       const ready = replies.shift();
       if (ready !== undefined) return resolve(ready);
-      waiting.push(resolve);
-      socket.once('close', () => reject(new Error('the listener closed the connection')));
+      if (socket.closed) return reject(new Error('the listener closed the connection'));
+      waiting.push({ resolve, reject });
     });
   return {
     reply,

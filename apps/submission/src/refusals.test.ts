@@ -1,0 +1,168 @@
+import { connect } from 'node:net';
+import { createTransport } from 'nodemailer';
+import { MAX_FAILED_AUTHS } from './auth-throttle';
+import { startSubmissionHarness, type SubmissionHarness, type SubmittingAccount } from './testing/submission-harness';
+
+/** Every refusal the listener gives, each with its reply code and enhanced status code. */
+let h: SubmissionHarness;
+let acme: SubmittingAccount;
+
+const message = (overrides: Record<string, unknown> = {}) => ({ from: acme.sender, to: 'ann@example.test', subject: 'Hello', text: 'Hello there.', ...overrides });
+
+beforeAll(async () => {
+  h = await startSubmissionHarness();
+  acme = await h.account();
+});
+afterAll(() => h.close());
+
+describe('the session', () => {
+  it('advertises SIZE (15 MiB), 8BITMIME, SMTPUTF8, PIPELINING, ENHANCEDSTATUSCODES and AUTH PLAIN LOGIN over TLS', async () => {
+    const { session, greeting } = await h.raw();
+    expect(greeting).toMatch(/^220 /);
+    const ehlo = await session.command('EHLO client.test');
+    for (const extension of ['SIZE 15728640', '8BITMIME', 'SMTPUTF8', 'PIPELINING', 'ENHANCEDSTATUSCODES', 'AUTH PLAIN LOGIN']) {
+      expect(ehlo.split('\r\n').map((line) => line.slice(4))).toContain(extension);
+    }
+    session.close();
+  });
+
+  it('refuses AUTH before STARTTLS on the submission port', async () => {
+    const socket = connect({ host: '127.0.0.1', port: h.starttlsPort });
+    const lines: string[] = [];
+    socket.on('data', (chunk: Buffer) => lines.push(...chunk.toString().split('\r\n').filter(Boolean)));
+    const next = (pattern: RegExp) =>
+      new Promise<string>((resolve) => {
+        const poll = () => {
+          const found = lines.find((line) => pattern.test(line));
+          if (found) resolve(found);
+          else socket.once('data', poll);
+        };
+        poll();
+      });
+    await next(/^220 /);
+    socket.write('EHLO client.test\r\n');
+    await next(/^250 /);
+    socket.write(`AUTH PLAIN ${Buffer.from(`\0mailer\0${acme.sendingKey}`).toString('base64')}\r\n`);
+    expect(await next(/^5\d\d /)).toMatch(/^538 5\.7\.0 /);
+    socket.destroy();
+  });
+
+  it('answers MAIL before AUTH with 530 5.7.0', async () => {
+    const { session } = await h.raw();
+    await session.command('EHLO client.test');
+    expect(await session.command('MAIL FROM:<app@client.test>')).toMatch(/^530 5\.7\.0 /);
+    session.close();
+  });
+
+  it.each([
+    ['a wrong user name', 'postmaster', () => acme.sendingKey],
+    ['a wrong key', 'mailer', () => `svc_live_${'x'.repeat(40)}`],
+    ['a management key', 'mailer', () => acme.managementKey],
+  ])('answers AUTH with %s by 535 5.7.8', async (_name, user, password) => {
+    const sent = await h.submit(password(), message(), { user });
+    expect(sent).toMatchObject({ accepted: false, responseCode: 535 });
+    expect(sent.response).toMatch(/^535 5\.7\.8 /);
+  });
+
+  it('takes AUTH LOGIN as well as AUTH PLAIN', async () => {
+    const transport = createTransport({
+      host: '127.0.0.1',
+      port: h.tlsPort,
+      secure: true,
+      auth: { user: 'mailer', pass: acme.sendingKey, method: 'LOGIN' },
+      tls: { rejectUnauthorized: false },
+    });
+    const info = await transport.sendMail(message());
+    transport.close();
+    expect(info.response).toMatch(/^250 2\.0\.0 queued as em_/);
+  });
+
+  it(`closes to an address for ten minutes after ${MAX_FAILED_AUTHS} failed AUTHs (421 4.7.0), and only to it`, async () => {
+    for (let i = 0; i < MAX_FAILED_AUTHS; i++) {
+      const sent = await h.submit('svc_live_wrongwrongwrongwrongwrongwrongwrong', message(), { localAddress: '127.0.0.5' });
+      expect(sent.responseCode).toBe(535);
+    }
+    const { greeting } = await h.raw({ localAddress: '127.0.0.5' });
+    expect(greeting).toMatch(/^421 4\.7\.0 /);
+    const blocked = await h.submit(acme.sendingKey, message(), { localAddress: '127.0.0.5', implicitTls: true });
+    expect(blocked).toMatchObject({ accepted: false, responseCode: 421 });
+    const elsewhere = await h.submit(acme.sendingKey, message(), { localAddress: '127.0.0.6' });
+    expect(elsewhere.accepted).toBe(true);
+  });
+});
+
+describe('the envelope', () => {
+  it('takes 50 unique recipients and answers the 51st with 452 4.5.3', async () => {
+    const session = await h.loggedIn(acme.sendingKey);
+    expect(await session.command('MAIL FROM:<app@client.test>')).toMatch(/^250 /);
+    for (let i = 0; i < 50; i++) expect(await session.command(`RCPT TO:<r${i}@example.test>`)).toMatch(/^250 /);
+    expect(await session.command('RCPT TO:<R0@example.test>')).toMatch(/^250 /);
+    expect(await session.command('RCPT TO:<r50@example.test>')).toMatch(/^452 4\.5\.3 /);
+    session.close();
+  });
+});
+
+describe('the message', () => {
+  it('refuses a From that is not an allowed sender with 550 5.7.1 sender_not_allowed', async () => {
+    const sent = await h.submit(acme.sendingKey, message({ from: 'someone@elsewhere.test' }));
+    expect(sent).toMatchObject({ accepted: false, responseCode: 550 });
+    expect(sent.response).toMatch(/^550 5\.7\.1 sender_not_allowed: /);
+  });
+
+  it('refuses what POST /v1/emails refuses with 550 5.6.0 and the first problem', async () => {
+    const noSubject = await h.submit(acme.sendingKey, message({ subject: '' }));
+    expect(noSubject.response).toMatch(/^550 5\.6\.0 validation_error: subject /);
+    const badTag = await h.submit(acme.sendingKey, message({ headers: { 'X-Mailer-Tag': 'no-equals-sign' } }));
+    expect(badTag.response).toMatch(/^550 5\.6\.0 validation_error: tags /);
+    const onlyBcc = await h.submit(acme.sendingKey, { ...message({ to: 'undisclosed-recipients:;' }), envelope: { from: 'app@client.test', to: ['ann@example.test'] } });
+    expect(onlyBcc.response).toMatch(/^550 5\.6\.0 validation_error: to /);
+  });
+
+  it('answers an exhausted plan window with 452 4.5.3 and the seconds until the message fits', async () => {
+    const small = await h.account({ domain: 'small.test', limits: { perMinute: 2 } });
+    const first = await h.submit(small.sendingKey, { from: small.sender, to: 'ann@example.test', subject: 'One', text: 'One.' });
+    expect(first.accepted).toBe(true);
+    const second = await h.submit(small.sendingKey, { from: small.sender, to: ['ann@example.test', 'bob@example.test'], subject: 'Two', text: 'Two.' });
+    expect(second).toMatchObject({ accepted: false, responseCode: 452 });
+    expect(second.response).toMatch(/^452 4\.5\.3 rate_limit_exceeded: .*try again in \d+ seconds$/);
+  });
+
+  it('takes a message up to 15 MiB and answers a larger one with 552 5.3.4', async () => {
+    // 10 MiB of attachments (the most POST /v1/emails takes), about 13.5 MiB once base64-encoded.
+    const fiveMiB = Buffer.alloc(5 * 1024 * 1024, 7);
+    const fits = await h.submit(acme.sendingKey, message({ attachments: [{ filename: 'a.bin', content: fiveMiB }, { filename: 'b.bin', content: fiveMiB }] }));
+    expect(fits.response).toMatch(/^250 /);
+    const session = await h.loggedIn(acme.sendingKey);
+    await session.command('MAIL FROM:<app@client.test>');
+    await session.command('RCPT TO:<ann@example.test>');
+    expect(await session.command('DATA')).toMatch(/^354 /);
+    const line = `${'a'.repeat(998)}\r\n`;
+    const lines = Math.ceil((15 * 1024 * 1024 + 1) / line.length);
+    session.write(`From: ${acme.sender}\r\nTo: ann@example.test\r\nSubject: Too big\r\n\r\n`);
+    for (let i = 0; i < lines; i += 1024) session.write(line.repeat(Math.min(1024, lines - i)));
+    session.write('.\r\n');
+    expect(await session.reply()).toMatch(/^552 5\.3\.4 /);
+    session.close();
+  });
+
+  it('answers 451 4.3.0 when the database goes away during the session, so the client retries', async () => {
+    const away = await startSubmissionHarness();
+    const database = new URL(away.config.databaseUrl).pathname.slice(1);
+    const db = h.deps.db;
+    try {
+      const owner = await away.account();
+      const session = await away.loggedIn(owner.sendingKey);
+      await session.command('MAIL FROM:<app@client.test>');
+      await session.command('RCPT TO:<ann@example.test>');
+      expect(await session.command('DATA')).toMatch(/^354 /);
+      await db`alter database ${db(database)} allow_connections false`;
+      await db`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${database}`;
+      session.write(`From: ${owner.sender}\r\nTo: ann@example.test\r\nSubject: Later\r\n\r\nLater.\r\n.\r\n`);
+      expect(await session.reply()).toMatch(/^451 4\.3\.0 /);
+      session.close();
+    } finally {
+      await db`alter database ${db(database)} allow_connections true`;
+      await away.close();
+    }
+  });
+});
