@@ -1,6 +1,7 @@
 'use strict';
-// `npm start`: applies migrations, then runs one API process, one delivery daemon and the inbound listener.
-// In production run `npm run start:api`, `npm run start:worker` and `npm run start:inbound` separately
+// `npm start`: applies migrations, then runs one API process, one delivery daemon, the inbound listener and the
+// SMTP submission listener. In production run `npm run start:api`, `npm run start:worker`, `npm run start:inbound`
+// and `npm run start:submission` separately
 // (any number of APIs and daemons; one listener per INBOUND_HOST address).
 const { spawn, spawnSync } = require('node:child_process');
 const path = require('node:path');
@@ -9,7 +10,7 @@ const root = path.resolve(__dirname, '..');
 const migrated = spawnSync(process.execPath, [path.join(root, 'packages/db/dist/migrate-cli.js')], { stdio: 'inherit' });
 if (migrated.status !== 0) process.exit(migrated.status ?? 1);
 
-const children = ['apps/api/dist/main.js', 'apps/worker/dist/main.js', 'apps/inbound/dist/main.js'].map((entry) =>
+const children = ['apps/api/dist/main.js', 'apps/worker/dist/main.js', 'apps/inbound/dist/main.js', 'apps/submission/dist/main.js'].map((entry) =>
   spawn(process.execPath, [path.join(root, entry)], { stdio: 'inherit' }),
 );
 let exiting = false;

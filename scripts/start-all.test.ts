@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import path from 'node:path';
 import { createTestDatabase, freePort, testRedisPrefix } from '@mailer/testing';
 
@@ -55,6 +56,16 @@ async function waitUntil(condition: () => boolean | Promise<boolean>, what: stri
 
 const healthy = (port: number) => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
 
+/** Something accepts TCP connections on the port (the submission listener has no HTTP port). */
+const accepting = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port }, () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+
 interface Started {
   child: ChildProcess;
   /** The processes under it once it was up. */
@@ -71,9 +82,18 @@ interface Ports {
   worker: number;
   inbound: number;
   inboundMetrics: number;
+  submission: number;
+  submissionTls: number;
 }
 
-const freePorts = async (): Promise<Ports> => ({ api: await freePort(), worker: await freePort(), inbound: await freePort(), inboundMetrics: await freePort() });
+const freePorts = async (): Promise<Ports> => ({
+  api: await freePort(),
+  worker: await freePort(),
+  inbound: await freePort(),
+  inboundMetrics: await freePort(),
+  submission: await freePort(),
+  submissionTls: await freePort(),
+});
 
 function start(command: string, args: string[], ports: Ports): Started {
   const child = spawn(command, args, {
@@ -84,6 +104,8 @@ function start(command: string, args: string[], ports: Ports): Started {
       WORKER_METRICS_PORT: String(ports.worker),
       INBOUND_PORT: String(ports.inbound),
       INBOUND_METRICS_PORT: String(ports.inboundMetrics),
+      SUBMISSION_PORT: String(ports.submission),
+      SUBMISSION_TLS_PORT: String(ports.submissionTls),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -121,12 +143,12 @@ describe.each([
   ['npm start', 'npm', ['start']],
   ['node scripts/start-all.js', process.execPath, ['scripts/start-all.js']],
 ])('%s', (_name, command, args) => {
-  it.each(['SIGTERM', 'SIGINT'] as const)('on %s stops the API, the daemon and the inbound listener gracefully and leaves no process behind', async (signal) => {
+  it.each(['SIGTERM', 'SIGINT'] as const)('on %s stops the API, the daemon and both listeners gracefully and leaves no process behind', async (signal) => {
     const ports = await freePorts();
     const run = start(command, args as string[], ports);
     await waitUntil(
-      async () => (await healthy(ports.api)) && (await healthy(ports.worker)) && (await healthy(ports.inboundMetrics)),
-      'the API, the daemon and the inbound listener',
+      async () => (await healthy(ports.api)) && (await healthy(ports.worker)) && (await healthy(ports.inboundMetrics)) && (await accepting(ports.submissionTls)),
+      'the API, the daemon, the inbound listener and the submission listener',
       60_000,
     );
     const processes = (run.processes = descendants(run.child.pid!));
@@ -138,6 +160,7 @@ describe.each([
     expect(run.output()).toContain('"message":"api stopping"');
     expect(run.output()).toContain('"message":"worker stopped"');
     expect(run.output()).toContain('"message":"inbound stopped"');
+    expect(run.output()).toContain('"message":"submission stopped"');
   }, 90_000);
 });
 

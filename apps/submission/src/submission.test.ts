@@ -93,8 +93,8 @@ describe('idempotency', () => {
     const again = await h.submit(acme.sendingKey, message(messageId), { implicitTls: true });
     expect(again).toMatchObject({ accepted: true, responseCode: 250 });
     expect(queuedId(again.response)).toBe(queuedId(first.response));
-    const [{ n }] = await h.deps.db`select count(*)::int as n from emails where account_id = ${acme.accountId} and subject = ${`Sign-in code ${messageId}`}`;
-    expect(n).toBe(1);
+    const [row] = await h.deps.db`select count(*)::int as n from emails where account_id = ${acme.accountId} and subject = ${`Sign-in code ${messageId}`}`;
+    expect(row!.n).toBe(1);
   });
 
   it('refuses another message under a Message-ID already used (550 5.5.0 idempotency_conflict)', async () => {

@@ -1,3 +1,4 @@
+import { connect as netConnect } from 'node:net';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { PassThrough } from 'node:stream';
 import { createTransport, type SendMailOptions } from 'nodemailer';
@@ -6,7 +7,7 @@ import { loadConfig, type Config } from '@mailer/config';
 import { createAccount, setAccountPlan } from '@mailer/db';
 import type { PlanLimits } from '@mailer/domain';
 import { createLogger } from '@mailer/logger';
-import { createTestDatabase, insertReadyDomain, insertSender, testRedisPrefix } from '@mailer/testing';
+import { createTestDatabase, insertReadyDomain, insertSender, testRedisPrefix, type ReadyDomain } from '@mailer/testing';
 import { closeContainer, createContainer, type SubmissionDependencies } from '../container';
 import { createSubmissionServer, listenSubmission, SUBMISSION_USER } from '../submission-server';
 import { loadTlsMaterial } from '../tls-material';
@@ -18,8 +19,9 @@ export interface SubmittingAccount {
   accountId: string;
   sendingKey: string;
   managementKey: string;
-  /** An active sender of a ready domain of the account. */
+  /** An active sender of `domain`. */
   sender: string;
+  domain: ReadyDomain;
 }
 
 /** What the listener answered: 250 with the message taken, or the refusal, with its reply line. */
@@ -79,7 +81,7 @@ export async function startSubmissionHarness(env: Record<string, string> = {}): 
 
   const raw: SubmissionHarness['raw'] = ({ localAddress } = {}) =>
     new Promise((resolve, reject) => {
-      const socket = tlsConnect({ host: '127.0.0.1', port: tlsPort!, localAddress, rejectUnauthorized: false });
+      const socket = tlsConnect({ socket: netConnect({ host: '127.0.0.1', port: tlsPort!, localAddress }), rejectUnauthorized: false });
       sessions.add(socket);
       const session = rawSession(socket);
       socket.once('error', reject);
@@ -97,7 +99,7 @@ export async function startSubmissionHarness(env: Record<string, string> = {}): 
       const domain = await insertReadyDomain(deps.db, config.encryptionKey, accountId, options.domain ?? 'acme.test');
       const sender = await insertSender(deps.db, accountId, domain.id, `hello@${domain.name}`, { displayName: 'Acme' });
       await setAccountPlan(deps.db, accountId, { ...GENEROUS_LIMITS, ...options.limits });
-      return { accountId, sendingKey: provisioned.sending_key, managementKey: provisioned.management_key, sender: sender.email };
+      return { accountId, sendingKey: provisioned.sending_key, managementKey: provisioned.management_key, sender: sender.email, domain };
     },
     async submit(password, message, options = {}) {
       const transport = createTransport({

@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { Resolver } from 'node:dns/promises';
 import { dkimVerify, type DKIMResult } from 'mailauth';
@@ -36,4 +37,24 @@ export async function dkimVerdict(signed: Buffer, { domain, selector, record }: 
     },
   });
   return results[0]!.status.result;
+}
+
+/**
+ * dkimpy's verdict (Debian's python3-dkim, run by /usr/bin/python3) on a delivered message: a
+ * second independent verifier, answering the key lookup with the record published at `name`.
+ */
+export async function dkimpyVerdict(raw: Buffer, name: string, record: string): Promise<'pass' | 'fail'> {
+  const script = [
+    'import dkim, os, sys',
+    "name, record = os.environ['DKIM_NAME'].encode(), os.environ['DKIM_RECORD'].encode()",
+    "lookup = lambda queried, timeout=5: record if queried.rstrip(b'.') == name else None",
+    "print('pass' if dkim.verify(sys.stdin.buffer.read(), dnsfunc=lookup) else 'fail')",
+  ].join('\n');
+  return new Promise((resolve, reject) => {
+    const child = execFile('/usr/bin/python3', ['-c', script], { env: { DKIM_NAME: name, DKIM_RECORD: record } }, (error, stdout) => {
+      if (error) reject(error);
+      else resolve(stdout.trim() as 'pass' | 'fail');
+    });
+    child.stdin!.end(raw);
+  });
 }
