@@ -39,6 +39,8 @@ let server: Awaited<ReturnType<typeof listenRaw>>;
     expect(stdout.indexOf('Quick start')).toBeLessThan(stdout.indexOf('Accept a message for delivery.'));
     expect(stdout).toContain('Your sign-in code');
     expect(stdout).toContain('rate_limit_exceeded');
+    expect(stdout).toContain('Send over SMTP');
+    expect(stdout).toContain('EMAIL_HOST_USER');
     expect(stdout).not.toContain('Something went wrong');
   }, 60_000);
 });
