@@ -52,15 +52,15 @@ describe('docker/Dockerfile', () => {
 });
 
 describe('docker/compose.yml', () => {
-  it('runs PostgreSQL, Redis with AOF and noeviction, the migrations, the API, the worker and the inbound listener', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(['api', 'inbound', 'migrations', 'postgres', 'redis', 'worker']);
+  it('runs PostgreSQL, Redis with AOF and noeviction, the migrations, the API, the worker and both listeners', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['api', 'inbound', 'migrations', 'postgres', 'redis', 'submission', 'worker']);
     const redis = compose.services.redis!.command!.join(' ');
     expect(redis).toContain('--appendonly yes');
     expect(redis).toContain('--maxmemory-policy noeviction');
   });
 
   it('runs one image in every role, each the node entry point of its script', () => {
-    for (const [name, expected] of [['api', 'start:api'], ['worker', 'start:worker'], ['inbound', 'start:inbound'], ['migrations', 'migrate']] as const) {
+    for (const [name, expected] of [['api', 'start:api'], ['worker', 'start:worker'], ['inbound', 'start:inbound'], ['submission', 'start:submission'], ['migrations', 'migrate']] as const) {
       const service = compose.services[name]!;
       expect(service.image).toBe('${MAILER_IMAGE:-mailer:latest}');
       const script = npmScriptOf(service.command!);
@@ -70,10 +70,16 @@ describe('docker/compose.yml', () => {
     }
   });
 
-  it('checks the API, the worker and the inbound listener each on its own port', () => {
+  it('checks the API, the worker and both listeners each on its own port', () => {
     const inboundEnv = compose.services.inbound!.environment!;
-    const probes = { api: 3000, worker: workerConfig.workerMetricsPort, inbound: loadConfig({ INBOUND_METRICS_PORT: inboundEnv.INBOUND_METRICS_PORT }).inbound.metricsPort };
-    expect(new Set(Object.values(probes)).size).toBe(3);
+    const submissionEnv = compose.services.submission!.environment!;
+    const probes = {
+      api: 3000,
+      worker: workerConfig.workerMetricsPort,
+      inbound: loadConfig({ INBOUND_METRICS_PORT: inboundEnv.INBOUND_METRICS_PORT }).inbound.metricsPort,
+      submission: loadConfig({ SUBMISSION_METRICS_PORT: submissionEnv.SUBMISSION_METRICS_PORT }).submission.metricsPort,
+    };
+    expect(new Set(Object.values(probes)).size).toBe(4);
     for (const [name, port] of Object.entries(probes)) {
       expect(compose.services[name]!.healthcheck!.test.join(' ')).toContain(`http://127.0.0.1:${port}/healthz`);
     }

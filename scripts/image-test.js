@@ -16,7 +16,7 @@ const PROJECT = 'mailer-image-test';
 // The containers reach this script's DNS server and sink at their network's gateway, an address of this host.
 const SUBNET = process.env.IMAGE_TEST_SUBNET ?? '172.31.250.0/24';
 const GATEWAY = SUBNET.replace(/\.0\/24$/, '.1');
-const ROLES = ['api', 'worker', 'inbound'];
+const ROLES = ['api', 'worker', 'inbound', 'submission'];
 const SINK_PORT = 2526;
 /** The roles' first health check runs one interval (30 s) after they start. */
 const HEALTHY_WITHIN_MS = 180_000;
@@ -40,6 +40,8 @@ async function main() {
     SMTP_HELO_NAME: 'mail.image-test.example',
     API_PUBLISHED_PORT: String(apiPort),
     INBOUND_PUBLISHED_PORT: String(await freePort()),
+    SUBMISSION_PUBLISHED_PORT: String(await freePort()),
+    SUBMISSION_TLS_PUBLISHED_PORT: String(await freePort()),
   };
   const compose = (...args) =>
     run(

@@ -84,6 +84,7 @@ interface Ports {
   inboundMetrics: number;
   submission: number;
   submissionTls: number;
+  submissionMetrics: number;
 }
 
 const freePorts = async (): Promise<Ports> => ({
@@ -93,6 +94,7 @@ const freePorts = async (): Promise<Ports> => ({
   inboundMetrics: await freePort(),
   submission: await freePort(),
   submissionTls: await freePort(),
+  submissionMetrics: await freePort(),
 });
 
 function start(command: string, args: string[], ports: Ports): Started {
@@ -106,6 +108,7 @@ function start(command: string, args: string[], ports: Ports): Started {
       INBOUND_METRICS_PORT: String(ports.inboundMetrics),
       SUBMISSION_PORT: String(ports.submission),
       SUBMISSION_TLS_PORT: String(ports.submissionTls),
+      SUBMISSION_METRICS_PORT: String(ports.submissionMetrics),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -147,7 +150,7 @@ describe.each([
     const ports = await freePorts();
     const run = start(command, args as string[], ports);
     await waitUntil(
-      async () => (await healthy(ports.api)) && (await healthy(ports.worker)) && (await healthy(ports.inboundMetrics)) && (await accepting(ports.submissionTls)),
+      async () => (await healthy(ports.api)) && (await healthy(ports.worker)) && (await healthy(ports.inboundMetrics)) && (await healthy(ports.submissionMetrics)) && (await accepting(ports.submissionTls)),
       'the API, the daemon, the inbound listener and the submission listener',
       60_000,
     );

@@ -4,6 +4,7 @@ import { createLogger, type Logger } from '@mailer/logger';
 import { IntakeBatcher } from '@mailer/operations';
 import { createDeliveryQueue, openRedis, type DeliveryQueue, type Redis } from '@mailer/queue';
 import { AuthThrottle } from './auth-throttle';
+import { createSubmissionMetrics, type SubmissionMetrics } from './metrics';
 
 /** What the submission listener works with, built once at boot (and by tests, against real services). */
 export interface SubmissionDependencies {
@@ -18,6 +19,7 @@ export interface SubmissionDependencies {
   /** The intake of POST /v1/emails: one transaction per account's batch of messages. */
   intake: IntakeBatcher;
   throttle: AuthThrottle;
+  metrics: SubmissionMetrics;
   now: () => Date;
 }
 
@@ -45,6 +47,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     deliveryQueue,
     intake: new IntakeBatcher({ db: database.db, deliveryQueue, logger, now }),
     throttle: new AuthThrottle(now),
+    metrics: createSubmissionMetrics(),
     now,
   };
 }

@@ -1,12 +1,13 @@
 import type { SMTPServer } from 'smtp-server';
 import { ConfigError, loadConfig } from '@mailer/config';
+import { serveMetrics } from '@mailer/operations';
 import { closeContainer, createContainer } from './container';
 import { createSubmissionServer, listenSubmission } from './submission-server';
 import { loadTlsMaterial } from './tls-material';
 
 /**
  * The SMTP submission listener: config → container → certificate → STARTTLS on SUBMISSION_PORT and
- * implicit TLS on SUBMISSION_TLS_PORT → signal handling (SIGTERM/SIGINT: stop accepting, let open
+ * implicit TLS on SUBMISSION_TLS_PORT → metrics on SUBMISSION_METRICS_PORT → signal handling (SIGTERM/SIGINT: stop accepting, let open
  * sessions end within a few seconds, close Redis and the database, exit). A port that cannot be
  * bound stops it at start with the variable to set.
  */
@@ -26,6 +27,7 @@ async function main() {
       throw new ConfigError(`${listener.variable}: cannot listen on ${config.host}:${listener.port} (${(error as Error).message}); set ${listener.variable} to a free port`);
     }
   }
+  const metrics = serveMetrics(deps.metrics.registry, { port: config.submission.metricsPort, host: config.host, operatorToken: config.operatorToken }, deps.logger);
   deps.logger.info('submission listening', { starttls_port: ports[0], tls_port: ports[1], self_signed_certificate: tls.selfSigned });
   let stopping = false;
   const stop = (signal: string) => {
@@ -33,6 +35,7 @@ async function main() {
     stopping = true;
     deps.logger.info('submission stopping', { signal });
     setTimeout(() => process.exit(1), 15_000).unref();
+    metrics.close();
     Promise.all(listeners.map((l) => new Promise<void>((resolve) => l.server.close(() => resolve()))))
       .then(() => closeContainer(deps))
       .then(

@@ -7,6 +7,12 @@ import { startSubmissionHarness, type SubmissionHarness, type SubmittingAccount 
 let h: SubmissionHarness;
 let acme: SubmittingAccount;
 
+/** The value of a counter of the listener's /metrics for these labels. */
+const counted = async (counter: 'messages' | 'authFailures' | 'throttled', labels: Record<string, string> = {}) => {
+  const metric = await h.deps.metrics[counter].get();
+  return metric.values.find((v) => Object.entries(labels).every(([k, value]) => (v.labels as Record<string, unknown>)[k] === value))?.value ?? 0;
+};
+
 const message = (overrides: Record<string, unknown> = {}) => ({ from: acme.sender, to: 'ann@example.test', subject: 'Hello', text: 'Hello there.', ...overrides });
 
 beforeAll(async () => {
@@ -88,6 +94,8 @@ describe('the session', () => {
     expect(blocked).toMatchObject({ accepted: false, responseCode: 421 });
     const elsewhere = await h.submit(acme.sendingKey, message(), { localAddress: '127.0.0.6' });
     expect(elsewhere.accepted).toBe(true);
+    expect(await counted('authFailures')).toBeGreaterThanOrEqual(MAX_FAILED_AUTHS);
+    expect(await counted('throttled')).toBeGreaterThanOrEqual(2);
   });
 });
 
@@ -107,6 +115,7 @@ describe('the message', () => {
     const sent = await h.submit(acme.sendingKey, message({ from: 'someone@elsewhere.test' }));
     expect(sent).toMatchObject({ accepted: false, responseCode: 550 });
     expect(sent.response).toMatch(/^550 5\.7\.1 sender_not_allowed: /);
+    expect(await counted('messages', { result: 'refused', code: 'sender_not_allowed' })).toBe(1);
   });
 
   it('refuses what POST /v1/emails refuses with 550 5.6.0 and the first problem', async () => {

@@ -32,8 +32,11 @@ const issuePath = (path: readonly PropertyKey[]) =>
  * (smtp-server's reader), so no bare-LF sequence can end a message early.
  */
 export function createSubmissionServer(deps: SubmissionDependencies, tls: TlsMaterial, implicitTls: boolean): SMTPServer {
-  const { throttle, logger } = deps;
-  const blocked = () => smtpReply(421, '4.7.0', 'Too many failed authentications from your address, try again later');
+  const { throttle, logger, metrics } = deps;
+  const blocked = () => {
+    metrics.throttled.inc();
+    return smtpReply(421, '4.7.0', 'Too many failed authentications from your address, try again later');
+  };
   const server = new SMTPServer({
     name: deps.config.smtp.heloName,
     banner: 'mailer submission',
@@ -57,6 +60,7 @@ export function createSubmissionServer(deps: SubmissionDependencies, tls: TlsMat
       const address = session.remoteAddress;
       if (throttle.isBlocked(address)) return callback(blocked());
       const refuse = () => {
+        metrics.authFailures.inc();
         throttle.recordFailure(address);
         callback(smtpReply(535, '5.7.8', 'Authentication credentials invalid'));
       };
@@ -97,10 +101,18 @@ export function createSubmissionServer(deps: SubmissionDependencies, tls: TlsMat
         if (stream.sizeExceeded) return callback(smtpReply(552, '5.3.4', 'Message exceeds the size limit'));
         const user = session.user as unknown as SubmissionUser;
         submit(deps, user, Buffer.concat(chunks), session.envelope.rcptTo.map((r) => r.address)).then(
-          (emailId) => callback(null, `2.0.0 queued as ${emailId}`),
+          ({ emailId, replayed }) => {
+            metrics.messages.inc({ result: replayed ? 'replayed' : 'accepted', code: 'none' });
+            callback(null, `2.0.0 queued as ${emailId}`);
+          },
           (error: unknown) => {
-            if (error instanceof AppError) return callback(replyForError(error));
-            if (!isDatabaseUnavailable(error)) logger.error('submission failed', { account_id: user.accountId, error: (error as Error).message });
+            if (error instanceof AppError) {
+              metrics.messages.inc({ result: 'refused', code: error.code });
+              return callback(replyForError(error));
+            }
+            const unavailable = isDatabaseUnavailable(error);
+            if (!unavailable) logger.error('submission failed', { account_id: user.accountId, error: (error as Error).message });
+            metrics.messages.inc({ result: 'refused', code: unavailable ? 'service_unavailable' : 'internal_error' });
             callback(temporaryFailure());
           },
         );
@@ -112,7 +124,7 @@ export function createSubmissionServer(deps: SubmissionDependencies, tls: TlsMat
 }
 
 /** Reads, validates and accepts one message; resolves with its id (the first message's, on a replay). */
-async function submit(deps: SubmissionDependencies, user: SubmissionUser, raw: Buffer, recipients: string[]): Promise<string> {
+async function submit(deps: SubmissionDependencies, user: SubmissionUser, raw: Buffer, recipients: string[]): Promise<{ emailId: string; replayed: boolean }> {
   const submission = await readSubmission(raw, recipients);
   const idempotencyKey = submission.idempotencyKey ?? randomUUID();
   if (!isValidIdempotencyKey(idempotencyKey)) {
@@ -126,7 +138,7 @@ async function submit(deps: SubmissionDependencies, user: SubmissionUser, raw: B
   const result = await acceptEmail(deps, { accountId: user.accountId, idempotencyKey, body: submission.body, drafts: [parsed.data], batch: false });
   const emailId = (result.response as { id: string }).id;
   deps.logger.info(result.replayed ? 'submission replayed' : 'submission accepted', { account_id: user.accountId, email_id: emailId });
-  return emailId;
+  return { emailId, replayed: result.replayed };
 }
 
 /** Listens on a port (0: any free port); resolves with the port bound, rejects when it cannot be bound. */

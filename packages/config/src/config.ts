@@ -228,6 +228,7 @@ const envSchema = z
     SUBMISSION_TLS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
     SUBMISSION_TLS_CERT: z.string().min(1).optional(),
     SUBMISSION_TLS_KEY: z.string().min(1).optional(),
+    SUBMISSION_METRICS_PORT: int(3003, 0, 65535),
     SPF_INCLUDE: z.string().regex(/^[A-Za-z0-9._-]+$/, 'expected a domain name').optional(),
     OUTBOUND_IPS: z
       .string()
@@ -382,6 +383,8 @@ function toConfig(env: z.infer<typeof envSchema>) {
       /** Paths of the PEM certificate (chain) and key; without them a self-signed certificate is made at start. */
       tlsCertFile: env.SUBMISSION_TLS_CERT,
       tlsKeyFile: env.SUBMISSION_TLS_KEY,
+      /** `/metrics` (behind OPERATOR_TOKEN) and `/healthz`. */
+      metricsPort: env.SUBMISSION_METRICS_PORT,
     },
     retentionDays: env.RETENTION_DAYS,
     operatorToken: env.OPERATOR_TOKEN,
