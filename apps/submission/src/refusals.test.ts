@@ -1,4 +1,5 @@
-import { connect } from 'node:net';
+import { once } from 'node:events';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { createTransport } from 'nodemailer';
 import { MAX_FAILED_AUTHS } from './auth-throttle';
 import { startSubmissionHarness, type SubmissionHarness, type SubmittingAccount } from './testing/submission-harness';
@@ -155,23 +156,36 @@ describe('the message', () => {
   });
 
   it('answers 451 4.3.0 when the database goes away during the session, so the client retries', async () => {
-    const away = await startSubmissionHarness();
-    const database = new URL(away.config.databaseUrl).pathname.slice(1);
-    const db = h.deps.db;
+    // The listener reaches PostgreSQL through a proxy that the test then takes away: connections reset, then refused.
+    const database = new URL(h.config.databaseUrl);
+    const links = new Set<Socket>();
+    const proxy = createServer((client) => {
+      const upstream = connect({ host: database.hostname, port: Number(database.port || 5432) });
+      for (const socket of [client, upstream]) {
+        links.add(socket);
+        socket.on('error', () => undefined);
+        socket.on('close', () => [client, upstream].forEach((s) => s.destroy()));
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    proxy.listen(0, '127.0.0.1');
+    await once(proxy, 'listening');
+    const viaProxy = new URL(h.config.databaseUrl);
+    viaProxy.port = String((proxy.address() as AddressInfo).port);
+    const away = await startSubmissionHarness({ DATABASE_URL: viaProxy.toString() });
     try {
-      const owner = await away.account();
-      const session = await away.loggedIn(owner.sendingKey);
+      const session = await away.loggedIn(acme.sendingKey);
       await session.command('MAIL FROM:<app@client.test>');
       await session.command('RCPT TO:<ann@example.test>');
       expect(await session.command('DATA')).toMatch(/^354 /);
-      await db`alter database ${db(database)} allow_connections false`;
-      await db`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${database}`;
-      session.write(`From: ${owner.sender}\r\nTo: ann@example.test\r\nSubject: Later\r\n\r\nLater.\r\n.\r\n`);
+      proxy.close();
+      for (const socket of links) socket.destroy();
+      session.write(`From: ${acme.sender}\r\nTo: ann@example.test\r\nSubject: Later\r\n\r\nLater.\r\n.\r\n`);
       expect(await session.reply()).toMatch(/^451 4\.3\.0 /);
       session.close();
     } finally {
-      await db`alter database ${db(database)} allow_connections true`;
       await away.close();
     }
+    expect(await h.deps.db`select id from emails where account_id = ${acme.accountId} and subject = 'Later'`).toHaveLength(0);
   });
 });

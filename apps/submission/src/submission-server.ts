@@ -78,7 +78,9 @@ export function createSubmissionServer(deps: SubmissionDependencies, tls: TlsMat
         },
       );
     },
-    onMailFrom(_address, _session, callback) {
+    onMailFrom(_address, session, callback) {
+      // smtp-server refuses MAIL before AUTH already; this holds even if a session ever had AUTH disabled.
+      if (!session.user) return callback(smtpReply(530, '5.7.0', 'Authentication required'));
       // The envelope sender is the service's own return path; what the client gives is ignored.
       callback();
     },
