@@ -4,9 +4,9 @@ export const AUTH_THROTTLE_WINDOW_MS = 10 * 60_000;
 
 /**
  * Password guessing against sending keys (docs/api-decisions.md, "SMTP submission"): once an
- * address has MAX_FAILED_AUTHS failed AUTHs within AUTH_THROTTLE_WINDOW_MS it is refused
- * (`421 4.7.0`) for AUTH_THROTTLE_WINDOW_MS. Counted per listener process: several processes
- * behind one address multiply the bound by their number.
+ * address (a connectionSource: an IPv4 address or an IPv6 /64) has MAX_FAILED_AUTHS failed AUTHs
+ * within AUTH_THROTTLE_WINDOW_MS it is refused (`421 4.7.0`) for AUTH_THROTTLE_WINDOW_MS. Counted
+ * per listener process: several processes behind one address multiply the bound by their number.
  */
 export class AuthThrottle {
   private readonly failures = new Map<string, number[]>();

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerAuthentication, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { isDatabaseUnavailable } from '@mailer/db';
-import { apiKeyMatches, AppError, hashApiKey, isValidIdempotencyKey, isWellFormedApiKey, MAX_UNIQUE_RECIPIENTS, MIME_MAX_BYTES, validationError } from '@mailer/domain';
+import { apiKeyMatches, AppError, connectionSource, hashApiKey, isValidIdempotencyKey, isWellFormedApiKey, MAX_UNIQUE_RECIPIENTS, MIME_MAX_BYTES, validationError } from '@mailer/domain';
 import { acceptEmail, sendEmailBodySchema } from '@mailer/operations';
 import type { SubmissionDependencies } from './container';
 import { readSubmission } from './read-submission';
@@ -54,10 +54,10 @@ export function createSubmissionServer(deps: SubmissionDependencies, tls: TlsMat
     logger: false,
     closeTimeout: 5_000,
     onConnect(session, callback) {
-      callback(throttle.isBlocked(session.remoteAddress) ? blocked() : undefined);
+      callback(throttle.isBlocked(connectionSource(session.remoteAddress)) ? blocked() : undefined);
     },
     onAuth(auth: SMTPServerAuthentication, session: SMTPServerSession, callback) {
-      const address = session.remoteAddress;
+      const address = connectionSource(session.remoteAddress);
       if (throttle.isBlocked(address)) return callback(blocked());
       const refuse = () => {
         metrics.authFailures.inc();

@@ -18,3 +18,4 @@ export * from './return-path/delivery-reports';
 export * from './scheduling';
 export * from './egress';
 export * from './reputation';
+export * from './network/connection-source';
