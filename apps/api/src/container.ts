@@ -1,11 +1,11 @@
 import type { Config } from '@mailer/config';
-import { createKeyLookup, openDatabase, type Database, type DatabaseHandle, type KeyLookup } from '@mailer/db';
+import type { Database, DatabaseHandle, KeyLookup } from '@mailer/db';
 import { createDnsResolver, type DnsResolver } from '@mailer/dns';
 import { createLogger, type Logger } from '@mailer/logger';
 import { createCursorCodec, type CursorCodec } from '@mailer/domain';
-import { createDeliveryQueue, openRedis, type DeliveryQueue, type Redis } from '@mailer/queue';
+import type { DeliveryQueue, Redis } from '@mailer/queue';
 import { BodyBudget } from './http/body-budget';
-import { IntakeBatcher } from '@mailer/operations';
+import { closeIntakeServices, openIntakeServices, type IntakeBatcher } from '@mailer/operations';
 import { createApiMetrics, type ApiMetrics } from './operator/metrics';
 
 /** Everything a request handler may touch, built once at boot (and by tests, against real services). */
@@ -37,31 +37,18 @@ export interface ContainerOverrides {
 
 export function createContainer(config: Config, overrides: ContainerOverrides = {}): ApiDependencies {
   const logger = overrides.logger ?? createLogger({ level: config.logLevel, service: 'api' });
-  const database = openDatabase(config.databaseUrl, config.databasePoolSize);
-  const redis = openRedis(config.redis, 'producer');
-  // Redis outages are reported by /readyz; intake continues and the reconciler catches up.
-  redis.on('error', () => undefined);
-  const deliveryQueue = createDeliveryQueue(redis, config.redisPrefix);
   const now = overrides.now ?? (() => new Date());
+  const services = openIntakeServices(config, logger, now, config.databasePoolSize);
   return {
     config,
     logger,
-    database,
-    db: database.db,
-    keys: createKeyLookup(database.db),
-    redis,
-    deliveryQueue,
-    metrics: createApiMetrics(deliveryQueue, database.db, now),
+    ...services,
+    metrics: createApiMetrics(services.deliveryQueue, services.db, now),
     cursors: createCursorCodec(config.encryptionKey),
     dns: createDnsResolver(config.dns),
-    intake: new IntakeBatcher({ db: database.db, deliveryQueue, logger, now }),
     bodyBudget: new BodyBudget({ total: config.http.maxBodyBytesInFlight, perAccount: config.http.maxBodyBytesPerAccount }),
     now,
   };
 }
 
-export async function closeContainer(deps: ApiDependencies): Promise<void> {
-  await deps.deliveryQueue.close().catch(() => undefined);
-  deps.redis.disconnect();
-  await deps.database.close();
-}
+export const closeContainer = (deps: ApiDependencies): Promise<void> => closeIntakeServices(deps);

@@ -12,6 +12,7 @@ export { accountSendingState } from './accounts/account-sending-state';
 export { evaluateReputation, pauseSending, resumeSending, type DueMessages, type SendingStatusOutcome } from './accounts/change-sending-status';
 export { acceptEmail, requireIdempotencyKey, type AcceptEmailDependencies, type AcceptEmailInput, type AcceptEmailResult } from './emails/accept-email/accept-email';
 export { IntakeBatcher } from './emails/accept-email/intake-batcher';
+export { closeIntakeServices, openIntakeServices, type IntakeServices } from './emails/accept-email/intake-services';
 export {
   acceptedEmailBatchSchema,
   acceptedEmailSchema,
