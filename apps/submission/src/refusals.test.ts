@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { createTransport } from 'nodemailer';
+import { pauseSending, resumeSending } from '@mailer/operations';
 import { MAX_FAILED_AUTHS } from './auth-throttle';
 import { startSubmissionHarness, type SubmissionHarness, type SubmittingAccount } from './testing/submission-harness';
 
@@ -117,6 +118,16 @@ describe('the message', () => {
     expect(sent).toMatchObject({ accepted: false, responseCode: 550 });
     expect(sent.response).toMatch(/^550 5\.7\.1 sender_not_allowed: /);
     expect(await counted('messages', { result: 'refused', code: 'sender_not_allowed' })).toBe(1);
+  });
+
+  it('refuses mail of a paused account with 550 5.7.1 sending_paused, and takes it again once resumed', async () => {
+    const paused = await h.account({ domain: 'paused.test' });
+    await pauseSending(h.deps.db, paused.accountId, 'bounce rate over the plan threshold', new Date());
+    const refused = await h.submit(paused.sendingKey, { from: paused.sender, to: 'ann@example.test', subject: 'Hi', text: 'Hi.' });
+    expect(refused).toMatchObject({ accepted: false, responseCode: 550 });
+    expect(refused.response).toMatch(/^550 5\.7\.1 sending_paused: /);
+    await resumeSending(h.deps.db, h.deps.deliveryQueue, paused.accountId, 'list cleaned', new Date());
+    expect(await h.submit(paused.sendingKey, { from: paused.sender, to: 'ann@example.test', subject: 'Hi', text: 'Hi.' })).toMatchObject({ accepted: true });
   });
 
   it('refuses what POST /v1/emails refuses with 550 5.6.0 and the first problem', async () => {

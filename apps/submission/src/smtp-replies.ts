@@ -16,6 +16,8 @@ const REPLIES: Partial<Record<ErrorCode, { code: number; enhanced: string }>> = 
   validation_error: { code: 550, enhanced: '5.6.0' },
   message_too_large: { code: 552, enhanced: '5.3.4' },
   sender_not_allowed: { code: 550, enhanced: '5.7.1' },
+  // A paused account (docs/api-decisions.md, "Reputation"): permanent until an operator resumes it.
+  sending_paused: { code: 550, enhanced: '5.7.1' },
   idempotency_conflict: { code: 550, enhanced: '5.5.0' },
   rate_limit_exceeded: { code: 452, enhanced: '4.5.3' },
   active_delivery_limit_exceeded: { code: 452, enhanced: '4.5.3' },

@@ -18,7 +18,7 @@ export interface IntakeServices {
 
 export function openIntakeServices(config: Config, logger: Logger, now: () => Date, poolSize: number): IntakeServices {
   const database = openDatabase(config.databaseUrl, poolSize);
-  const redis = openRedis(config.redisUrl, 'producer');
+  const redis = openRedis(config.redis, 'producer');
   // Redis outages are reported by /readyz; intake continues and the daemon's reconciler catches up.
   redis.on('error', () => undefined);
   const deliveryQueue = createDeliveryQueue(redis, config.redisPrefix);
