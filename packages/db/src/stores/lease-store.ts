@@ -13,7 +13,7 @@ export interface Claim {
   lease: Lease;
 }
 
-/** Sender, domain and egress pool of each message (its content is read when it is built: loadMessageContents). */
+/** Sender, domain, egress pool and sending status of each message (its content is read when it is built: loadMessageContents). */
 function contextsStatement(tx: Transaction, emailIds: string[]) {
   return tx.sql`
     select e.id, e.account_id, e.from_email, e.from_name, e.created_at, a.egress_pool, a.sending_status,
@@ -24,7 +24,6 @@ function contextsStatement(tx: Transaction, emailIds: string[]) {
       join accounts a on a.id = e.account_id
       join senders s on s.id = e.sender_id
       join domains d on d.id = e.domain_id
-      join accounts a on a.id = e.account_id
      where e.id = any(${emailIds}::text[])`;
 }
 
