@@ -10,6 +10,7 @@ import { createDeliveryQueue, openRedis, SharedDestinationLimits, WarmUpCounters
 import { SmtpConnectionPool } from './delivery/connection-pool';
 import { EgressPools } from './delivery/egress-pools';
 import { createMessageComposer, type MessageComposer } from './delivery/message-composer';
+import { MtaStsPolicies } from './delivery/mta-sts/mta-sts-policies';
 import { createRouteLookups } from './delivery/route-cache';
 import type { TransportContext } from './delivery/smtp-transport';
 import { createDeliveryBatches, type DeliveryBatches } from './jobs/delivery-batches';
@@ -100,7 +101,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     workerRedis,
     producerRedis,
     deliveryQueue: createDeliveryQueue(producerRedis, config.redisPrefix),
-    transport: createTransportContext(config),
+    transport: createTransportContext(config, producerRedis, logger),
     dns: createDnsResolver(config.dns),
     composer: createMessageComposer(config.encryptionKey, config.worker.compositionThreads),
     returnPathKey: returnPathKey(config.encryptionKey),
@@ -121,10 +122,22 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   };
 }
 
-/** DNS, SMTP pool and session settings, as configured. */
-export function createTransportContext(config: Config): TransportContext {
+/** DNS, MTA-STS policies (cached in `redis`), SMTP pool and session settings, as configured. */
+export function createTransportContext(config: Config, redis: Redis, logger: Logger): TransportContext {
+  const dns = createDnsResolver(config.dns);
+  const policies = new MtaStsPolicies({
+    dns,
+    redis,
+    redisPrefix: config.redisPrefix,
+    fetch: {
+      trustedCa: [...rootCertificates, ...(config.receiverPolicies.mtaStsCaFile ? [readFileSync(config.receiverPolicies.mtaStsCaFile, 'utf8')] : [])],
+      port: config.receiverPolicies.mtaStsPolicyPort,
+      allowPrivate: config.smtp.allowPrivateMx,
+    },
+    logger,
+  });
   return {
-    routes: createRouteLookups(createDnsResolver(config.dns)),
+    routes: createRouteLookups(dns, policies),
     pool: new SmtpConnectionPool(config.smtp.poolIdleMs),
     settings: {
       heloName: config.smtp.heloName,

@@ -24,6 +24,11 @@ export interface WorkerMetrics {
   warmUpPostponed: Counter<'pool' | 'provider'>;
   /** Reply rules applied to destinations, by rule name and action (docs/api-decisions.md, "Reply rules"). */
   replyRuleActions: Counter<'rule' | 'action'>;
+  /**
+   * SMTP sessions by the TLS policy that applied (`opportunistic`, `require_tls`, `mta-sts`) and
+   * whether they met it (`success`, `failure`; docs/api-decisions.md, "Receivers' TLS policies").
+   */
+  tlsSessions: Counter<'policy' | 'result'>;
 }
 
 export function createWorkerMetrics(): WorkerMetrics {
@@ -58,6 +63,12 @@ export function createWorkerMetrics(): WorkerMetrics {
       name: 'mailer_reply_rule_actions_total',
       help: 'Reply rules applied to a destination after its reply, by rule and action (suspend, concurrency, rate).',
       labelNames: ['rule', 'action'],
+      registers: [registry],
+    }),
+    tlsSessions: new Counter({
+      name: 'mailer_tls_sessions_total',
+      help: 'SMTP sessions by the TLS policy that applied and whether they met it.',
+      labelNames: ['policy', 'result'],
       registers: [registry],
     }),
   };

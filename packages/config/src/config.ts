@@ -235,6 +235,8 @@ const envSchema = z
       .default('')
       .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean))
       .pipe(z.array(z.union([z.ipv4(), z.ipv6(), z.cidrv4(), z.cidrv6()]))),
+    MTA_STS_CA_FILE: z.string().optional(),
+    MTA_STS_POLICY_PORT: int(443, 1, 65535),
   })
   .superRefine((env, ctx) => {
     if (env.MAX_BODY_BYTES_PER_ACCOUNT > env.MAX_BODY_BYTES_IN_FLIGHT) {
@@ -385,6 +387,13 @@ function toConfig(env: z.infer<typeof envSchema>) {
       tlsKeyFile: env.SUBMISSION_TLS_KEY,
       /** `/metrics` (behind OPERATOR_TOKEN) and `/healthz`. */
       metricsPort: env.SUBMISSION_METRICS_PORT,
+    },
+    /** Receivers' transport policies (docs/api-decisions.md, "Receivers' TLS policies"). */
+    receiverPolicies: {
+      /** CAs a policy host's certificate may chain to besides the system's (MTA-STS policy fetches). */
+      mtaStsCaFile: env.MTA_STS_CA_FILE,
+      /** The port policy hosts are fetched from: 443 (RFC 8461); another value is for tests only. */
+      mtaStsPolicyPort: env.MTA_STS_POLICY_PORT,
     },
     retentionDays: env.RETENTION_DAYS,
     operatorToken: env.OPERATOR_TOKEN,

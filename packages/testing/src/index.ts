@@ -8,3 +8,4 @@ export { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver';
 export { endProcess } from './end-process';
 export { startPrivatePostgres, type PrivatePostgres } from './private-postgres';
 export { startPrivateRedis, SENTINEL_MASTER, type PrivateRedis } from './private-redis';
+export { startTestPolicyHost, mtaStsPolicy, POLICY_CA_FILE, type TestPolicyHost, type PolicyAnswer } from './policy-host';

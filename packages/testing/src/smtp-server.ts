@@ -16,8 +16,11 @@ const fixture = (name: string) => readFileSync(path.join(FIXTURES, name), 'utf8'
 /** The test CA that signed the `*.tls.test` certificate; the worker trusts it through SMTP_CA_FILE. */
 export const TEST_CA_FILE = path.join(FIXTURES, 'ca.pem');
 
-/** `broken_handshake` offers STARTTLS, answers 220, then fails every TLS handshake. */
-export type PeerTls = 'starttls' | 'untrusted' | 'tls1.1' | 'broken_handshake' | 'none';
+/**
+ * `broken_handshake` offers STARTTLS, answers 220, then fails every TLS handshake; `expired`
+ * presents `expired.tls.test`'s certificate of the policy test CA (see policy-host.ts), valid only in 2000.
+ */
+export type PeerTls = 'starttls' | 'untrusted' | 'tls1.1' | 'broken_handshake' | 'expired' | 'none';
 
 export type DataBehavior =
   | { kind: 'accept' }
@@ -149,6 +152,8 @@ function tlsOptions(tls: PeerTls): Partial<SMTPServerOptions> {
       return { key: fixture('mx.key'), cert: fixture('mx.pem'), maxVersion: 'TLSv1.2', ciphers: 'PSK-AES128-CBC-SHA' };
     case 'starttls':
       return { key: fixture('mx.key'), cert: fixture('mx.pem') };
+    case 'expired':
+      return { key: fixture('../policy/expired.key'), cert: fixture('../policy/expired.pem') };
   }
 }
 

@@ -1,5 +1,6 @@
 import { resolveHostAddresses, resolveMailRoute, type DnsResolver, type HostAddresses, type MailRoute } from '@mailer/dns';
 import { onAbort } from './abort-listeners';
+import type { MtaStsPolicies, MtaStsPolicy } from './mta-sts/mta-sts-policies';
 
 /**
  * Answers kept this long: a busy recipient domain costs one MX and one address lookup per
@@ -10,13 +11,20 @@ export const ROUTE_CACHE_MS = 30_000;
 const MAX_ENTRIES = 10_000;
 const DEADLINE = { kind: 'temporary', reason: 'deadline_exceeded' } as const;
 
+/** A recipient domain's MTA-STS policy in force, none, or no answer before the caller's deadline. */
+export type MtaStsLookup = { kind: 'policy'; policy: MtaStsPolicy } | { kind: 'none' } | typeof DEADLINE;
+
 export interface RouteLookups {
   mailRoute(domain: string, signal?: AbortSignal): Promise<MailRoute>;
   hostAddresses(host: string, signal?: AbortSignal): Promise<HostAddresses>;
+  mtaStsPolicy(domain: string, signal?: AbortSignal): Promise<MtaStsLookup>;
 }
 
-/** MX and address lookups through the configured resolver, cached and shared while in flight. */
-export function createRouteLookups(dns: DnsResolver, ttlMs = ROUTE_CACHE_MS): RouteLookups {
+/**
+ * MX and address lookups through the configured resolver, and MTA-STS policies (themselves
+ * cached in Redis), cached and shared while in flight.
+ */
+export function createRouteLookups(dns: DnsResolver, policies: MtaStsPolicies, ttlMs = ROUTE_CACHE_MS): RouteLookups {
   const cached = <T extends { kind: string }>(lookup: (name: string) => Promise<T>, deadline: T) => {
     const entries = new Map<string, { answer: Promise<T>; expires: number }>();
     return (name: string, signal?: AbortSignal): Promise<T> => {
@@ -41,6 +49,13 @@ export function createRouteLookups(dns: DnsResolver, ttlMs = ROUTE_CACHE_MS): Ro
   return {
     mailRoute: cached((domain) => resolveMailRoute(dns, domain), DEADLINE as MailRoute),
     hostAddresses: cached((host) => resolveHostAddresses(dns, host), DEADLINE as HostAddresses),
+    mtaStsPolicy: cached(
+      async (domain): Promise<MtaStsLookup> => {
+        const policy = await policies.policyFor(domain);
+        return policy ? { kind: 'policy', policy } : { kind: 'none' };
+      },
+      DEADLINE as MtaStsLookup,
+    ),
   };
 }
 

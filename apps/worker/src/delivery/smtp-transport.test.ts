@@ -1,12 +1,15 @@
 import { createServer, type Server } from 'node:net';
 import { loadConfig } from '@mailer/config';
-import { startTestDnsServer, startTestSmtpServer, TEST_CA_FILE, type TestDnsServer, type TestSmtpServer } from '@mailer/testing';
+import { createLogger } from '@mailer/logger';
+import { openRedis, type Redis } from '@mailer/queue';
+import { startTestDnsServer, startTestSmtpServer, TEST_CA_FILE, testRedisPrefix, type TestDnsServer, type TestSmtpServer } from '@mailer/testing';
 import { createTransportContext } from '../container';
 import { freePort } from '@mailer/testing';
 import type { TlsPolicy } from './smtp-session';
 import { deliverToHosts, routeDomain, type TransactionReport, type TransportContext } from './smtp-transport';
 
 let dns: TestDnsServer;
+let redis: Redis;
 let port: number;
 const peers: TestSmtpServer[] = [];
 const contexts: TransportContext[] = [];
@@ -27,8 +30,11 @@ function transport(env: Record<string, string> = {}): TransportContext {
       SMTP_COMMAND_TIMEOUT: '10s',
       SMTP_DATA_TIMEOUT: '10s',
       SMTP_POOL_IDLE: '500ms',
+      REDIS_PREFIX: testRedisPrefix(),
       ...env,
     }),
+    redis,
+    createLogger({ level: 'error', service: 'worker' }),
   );
   contexts.push(ctx);
   return ctx;
@@ -55,9 +61,9 @@ async function send(
   signal = AbortSignal.timeout(20_000),
 ): Promise<TransactionReport> {
   const route = await routeDomain(ctx, domain, signal);
-  if (route.kind === 'hosts') return deliverToHosts(ctx, route.hosts, { domain, from: 'hello@sender.test', recipients, message: MESSAGE, policy, signal });
+  if (route.kind === 'hosts') return deliverToHosts(ctx, route.hosts, { domain, from: 'hello@sender.test', recipients, message: MESSAGE, policy, mtaSts: route.mtaSts, signal });
   const outcomes = new Map(recipients.map((r) => [r, route.outcome]));
-  return { outcomes, replies: new Map(), tls: null, mxHost: null, mxAddress: null, connected: false };
+  return { outcomes, replies: new Map(), tls: null, mxHost: null, mxAddress: null, connected: false, tlsPolicy: { applied: policy, met: null } };
 }
 
 const summary = (report: Awaited<ReturnType<typeof send>>) =>
@@ -65,6 +71,7 @@ const summary = (report: Awaited<ReturnType<typeof send>>) =>
 
 beforeAll(async () => {
   dns = await startTestDnsServer();
+  redis = openRedis(loadConfig({}).redis, 'producer');
   port = await freePort();
 });
 afterEach(async () => {
@@ -72,7 +79,10 @@ afterEach(async () => {
   await Promise.all(peers.splice(0).map((p) => p.close()));
   dns.reset();
 });
-afterAll(() => dns.close());
+afterAll(async () => {
+  redis.disconnect();
+  await dns.close();
+});
 
 describe('TLS policies', () => {
   it('opportunistic: STARTTLS when offered, plain when not', async () => {

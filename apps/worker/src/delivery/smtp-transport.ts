@@ -3,14 +3,20 @@ import {
   boundMxAttempt,
   bounced,
   classifySmtpReply,
+  decideHostTlsPolicy,
   deferred,
   isDeliverableAddress,
   parseSmtpReply,
+  sessionMeetsPolicy,
   type DeliveryOutcome,
+  type HostTlsPolicy,
+  type TlsPolicyApplied,
+  type TransportSecurityPolicy,
 } from '@mailer/domain';
 import type { MailRoute } from '@mailer/dns';
 import type { SmtpConnectionPool } from './connection-pool';
-import type { RouteLookups } from './route-cache';
+import { policyAllowsHost, type MtaStsPolicy } from './mta-sts/mta-sts-policies';
+import type { MtaStsLookup, RouteLookups } from './route-cache';
 import {
   openSession,
   SmtpSession,
@@ -20,7 +26,6 @@ import {
   type SessionSettings,
   type EgressSource,
   type SessionTls,
-  type TlsPolicy,
 } from './smtp-session';
 
 export interface TransportContext {
@@ -40,7 +45,10 @@ export interface DomainTransaction {
   recipients: string[];
   /** The signed message, the same bytes for every domain. */
   message: Buffer;
-  policy: TlsPolicy;
+  /** The sender's transport security setting. */
+  policy: TransportSecurityPolicy;
+  /** The recipient domain's MTA-STS policy in force, from routing; null without one. */
+  mtaSts: MtaStsPolicy | null;
   /** Aborts at the lease deadline or on shutdown. */
   signal: AbortSignal;
   /** A connection is closed once it carried this many messages (an operator limit); unbounded when absent. */
@@ -65,16 +73,28 @@ export interface TransactionReport {
   aborted?: { finalDotSent: boolean };
   /** Whether a session was up (for the destination's feedback: false means no address took a connection). */
   connected: boolean;
+  /**
+   * The TLS policy that applied (of the host that took the session, else of the last one
+   * tried) and whether the session met it; `met` is null when no TLS negotiation was reached
+   * (no host answered), as nothing can be said of the policy then.
+   */
+  tlsPolicy: { applied: TlsPolicyApplied; met: boolean | null };
 }
 
 const forAll = (recipients: string[], outcome: DeliveryOutcome) => new Map(recipients.map((r) => [r, outcome]));
 
-/** How a recipient domain's mail is routed: MX hosts, or an outcome for all its recipients at once. */
-export type RouteDecision = { kind: 'hosts'; hosts: string[] } | { kind: 'decided'; outcome: DeliveryOutcome };
+/**
+ * How a recipient domain's mail is routed: MX hosts and the domain's MTA-STS policy, or an
+ * outcome for all its recipients at once.
+ */
+export type RouteDecision = { kind: 'hosts'; hosts: string[]; mtaSts: MtaStsPolicy | null } | { kind: 'decided'; outcome: DeliveryOutcome };
 
-/** The MX lookup through the configured resolver; routing failures decide the domain's recipients at once. */
+/**
+ * The MX lookup through the configured resolver, beside the domain's MTA-STS policy; routing
+ * failures decide the domain's recipients at once. A policy in mode `none` is no policy.
+ */
 export async function routeDomain(ctx: TransportContext, domain: string, signal: AbortSignal): Promise<RouteDecision> {
-  const route: MailRoute = await ctx.routes.mailRoute(domain, signal);
+  const [route, mtaSts]: [MailRoute, MtaStsLookup] = await Promise.all([ctx.routes.mailRoute(domain, signal), ctx.routes.mtaStsPolicy(domain, signal)]);
   if (signal.aborted) return { kind: 'decided', outcome: deferred('timeout') };
   switch (route.kind) {
     case 'not_found':
@@ -85,7 +105,7 @@ export async function routeDomain(ctx: TransportContext, domain: string, signal:
     case 'temporary':
       return { kind: 'decided', outcome: deferred('dns_temporary_failure') };
     case 'hosts':
-      return { kind: 'hosts', hosts: route.hosts };
+      return { kind: 'hosts', hosts: route.hosts, mtaSts: mtaSts.kind === 'policy' && mtaSts.policy.mode !== 'none' ? mtaSts.policy : null };
   }
 }
 
@@ -94,9 +114,15 @@ export async function routeDomain(ctx: TransportContext, domain: string, signal:
  * and "Scheduling"): hosts by preference and their addresses in turn until one takes a
  * session, at most 2 hosts and 5 addresses in all (boundMxAttempt); connection-level
  * failures move on to the next address within this same attempt. Non-public addresses are
- * skipped unless ALLOW_PRIVATE_MX.
+ * skipped unless ALLOW_PRIVATE_MX. Each host gets the TLS policy decideHostTlsPolicy gives it
+ * (docs/api-decisions.md, "Receivers' TLS policies"): under an enforced one, hosts it does not
+ * allow are not tried, and a session that cannot meet it carries nothing.
  */
-export async function deliverToHosts(ctx: TransportContext, hosts: readonly string[], tx: DomainTransaction): Promise<TransactionReport> {
+export async function deliverToHosts(ctx: TransportContext, allHosts: readonly string[], tx: DomainTransaction): Promise<TransactionReport> {
+  const policies = new Map(allHosts.map((host) => [host, hostPolicy(tx, host)]));
+  const hosts = allHosts.filter((host) => !policies.get(host)!.enforced || policies.get(host)!.hostAllowed);
+  let applied = policies.get(allHosts[0] ?? '') ?? hostPolicy(tx, '');
+  let tlsMet: boolean | null = null;
   const report = (outcome: DeliveryOutcome, mxHost: string | null = null, reply?: string): TransactionReport => ({
     outcomes: forAll(tx.recipients, outcome),
     replies: new Map(reply === undefined ? [] : tx.recipients.map((r) => [r, reply])),
@@ -104,8 +130,11 @@ export async function deliverToHosts(ctx: TransportContext, hosts: readonly stri
     mxHost,
     mxAddress: null,
     connected: false,
+    tlsPolicy: { applied: applied.applied, met: tlsMet },
     ...(tx.signal.aborted ? { aborted: { finalDotSent: false } } : {}),
   });
+  // Every host excluded by an enforced policy: nothing to connect to.
+  if (hosts.length === 0) return report(deferred(applied.failureCause ?? 'tls_policy_failed'), allHosts[0] ?? null);
   let failure = deferred('connection_failed');
   const lookups = await Promise.all(hosts.map(async (host) => ({ host, found: await ctx.routes.hostAddresses(host, tx.signal) })));
   if (tx.signal.aborted) return report(deferred('timeout'), hosts[0] ?? null);
@@ -120,11 +149,19 @@ export async function deliverToHosts(ctx: TransportContext, hosts: readonly stri
   let failureReply: string | undefined;
   for (const { host, address } of boundMxAttempt(usable)) {
     lastHost = host;
-    const transaction = await transact(ctx, { host, address, port: ctx.port, policy: tx.policy, ...(tx.source ? { source: tx.source } : {}) }, tx);
+    applied = policies.get(host)!;
+    const transaction = await transact(
+      ctx,
+      { host, address, port: ctx.port, policy: applied.enforced ? 'require_tls' : 'opportunistic', ...(tx.source ? { source: tx.source } : {}) },
+      tx,
+    );
     if (!('sent' in transaction)) {
       if (transaction.kind === 'aborted') return report(deferred('timeout'), host);
-      if (transaction.kind === 'tls') tlsFailure = transaction.message;
-      const next = worse(failure, openFailureOutcome(transaction, tx.policy));
+      if (transaction.kind === 'tls') {
+        tlsFailure = transaction.message;
+        tlsMet = false;
+      }
+      const next = worse(failure, openFailureOutcome(transaction, applied));
       if (next !== failure) failureReply = transaction.reply;
       failure = next;
       continue;
@@ -142,6 +179,7 @@ export async function deliverToHosts(ctx: TransportContext, hosts: readonly stri
       mxHost: host,
       mxAddress: address,
       connected: true,
+      tlsPolicy: { applied: applied.applied, met: sessionMeetsPolicy(applied, session.tls) },
       ...(session.tlsFailure ? { tlsFailure: session.tlsFailure } : {}),
       ...(sent.kind === 'aborted' ? { aborted: { finalDotSent: sent.finalDotSent } } : {}),
     };
@@ -192,15 +230,21 @@ function staleSession(sent: SendOutcome): boolean {
 /** 421: the server is closing the connection (RFC 5321 section 3.8). */
 const isClosing = (reply: string) => /^421/.test(reply);
 
-/** A TLS failure under require_tls is the cause worth reporting whatever else failed. */
-function worse(current: DeliveryOutcome, next: DeliveryOutcome): DeliveryOutcome {
-  return current.cause?.code === 'tls_required_unavailable' ? current : next;
+/** The TLS demands on one host: the sender's setting and the domain's MTA-STS policy, as the domain rule weighs them. */
+function hostPolicy(tx: DomainTransaction, host: string): HostTlsPolicy {
+  return decideHostTlsPolicy({ sender: tx.policy, mtaSts: tx.mtaSts && { mode: tx.mtaSts.mode, mxMatches: policyAllowsHost(tx.mtaSts, host) } });
 }
 
-function openFailureOutcome(failure: OpenFailure, policy: TlsPolicy): DeliveryOutcome {
+/** A TLS failure under an enforced policy is the cause worth reporting whatever else failed. */
+function worse(current: DeliveryOutcome, next: DeliveryOutcome): DeliveryOutcome {
+  const code = current.cause?.code;
+  return code === 'tls_required_unavailable' || code === 'tls_policy_failed' ? current : next;
+}
+
+function openFailureOutcome(failure: OpenFailure, policy: HostTlsPolicy): DeliveryOutcome {
   const reply = failure.reply ? parseSmtpReply(failure.reply) : undefined;
   const codes = [reply?.code || null, reply?.enhancedStatus ?? null] as const;
-  if (failure.kind === 'tls' && policy === 'require_tls') return deferred('tls_required_unavailable', ...codes);
+  if (failure.kind === 'tls' && policy.failureCause) return deferred(policy.failureCause, ...codes);
   if (failure.kind === 'timeout') return deferred('timeout', ...codes);
   return deferred('connection_failed', ...codes);
 }

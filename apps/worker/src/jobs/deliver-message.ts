@@ -8,7 +8,6 @@ import {
   transactionFeedback,
   type CauseCode,
   type DeliveryOutcome,
-  type TlsPolicyApplied,
   type TransactionFeedback,
 } from '@mailer/domain';
 import { loadAttachments, nextObligation, type AttemptTransport, type DeliveryContext, type Lease, type LeasedDelivery } from '@mailer/db';
@@ -17,6 +16,7 @@ import type { WorkerDependencies } from '../container';
 import { compositionRequest } from '../delivery/compose-message';
 import type { EgressChoice } from '../delivery/egress-pools';
 import { deliverToHosts, routeDomain, type TransactionReport } from '../delivery/smtp-transport';
+import type { MtaStsPolicy } from '../delivery/mta-sts/mta-sts-policies';
 import type { ScheduledGroup, TransactionLimits } from '../scheduling/destination';
 import { AttemptRecorder } from './attempt-recorder';
 import type { KeptLease } from './lease-keeper';
@@ -119,7 +119,7 @@ class HeldMessage {
         for (const transaction of transactions(group)) {
           if (stopped) this.track(this.recorder.release(transaction, stopped.message));
           else if (route.kind === 'decided') this.track(this.decide(transaction, route.outcome));
-          else deps.scheduler.hold(route.hosts, new HeldGroup(this, domain, transaction, route.hosts));
+          else deps.scheduler.hold(route.hosts, new HeldGroup(this, domain, transaction, route.hosts, route.mtaSts));
         }
       }),
     );
@@ -194,6 +194,7 @@ class HeldGroup implements ScheduledGroup {
     readonly domain: string,
     private readonly group: LeasedDelivery[],
     private readonly hosts: readonly string[],
+    private readonly mtaSts: MtaStsPolicy | null,
   ) {
     this.accountId = message.context.email.accountId;
     this.deliveries = group.length;
@@ -256,12 +257,14 @@ class HeldGroup implements ScheduledGroup {
       recipients,
       message: built,
       policy: context.sender.policy,
+      mtaSts: this.mtaSts,
       signal,
       ...(limits.messagesPerConnection !== undefined ? { messagesPerConnection: limits.messagesPerConnection } : {}),
       ...(egress.kind === 'source' ? { source: egress.source } : {}),
     });
     endTransactionTimer();
     for (const raw of new Set(report.replies.values())) deps.scheduler.observeReply(this.hosts, parseSmtpReply(raw));
+    if (report.tlsPolicy.met !== null) deps.metrics.tlsSessions.inc({ policy: report.tlsPolicy.applied, result: report.tlsPolicy.met ? 'success' : 'failure' });
     // Cut short before the message went out in full: nothing was delivered, so the
     // deliveries go back for the next daemon (after the final dot, the duplicate case:
     // recorded as deferred, if the lease is still ours).
@@ -276,7 +279,7 @@ class HeldGroup implements ScheduledGroup {
     void this.settled(
       message.recorder.record(group, outcomeOf, {
         startedAt,
-        transport: attemptTransport(report, group, context.sender.policy),
+        transport: attemptTransport(report, group),
         tlsFailure: report.tlsFailure,
         ...(egress.kind === 'source' ? { sourceAddress: egress.source.address } : {}),
       }),
@@ -294,9 +297,10 @@ class HeldGroup implements ScheduledGroup {
 /**
  * What the transport saw, for operators: the host and address, the reply that decided the
  * attempt's outcome (the first recipient's whose outcome is the attempt's), its text as
- * parseSmtpReply keeps it (REPLY_TEXT_LIMIT), and the session's TLS under the sender's policy. None when no host was tried.
+ * parseSmtpReply keeps it (REPLY_TEXT_LIMIT), and the session's TLS under the policy that applied
+ * (the sender's, the domain's MTA-STS policy or the stricter of them). None when no host was tried.
  */
-function attemptTransport(report: TransactionReport, group: LeasedDelivery[], policy: TlsPolicyApplied): AttemptTransport | null {
+function attemptTransport(report: TransactionReport, group: LeasedDelivery[]): AttemptTransport | null {
   if (!report.mxHost) return null;
   const outcomes = group.map((d) => report.outcomes.get(d.recipient)?.outcome ?? 'deferred');
   const outcome = deriveMessageStatus(outcomes);
@@ -308,7 +312,7 @@ function attemptTransport(report: TransactionReport, group: LeasedDelivery[], po
     mxAddress: report.mxAddress,
     reply: reply && { code: reply.code || null, enhancedStatus: reply.enhancedStatus, text: reply.text },
     tls: report.tls,
-    policy,
+    policy: report.tlsPolicy.applied,
   };
 }
 

@@ -17,6 +17,8 @@ export const CAUSE_CODES = [
   'connection_lost',
   'timeout',
   'tls_required_unavailable',
+  /** The recipient domain's MTA-STS policy in `enforce` mode could not be met: nothing was sent in clear. */
+  'tls_policy_failed',
   'dns_temporary_failure',
   'remote_temporary_failure',
   'remote_permanent_failure',

@@ -8,3 +8,4 @@ export * from './retry-policy';
 export * from './mx-order';
 export * from './cancel';
 export * from './transitions';
+export * from './tls-policy';

@@ -1,0 +1,255 @@
+import { loadConfig } from '@mailer/config';
+import { createDnsResolver } from '@mailer/dns';
+import { createLogger } from '@mailer/logger';
+import { openRedis, type Redis } from '@mailer/queue';
+import {
+  freePort,
+  mtaStsPolicy,
+  POLICY_CA_FILE,
+  startTestDnsServer,
+  startTestPolicyHost,
+  startTestSmtpServer,
+  TEST_CA_FILE,
+  testRedisPrefix,
+  type PolicyAnswer,
+  type TestDnsServer,
+  type TestPolicyHost,
+  type TestSmtpServer,
+  type TestSmtpServerOptions,
+} from '@mailer/testing';
+import { rootCertificates } from 'node:tls';
+import { readFileSync } from 'node:fs';
+import { createTransportContext } from '../../container';
+import { deliverToHosts, routeDomain, type TransactionReport, type TransportContext } from '../smtp-transport';
+import { fetchMtaStsPolicy, POLICY_MAX_BYTES } from './fetch-policy';
+
+let dns: TestDnsServer;
+let policyHost: TestPolicyHost;
+let redis: Redis;
+let smtpPort: number;
+const peers: TestSmtpServer[] = [];
+const contexts: TransportContext[] = [];
+
+const MESSAGE = Buffer.from('From: hello@sender.test\r\nTo: ann@x.test\r\nSubject: Hi\r\nMessage-ID: <1@sender.test>\r\n\r\nHello.\r\n');
+
+/** A daemon's transport; daemons given the same `redisPrefix` share their policy cache. */
+function transport(redisPrefix: string, env: Record<string, string> = {}): TransportContext {
+  const ctx = createTransportContext(
+    loadConfig({
+      DNS_SERVERS: dns.address,
+      DNS_TIMEOUT: '5s',
+      SMTP_PORT: String(smtpPort),
+      SMTP_HELO_NAME: 'worker.mailer.test',
+      SMTP_CA_FILE: TEST_CA_FILE,
+      ALLOW_PRIVATE_MX: 'true',
+      SMTP_CONNECT_TIMEOUT: '10s',
+      SMTP_COMMAND_TIMEOUT: '10s',
+      SMTP_DATA_TIMEOUT: '10s',
+      REDIS_PREFIX: redisPrefix,
+      MTA_STS_CA_FILE: POLICY_CA_FILE,
+      MTA_STS_POLICY_PORT: String(policyHost.port),
+      ...env,
+    }),
+    redis,
+    createLogger({ level: 'error', service: 'worker' }),
+  );
+  contexts.push(ctx);
+  return ctx;
+}
+
+async function peer(host: string, options: Omit<TestSmtpServerOptions, 'host' | 'port'> = {}) {
+  const server = await startTestSmtpServer({ host, port: smtpPort, ...options });
+  peers.push(server);
+  return server;
+}
+
+/** `domain`'s MX hosts (by preference) and their addresses. */
+function route(domain: string, mxs: Array<[host: string, address: string]>) {
+  dns.set(domain, mxs.map(([exchange], i) => ({ type: 'MX' as const, exchange, priority: 10 * (i + 1) })));
+  for (const [host, address] of mxs) dns.set(host, [{ type: 'A', address }]);
+}
+
+/** Publishes `_mta-sts.<domain>` with `id`, its policy host on loopback, and what that host answers. */
+function publish(domain: string, id: string, answer: PolicyAnswer) {
+  dns.set(`_mta-sts.${domain}`, [{ type: 'TXT', data: `v=STSv1; id=${id}` }]);
+  dns.set(`mta-sts.${domain}`, [{ type: 'A', address: '127.0.0.1' }]);
+  policyHost.answer(domain, answer);
+}
+
+const enforce = (...mx: string[]): PolicyAnswer => ({ kind: 'policy', body: mtaStsPolicy('enforce', mx) });
+
+async function send(ctx: TransportContext, domain: string, policy: 'opportunistic' | 'require_tls' = 'opportunistic'): Promise<TransactionReport> {
+  const signal = AbortSignal.timeout(30_000);
+  const routed = await routeDomain(ctx, domain, signal);
+  if (routed.kind !== 'hosts') throw new Error(`not routed: ${JSON.stringify(routed)}`);
+  return deliverToHosts(ctx, routed.hosts, { domain, from: 'hello@sender.test', recipients: [`ann@${domain}`], message: MESSAGE, policy, mtaSts: routed.mtaSts, signal });
+}
+
+const outcome = (report: TransactionReport) => {
+  const o = [...report.outcomes.values()][0]!;
+  return o.cause ? `${o.outcome}:${o.cause.code}` : o.outcome;
+};
+
+beforeAll(async () => {
+  dns = await startTestDnsServer();
+  policyHost = await startTestPolicyHost();
+  redis = openRedis(loadConfig({}).redis, 'producer');
+  smtpPort = await freePort();
+});
+afterEach(async () => {
+  for (const ctx of contexts.splice(0)) ctx.pool.closeAll();
+  await Promise.all(peers.splice(0).map((p) => p.close()));
+  dns.reset();
+});
+afterAll(async () => {
+  redis.disconnect();
+  await Promise.all([dns.close(), policyHost.close()]);
+});
+
+describe('MTA-STS enforce', () => {
+  it('delivers over TLS 1.2+ to a policy host whose certificate is valid for its name', async () => {
+    const mx = await peer('127.0.0.2');
+    route('enforce.sts.test', [['mx1.tls.test', '127.0.0.2']]);
+    publish('enforce.sts.test', 'a1', enforce('*.tls.test'));
+    const report = await send(transport(testRedisPrefix()), 'enforce.sts.test');
+    expect(outcome(report)).toBe('accepted');
+    expect(report.tls).toMatchObject({ version: expect.stringMatching(/^TLSv1\.[23]$/), verified: true });
+    expect(report.tlsPolicy).toEqual({ applied: 'mta-sts', met: true });
+    expect(mx.messages[0]!.tls).toBe(true);
+  });
+
+  it.each([
+    ['no STARTTLS', 'none', 'mx1.tls.test', TEST_CA_FILE],
+    ['a certificate for another name', 'starttls', 'mx.wrong-name.sts.test', TEST_CA_FILE],
+    ['an expired certificate', 'expired', 'expired.tls.test', POLICY_CA_FILE],
+    ['an untrusted certificate', 'untrusted', 'untrusted.tls.test', TEST_CA_FILE],
+    ['only TLS 1.1', 'tls1.1', 'mx1.tls.test', TEST_CA_FILE],
+  ] as const)('defers with tls_policy_failed against %s, sending nothing', async (_label, tls, host, ca) => {
+    const mx = await peer('127.0.0.2', { tls });
+    route('enforce.sts.test', [[host, '127.0.0.2']]);
+    publish('enforce.sts.test', 'a1', enforce(host));
+    const report = await send(transport(testRedisPrefix(), { SMTP_CA_FILE: ca }), 'enforce.sts.test');
+    expect(outcome(report)).toBe('deferred:tls_policy_failed');
+    expect(report.tlsPolicy).toEqual({ applied: 'mta-sts', met: false });
+    expect(mx.dataReceived()).toBe(0);
+    expect(mx.commands()).not.toContain('MAIL');
+  });
+
+  it('applies to require_tls senders too, with its own cause', async () => {
+    await peer('127.0.0.2', { tls: 'none' });
+    route('enforce.sts.test', [['mx1.tls.test', '127.0.0.2']]);
+    publish('enforce.sts.test', 'a1', enforce('mx1.tls.test'));
+    const report = await send(transport(testRedisPrefix()), 'enforce.sts.test', 'require_tls');
+    expect(outcome(report)).toBe('deferred:tls_policy_failed');
+  });
+
+  it('never connects to MX hosts the policy does not name', async () => {
+    const other = await peer('127.0.0.2');
+    route('elsewhere.sts.test', [['mx1.tls.test', '127.0.0.2']]);
+    publish('elsewhere.sts.test', 'b1', enforce('mx.elsewhere.example'));
+    const report = await send(transport(testRedisPrefix()), 'elsewhere.sts.test');
+    expect(outcome(report)).toBe('deferred:tls_policy_failed');
+    expect(other.connections()).toBe(0);
+  });
+
+  it('skips the MX hosts the policy does not name and delivers to one it names', async () => {
+    const unnamed = await peer('127.0.0.2');
+    const named = await peer('127.0.0.3');
+    route('elsewhere.sts.test', [
+      ['mx1.tls.test', '127.0.0.2'],
+      ['mx2.tls.test', '127.0.0.3'],
+    ]);
+    publish('elsewhere.sts.test', 'b2', enforce('mx2.tls.test'));
+    const report = await send(transport(testRedisPrefix()), 'elsewhere.sts.test');
+    expect(outcome(report)).toBe('accepted');
+    expect(report.mxHost).toBe('mx2.tls.test');
+    expect(unnamed.connections()).toBe(0);
+    expect(named.messages).toHaveLength(1);
+  });
+});
+
+describe('MTA-STS testing and none', () => {
+  it('testing: delivers as before and counts the failure', async () => {
+    const mx = await peer('127.0.0.2', { tls: 'none' });
+    route('testing.sts.test', [['mx.unlisted.sts.test', '127.0.0.2']]);
+    publish('testing.sts.test', 'c1', { kind: 'policy', body: mtaStsPolicy('testing', ['*.tls.test']) });
+    const report = await send(transport(testRedisPrefix()), 'testing.sts.test');
+    expect(outcome(report)).toBe('accepted');
+    expect(report.tlsPolicy).toEqual({ applied: 'mta-sts', met: false });
+    expect(mx.messages[0]!.tls).toBe(false);
+  });
+
+  it('testing: a policy host with a valid certificate meets it', async () => {
+    await peer('127.0.0.2');
+    route('testing.sts.test', [['mx1.tls.test', '127.0.0.2']]);
+    publish('testing.sts.test', 'c2', { kind: 'policy', body: mtaStsPolicy('testing', ['*.tls.test']) });
+    expect((await send(transport(testRedisPrefix()), 'testing.sts.test')).tlsPolicy).toEqual({ applied: 'mta-sts', met: true });
+  });
+
+  it('none: delivers as before, as though there were no policy', async () => {
+    const mx = await peer('127.0.0.2', { tls: 'none' });
+    route('none.sts.test', [['mx.unlisted.sts.test', '127.0.0.2']]);
+    publish('none.sts.test', 'd1', { kind: 'policy', body: mtaStsPolicy('none', []) });
+    const report = await send(transport(testRedisPrefix()), 'none.sts.test');
+    expect(outcome(report)).toBe('accepted');
+    expect(report.tlsPolicy).toEqual({ applied: 'opportunistic', met: false });
+    expect(mx.messages).toHaveLength(1);
+  });
+});
+
+describe('MTA-STS policy fetch and cache', () => {
+  it.each<[string, PolicyAnswer]>([
+    ['a 500', { kind: 'status', status: 500 }],
+    ['a redirect', { kind: 'redirect', location: 'https://mta-sts.enforce.sts.test/.well-known/mta-sts.txt' }],
+    ['an oversized policy', { kind: 'oversized', bytes: POLICY_MAX_BYTES }],
+    ['an invalid policy', { kind: 'policy', body: 'version: STSv1\r\nmode: enforce\r\nmax_age: 86400\r\n' }],
+  ])('a fetch failing with %s and no cached policy delivers as before', async (_label, answer) => {
+    const mx = await peer('127.0.0.2', { tls: 'none' });
+    route('down.sts.test', [['mx1.tls.test', '127.0.0.2']]);
+    publish('down.sts.test', 'e1', answer);
+    const report = await send(transport(testRedisPrefix()), 'down.sts.test');
+    expect(outcome(report)).toBe('accepted');
+    expect(report.tlsPolicy.applied).toBe('opportunistic');
+    expect(mx.messages).toHaveLength(1);
+    expect(policyHost.fetches('down.sts.test')).toBeGreaterThan(0);
+  });
+
+  it('a fetch failing keeps the cached policy, which every daemon sees', async () => {
+    const prefix = testRedisPrefix();
+    const mx = await peer('127.0.0.2', { tls: 'none' });
+    route('cached.sts.test', [['mx1.tls.test', '127.0.0.2']]);
+    publish('cached.sts.test', 'f1', enforce('mx1.tls.test'));
+    expect(outcome(await send(transport(prefix), 'cached.sts.test'))).toBe('deferred:tls_policy_failed');
+    // A new id, and the policy host down: another daemon still enforces the cached policy.
+    publish('cached.sts.test', 'f2', { kind: 'status', status: 503 });
+    expect(outcome(await send(transport(prefix), 'cached.sts.test'))).toBe('deferred:tls_policy_failed');
+    // The TXT record gone: the cached policy still applies (RFC 8461 section 5.1).
+    dns.remove('_mta-sts.cached.sts.test');
+    expect(outcome(await send(transport(prefix), 'cached.sts.test'))).toBe('deferred:tls_policy_failed');
+    expect(mx.messages).toHaveLength(0);
+  });
+
+  it('fetches again only when the TXT id changes', async () => {
+    const prefix = testRedisPrefix();
+    const mx = await peer('127.0.0.2', { tls: 'none' });
+    route('refresh.sts.test', [['mx1.tls.test', '127.0.0.2']]);
+    publish('refresh.sts.test', 'g1', enforce('mx1.tls.test'));
+    expect(outcome(await send(transport(prefix), 'refresh.sts.test'))).toBe('deferred:tls_policy_failed');
+    expect(outcome(await send(transport(prefix), 'refresh.sts.test'))).toBe('deferred:tls_policy_failed');
+    expect(policyHost.fetches('refresh.sts.test')).toBe(1);
+    publish('refresh.sts.test', 'g2', { kind: 'policy', body: mtaStsPolicy('none', []) });
+    expect(outcome(await send(transport(prefix), 'refresh.sts.test'))).toBe('accepted');
+    expect(policyHost.fetches('refresh.sts.test')).toBe(2);
+    expect(mx.messages).toHaveLength(1);
+  });
+
+  it('refuses policy hosts on non-public addresses unless ALLOW_PRIVATE_MX, and certificates no trusted CA vouches for', async () => {
+    publish('private.sts.test', 'h1', enforce('mx1.tls.test'));
+    const resolver = createDnsResolver({ servers: [dns.address], timeoutMs: 5_000 });
+    const settings = { trustedCa: [...rootCertificates, readFileSync(POLICY_CA_FILE, 'utf8')], port: policyHost.port, allowPrivate: true };
+    expect(await fetchMtaStsPolicy(resolver, 'private.sts.test', settings)).toMatchObject({ kind: 'fetched', policy: { mode: 'enforce', mx: ['mx1.tls.test'] } });
+    expect(await fetchMtaStsPolicy(resolver, 'private.sts.test', { ...settings, allowPrivate: false })).toEqual({ kind: 'failed', reason: 'the policy host has no public address' });
+    const untrusted = await fetchMtaStsPolicy(resolver, 'private.sts.test', { ...settings, trustedCa: [...rootCertificates] });
+    expect(untrusted).toMatchObject({ kind: 'failed', reason: expect.stringMatching(/certificate/i) });
+  });
+});
