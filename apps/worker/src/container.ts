@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import type { Config } from '@mailer/config';
 import { openDatabase, type Database, type DatabaseHandle } from '@mailer/db';
-import { createDnsResolver, type DnsResolver } from '@mailer/dns';
+import { createAuthenticatedLookups, createDnsResolver, type DnsResolver } from '@mailer/dns';
 import { mergeProviders, returnPathKey } from '@mailer/domain';
 import { createLogger, type Logger } from '@mailer/logger';
 import { createDeliveryQueue, openRedis, SharedDestinationLimits, WarmUpCounters, type DeliveryQueue, type Redis } from '@mailer/queue';
@@ -137,7 +137,7 @@ export function createTransportContext(config: Config, redis: Redis, logger: Log
     logger,
   });
   return {
-    routes: createRouteLookups(dns, policies),
+    routes: createRouteLookups(dns, policies, config.receiverPolicies.dnssecValidatingResolver ? createAuthenticatedLookups(config.dns) : null),
     pool: new SmtpConnectionPool(config.smtp.poolIdleMs),
     settings: {
       heloName: config.smtp.heloName,

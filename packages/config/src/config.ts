@@ -237,6 +237,7 @@ const envSchema = z
       .pipe(z.array(z.union([z.ipv4(), z.ipv6(), z.cidrv4(), z.cidrv6()]))),
     MTA_STS_CA_FILE: z.string().optional(),
     MTA_STS_POLICY_PORT: int(443, 1, 65535),
+    DNSSEC_VALIDATING_RESOLVER: bool(false),
   })
   .superRefine((env, ctx) => {
     if (env.MAX_BODY_BYTES_PER_ACCOUNT > env.MAX_BODY_BYTES_IN_FLIGHT) {
@@ -394,6 +395,11 @@ function toConfig(env: z.infer<typeof envSchema>) {
       mtaStsCaFile: env.MTA_STS_CA_FILE,
       /** The port policy hosts are fetched from: 443 (RFC 8461); another value is for tests only. */
       mtaStsPolicyPort: env.MTA_STS_POLICY_PORT,
+      /**
+       * The resolvers of DNS_SERVERS validate DNSSEC and the path to them is trusted: their AD bit is
+       * believed, and MX hosts with authenticated TLSA records get DANE (RFC 7672). Off by default.
+       */
+      dnssecValidatingResolver: env.DNSSEC_VALIDATING_RESOLVER,
     },
     retentionDays: env.RETENTION_DAYS,
     operatorToken: env.OPERATOR_TOKEN,

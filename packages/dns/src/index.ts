@@ -2,3 +2,4 @@ export { createDnsResolver, MAX_CNAME_HOPS, type DnsResolver, type DnsResolverOp
 export { observeDomainDns, DNS_CHECK_DEADLINE_MS } from './observe-domain-dns';
 export type { DnsAnswer } from '@mailer/domain';
 export { resolveMailRoute, resolveHostAddresses, type MailRoute, type HostAddresses } from './resolve-mx';
+export { createAuthenticatedLookups, type AuthenticatedLookups, type AuthenticatedAnswer } from './authenticated-lookups';

@@ -4,8 +4,9 @@ import { isIPv4, isIPv6 } from 'node:net';
 
 /**
  * A real DNS server on loopback (UDP and TCP, one port) whose zone a test controls:
- * records, CNAMEs, NXDOMAIN, SERVFAIL, REFUSED, and silence. It speaks just enough of
- * RFC 1035 for node's resolver; it is a test peer, not a resolver.
+ * records, CNAMEs, NXDOMAIN, SERVFAIL, REFUSED, and silence, and the AD bit of a validating
+ * resolver on the names a test marks secure. It speaks just enough of RFC 1035 for node's
+ * resolver and dns-packet; it is a test peer, not a resolver.
  */
 export type DnsRecord =
   | { type: 'A'; address: string }
@@ -14,12 +15,13 @@ export type DnsRecord =
   | { type: 'TXT'; data: string }
   | { type: 'CNAME'; target: string }
   /** At a reverse name such as `2.0.0.127.in-addr.arpa`. */
-  | { type: 'PTR'; target: string };
+  | { type: 'PTR'; target: string }
+  | { type: 'TLSA'; usage: number; selector: number; matchingType: number; data: Buffer };
 
 export type RecordType = DnsRecord['type'];
 export type DnsFailure = 'servfail' | 'refused' | 'timeout';
 
-const TYPE_CODE: Record<RecordType, number> = { A: 1, CNAME: 5, PTR: 12, MX: 15, TXT: 16, AAAA: 28 };
+const TYPE_CODE: Record<RecordType, number> = { A: 1, CNAME: 5, PTR: 12, MX: 15, TXT: 16, AAAA: 28, TLSA: 52 };
 const CODE_TYPE = Object.fromEntries(Object.entries(TYPE_CODE).map(([k, v]) => [v, k])) as Record<number, RecordType>;
 const RCODE = { noerror: 0, servfail: 2, nxdomain: 3, refused: 5 } as const;
 
@@ -31,6 +33,8 @@ export interface TestDnsServer {
   set(name: string, records: DnsRecord[]): void;
   /** Makes queries for `name` (of `type`, or of any type) fail this way. */
   fail(name: string, failure: DnsFailure, type?: RecordType): void;
+  /** Answers for `name` carry the AD bit (as a validating resolver's answers from a signed zone do) while `secure`. */
+  secure(name: string, secure: boolean): void;
   /** Forgets everything at `name`. */
   remove(name: string): void;
   reset(): void;
@@ -87,6 +91,8 @@ function encodeData(record: DnsRecord): Buffer {
     case 'CNAME':
     case 'PTR':
       return encodeName(record.target);
+    case 'TLSA':
+      return Buffer.concat([Buffer.from([record.usage, record.selector, record.matchingType]), record.data]);
   }
 }
 
@@ -105,6 +111,7 @@ export async function startTestDnsServer(options: { host?: string } = {}): Promi
   const host = options.host ?? '127.0.0.1';
   const zone = new Map<string, Map<RecordType, DnsRecord[]>>();
   const failures = new Map<string, DnsFailure>();
+  const secureNames = new Set<string>();
   let queries = 0;
 
   function answer(query: Buffer): Buffer | undefined {
@@ -141,7 +148,8 @@ export async function startTestDnsServer(options: { host?: string } = {}): Promi
     }
     const header = Buffer.alloc(12);
     header.writeUInt16BE(id, 0);
-    header.writeUInt16BE(0x8180 | (query.readUInt16BE(2) & 0x0100) | rcode, 2); // QR, RD copied, RA
+    const authenticated = secureNames.has(name) ? 0x0020 : 0;
+    header.writeUInt16BE(0x8180 | (query.readUInt16BE(2) & 0x0100) | authenticated | rcode, 2); // QR, RD copied, RA, AD
     header.writeUInt16BE(1, 4);
     header.writeUInt16BE(answers.length, 6);
     return Buffer.concat([header, question, ...answers]);
@@ -210,14 +218,20 @@ export async function startTestDnsServer(options: { host?: string } = {}): Promi
     fail(name, failure, type) {
       failures.set(`${normalize(name)}|${type ?? '*'}`, failure);
     },
+    secure(name, secure) {
+      if (secure) secureNames.add(normalize(name));
+      else secureNames.delete(normalize(name));
+    },
     remove(name) {
       const key = normalize(name);
       zone.delete(key);
+      secureNames.delete(key);
       for (const k of [...failures.keys()]) if (k.startsWith(`${key}|`)) failures.delete(k);
     },
     reset() {
       zone.clear();
       failures.clear();
+      secureNames.clear();
     },
     queryCount: () => queries,
     close: () =>

@@ -1,7 +1,7 @@
 export { createTestDatabase, testRedisPrefix, databaseUrl } from './test-database';
 export { startTestDnsServer, type TestDnsServer, type DnsRecord, type DnsFailure } from './dns-server';
 export { insertReadyDomain, insertSender, insertWebhookEndpoint, type ReadyDomain, type SenderOptions } from './factories';
-export { startTestSmtpServer, messageIdOf, TEST_CA_FILE, TransactionGauge, type TestSmtpServer, type TestSmtpServerOptions, type PeerBehavior, type DataBehavior, type ReceivedMessage } from './smtp-server';
+export { startTestSmtpServer, messageIdOf, TEST_CA_FILE, TEST_MX_CERT_FILE, TransactionGauge, type TestSmtpServer, type TestSmtpServerOptions, type PeerBehavior, type DataBehavior, type ReceivedMessage } from './smtp-server';
 export { insertQueuedEmail, type QueuedEmailInput, type QueuedEmail } from './email-factory';
 export { freePort } from './free-port';
 export { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver';

@@ -16,6 +16,9 @@ const fixture = (name: string) => readFileSync(path.join(FIXTURES, name), 'utf8'
 /** The test CA that signed the `*.tls.test` certificate; the worker trusts it through SMTP_CA_FILE. */
 export const TEST_CA_FILE = path.join(FIXTURES, 'ca.pem');
 
+/** The certificate the `starttls` peers present (for `*.tls.test`), for tests that pin it (DANE). */
+export const TEST_MX_CERT_FILE = path.join(FIXTURES, 'mx.pem');
+
 /**
  * `broken_handshake` offers STARTTLS, answers 220, then fails every TLS handshake; `expired`
  * presents `expired.tls.test`'s certificate of the policy test CA (see policy-host.ts), valid only in 2000.

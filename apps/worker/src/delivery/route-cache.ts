@@ -1,4 +1,13 @@
-import { resolveHostAddresses, resolveMailRoute, type DnsResolver, type HostAddresses, type MailRoute } from '@mailer/dns';
+import {
+  resolveHostAddresses,
+  resolveMailRoute,
+  type AuthenticatedAnswer,
+  type AuthenticatedLookups,
+  type DnsResolver,
+  type HostAddresses,
+  type MailRoute,
+} from '@mailer/dns';
+import type { TlsaRecord } from '@mailer/domain';
 import { onAbort } from './abort-listeners';
 import type { MtaStsPolicies, MtaStsPolicy } from './mta-sts/mta-sts-policies';
 
@@ -18,13 +27,18 @@ export interface RouteLookups {
   mailRoute(domain: string, signal?: AbortSignal): Promise<MailRoute>;
   hostAddresses(host: string, signal?: AbortSignal): Promise<HostAddresses>;
   mtaStsPolicy(domain: string, signal?: AbortSignal): Promise<MtaStsLookup>;
+  /** MX and TLSA answers with their AD bit, for DANE; null unless DNSSEC_VALIDATING_RESOLVER. */
+  authenticated: {
+    mx(domain: string, signal?: AbortSignal): Promise<AuthenticatedAnswer<string>>;
+    tlsa(host: string, signal?: AbortSignal): Promise<AuthenticatedAnswer<TlsaRecord>>;
+  } | null;
 }
 
 /**
  * MX and address lookups through the configured resolver, and MTA-STS policies (themselves
  * cached in Redis), cached and shared while in flight.
  */
-export function createRouteLookups(dns: DnsResolver, policies: MtaStsPolicies, ttlMs = ROUTE_CACHE_MS): RouteLookups {
+export function createRouteLookups(dns: DnsResolver, policies: MtaStsPolicies, authenticated: AuthenticatedLookups | null, ttlMs = ROUTE_CACHE_MS): RouteLookups {
   const cached = <T extends { kind: string }>(lookup: (name: string) => Promise<T>, deadline: T) => {
     const entries = new Map<string, { answer: Promise<T>; expires: number }>();
     return (name: string, signal?: AbortSignal): Promise<T> => {
@@ -56,6 +70,10 @@ export function createRouteLookups(dns: DnsResolver, policies: MtaStsPolicies, t
       },
       DEADLINE as MtaStsLookup,
     ),
+    authenticated: authenticated && {
+      mx: cached((domain) => authenticated.mx(domain), DEADLINE as AuthenticatedAnswer<string>),
+      tlsa: cached((host) => authenticated.tlsa(host), DEADLINE as AuthenticatedAnswer<TlsaRecord>),
+    },
   };
 }
 

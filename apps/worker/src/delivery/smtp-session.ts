@@ -1,8 +1,14 @@
 import { PassThrough } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import SMTPConnection, { type SMTPConnectionEnvelope } from 'nodemailer/lib/smtp-connection';
+import { daneAuthenticates, type TlsaRecord } from '@mailer/domain';
+import { presentedCertificates } from './dane';
 
-export type TlsPolicy = 'require_tls' | 'opportunistic';
+/**
+ * How a session treats TLS: `require_tls` (TLS 1.2+, a certificate valid for the MX name),
+ * `dane` (TLS 1.2+, a certificate the host's TLSA records authenticate) or `opportunistic`.
+ */
+export type TlsPolicy = 'require_tls' | 'opportunistic' | 'dane';
 
 export interface SessionTls {
   version: string;
@@ -26,6 +32,8 @@ export interface SessionTarget {
   policy: TlsPolicy;
   /** The local address to connect from, and its HELO name; absent: the machine's own and SMTP_HELO_NAME. */
   source?: EgressSource;
+  /** Under `dane`: the host's usable TLSA records. */
+  tlsa?: readonly TlsaRecord[];
 }
 
 export interface SessionSettings {
@@ -71,8 +79,21 @@ const noop = () => undefined;
 
 function tlsMode(policy: TlsPolicy, plain: boolean) {
   if (plain) return { ignoreTLS: true };
-  if (policy === 'require_tls') return { requireTLS: true };
+  if (policy !== 'opportunistic') return { requireTLS: true };
   return { opportunisticTLS: true };
+}
+
+function tlsOptions(policy: TlsPolicy, settings: SessionSettings) {
+  switch (policy) {
+    case 'require_tls':
+      return { rejectUnauthorized: true, minVersion: 'TLSv1.2', ca: settings.trustedCa } as const;
+    case 'dane':
+      // The TLSA records, not the CAs, decide (checked once the handshake is done).
+      return { rejectUnauthorized: false, minVersion: 'TLSv1.2', ca: settings.trustedCa } as const;
+    case 'opportunistic':
+      // Checked against the same CAs, to record whether it verified (SessionTls), never to refuse.
+      return { rejectUnauthorized: false, minVersion: 'TLSv1', ciphers: 'DEFAULT@SECLEVEL=0', ca: settings.trustedCa } as const;
+  }
 }
 
 /**
@@ -82,6 +103,8 @@ function tlsMode(policy: TlsPolicy, plain: boolean) {
 export class SmtpSession {
   /** Why STARTTLS failed when this plain session is the opportunistic fallback; operator logs only. */
   tlsFailure?: string;
+  /** Under `dane`: the TLSA records authenticated the server's certificate (the session is refused otherwise). */
+  daneAuthenticated = false;
   /** Transactions that reached their final-dot reply on this session (for an operator's messages-per-connection limit). */
   messagesSent = 0;
   private ended = false;
@@ -100,13 +123,15 @@ export class SmtpSession {
 
   /**
    * The session's TLS once STARTTLS succeeded, null in clear: the protocol version, the
-   * cipher and whether the certificate chains to a trusted CA and is valid for the MX host
-   * name (checked whatever the policy; only `require_tls` refuses a session without it).
+   * cipher and whether the certificate was authenticated: by the TLSA records under `dane`,
+   * else by chaining to a trusted CA and being valid for the MX host name (checked whatever
+   * the policy; only `require_tls` refuses a session without it).
    */
   get tls(): SessionTls | null {
     const socket = this.conn._socket as TLSSocket | undefined;
     if (!this.conn.secure || !socket || typeof socket.getProtocol !== 'function') return null;
-    return { version: socket.getProtocol() ?? 'unknown', cipher: socket.getCipher()?.name ?? 'unknown', verified: socket.authorized === true };
+    const verified = this.target.policy === 'dane' ? this.daneAuthenticated : socket.authorized === true;
+    return { version: socket.getProtocol() ?? 'unknown', cipher: socket.getCipher()?.name ?? 'unknown', verified };
   }
 
   get usable(): boolean {
@@ -221,12 +246,14 @@ export class SmtpSession {
  * - `require_tls`: STARTTLS is mandatory, TLS 1.2 or later, and the certificate must
  *   chain to a trusted CA and be valid for the MX host name; otherwise no session (and
  *   so not one byte of the message) — failure kind `tls`.
+ * - `dane`: as `require_tls`, but the certificate must match the host's TLSA records
+ *   (daneAuthenticates) instead of chaining to a CA.
  * - `opportunistic`: STARTTLS when offered, any certificate and protocol version; plain
  *   text when not offered or refused, and a new plain connection when the handshake fails.
  */
 export async function openSession(target: SessionTarget, settings: SessionSettings, signal: AbortSignal): Promise<SmtpSession | OpenFailure> {
   const first = await connect(target, settings, false, signal);
-  if (first instanceof SmtpSession || first.kind !== 'tls' || target.policy === 'require_tls') return first;
+  if (first instanceof SmtpSession || first.kind !== 'tls' || target.policy !== 'opportunistic') return first;
   const plain = await connect(target, settings, true, signal);
   if (plain instanceof SmtpSession) plain.tlsFailure = first.message;
   return plain;
@@ -243,11 +270,7 @@ function connect(target: SessionTarget, settings: SessionSettings, plain: boolea
     greetingTimeout: settings.commandTimeoutMs,
     socketTimeout: settings.commandTimeoutMs,
     ...tlsMode(target.policy, plain),
-    tls:
-      target.policy === 'require_tls'
-        ? { rejectUnauthorized: true, minVersion: 'TLSv1.2', ca: settings.trustedCa }
-        : // Checked against the same CAs, to record whether it verified (SessionTls), never to refuse.
-          { rejectUnauthorized: false, minVersion: 'TLSv1', ciphers: 'DEFAULT@SECLEVEL=0', ca: settings.trustedCa },
+    tls: tlsOptions(target.policy, settings),
     logger: false,
   });
   conn.on('error', noop);
@@ -276,8 +299,13 @@ function connect(target: SessionTarget, settings: SessionSettings, plain: boolea
       if (error) return fail(error);
       conn.off('error', fail);
       conn.off('end', onEnd);
-      if (target.policy === 'require_tls' && !conn.secure) return fail(Object.assign(new Error('no TLS'), { code: 'ETLS' }));
-      settle(new SmtpSession(conn, target, settings));
+      if (target.policy !== 'opportunistic' && !conn.secure) return fail(Object.assign(new Error('no TLS'), { code: 'ETLS' }));
+      const session = new SmtpSession(conn, target, settings);
+      if (target.policy === 'dane') {
+        session.daneAuthenticated = daneVerified(conn._socket as TLSSocket, target);
+        if (!session.daneAuthenticated) return fail(Object.assign(new Error('the certificate matches none of the TLSA records'), { code: 'ETLS' }));
+      }
+      settle(session);
     });
   });
 }
@@ -287,7 +315,13 @@ function classifyOpenError(error: NodemailerError, policy: TlsPolicy, duringHand
   const base = { message: error.message, ...(error.response ? { reply: error.response } : {}) };
   if (error.code === 'ETLS' || duringHandshake) return { kind: 'tls', ...base };
   // With requireTLS, a server that cannot do EHLO cannot do STARTTLS either.
-  if (policy === 'require_tls' && error.command === 'EHLO') return { kind: 'tls', ...base };
+  if (policy !== 'opportunistic' && error.command === 'EHLO') return { kind: 'tls', ...base };
   if (error.code === 'ETIMEDOUT') return { kind: 'timeout', ...base };
   return { kind: 'unreachable', ...base };
+}
+
+/** Whether the TLSA records of a `dane` target authenticate the certificate its server presented. */
+function daneVerified(socket: TLSSocket, target: SessionTarget): boolean {
+  const certificates = presentedCertificates(socket, target.host, new Date());
+  return certificates !== null && daneAuthenticates(target.tlsa ?? [], certificates);
 }

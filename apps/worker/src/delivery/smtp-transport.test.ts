@@ -5,7 +5,7 @@ import { openRedis, type Redis } from '@mailer/queue';
 import { startTestDnsServer, startTestSmtpServer, TEST_CA_FILE, testRedisPrefix, type TestDnsServer, type TestSmtpServer } from '@mailer/testing';
 import { createTransportContext } from '../container';
 import { freePort } from '@mailer/testing';
-import type { TlsPolicy } from './smtp-session';
+import type { TransportSecurityPolicy } from '@mailer/domain';
 import { deliverToHosts, routeDomain, type TransactionReport, type TransportContext } from './smtp-transport';
 
 let dns: TestDnsServer;
@@ -57,7 +57,7 @@ async function send(
   ctx: TransportContext,
   domain: string,
   recipients: string[],
-  policy: TlsPolicy = 'opportunistic',
+  policy: TransportSecurityPolicy = 'opportunistic',
   signal = AbortSignal.timeout(20_000),
 ): Promise<TransactionReport> {
   const route = await routeDomain(ctx, domain, signal);

@@ -15,6 +15,7 @@ import {
 } from '@mailer/domain';
 import type { MailRoute } from '@mailer/dns';
 import type { SmtpConnectionPool } from './connection-pool';
+import { hostDane, type HostDane } from './dane';
 import { policyAllowsHost, type MtaStsPolicy } from './mta-sts/mta-sts-policies';
 import type { MtaStsLookup, RouteLookups } from './route-cache';
 import {
@@ -119,9 +120,10 @@ export async function routeDomain(ctx: TransportContext, domain: string, signal:
  * allow are not tried, and a session that cannot meet it carries nothing.
  */
 export async function deliverToHosts(ctx: TransportContext, allHosts: readonly string[], tx: DomainTransaction): Promise<TransactionReport> {
-  const policies = new Map(allHosts.map((host) => [host, hostPolicy(tx, host)]));
-  const hosts = allHosts.filter((host) => !policies.get(host)!.enforced || policies.get(host)!.hostAllowed);
-  let applied = policies.get(allHosts[0] ?? '') ?? hostPolicy(tx, '');
+  const danes = await Promise.all(allHosts.map(async (host) => [host, await hostDane(ctx.routes, tx.domain, host, tx.signal)] as const));
+  const policies = new Map(danes.map(([host, dane]) => [host, { dane, policy: hostPolicy(tx, host, dane) }]));
+  const hosts = allHosts.filter((host) => !policies.get(host)!.policy.enforced || policies.get(host)!.policy.hostAllowed);
+  let applied = policies.get(allHosts[0] ?? '')?.policy ?? hostPolicy(tx, '', { kind: 'none' });
   let tlsMet: boolean | null = null;
   const report = (outcome: DeliveryOutcome, mxHost: string | null = null, reply?: string): TransactionReport => ({
     outcomes: forAll(tx.recipients, outcome),
@@ -149,12 +151,9 @@ export async function deliverToHosts(ctx: TransportContext, allHosts: readonly s
   let failureReply: string | undefined;
   for (const { host, address } of boundMxAttempt(usable)) {
     lastHost = host;
-    applied = policies.get(host)!;
-    const transaction = await transact(
-      ctx,
-      { host, address, port: ctx.port, policy: applied.enforced ? 'require_tls' : 'opportunistic', ...(tx.source ? { source: tx.source } : {}) },
-      tx,
-    );
+    const { dane, policy } = policies.get(host)!;
+    applied = policy;
+    const transaction = await transact(ctx, sessionTarget(ctx, tx, host, address, policy, dane), tx);
     if (!('sent' in transaction)) {
       if (transaction.kind === 'aborted') return report(deferred('timeout'), host);
       if (transaction.kind === 'tls') {
@@ -230,9 +229,20 @@ function staleSession(sent: SendOutcome): boolean {
 /** 421: the server is closing the connection (RFC 5321 section 3.8). */
 const isClosing = (reply: string) => /^421/.test(reply);
 
-/** The TLS demands on one host: the sender's setting and the domain's MTA-STS policy, as the domain rule weighs them. */
-function hostPolicy(tx: DomainTransaction, host: string): HostTlsPolicy {
-  return decideHostTlsPolicy({ sender: tx.policy, mtaSts: tx.mtaSts && { mode: tx.mtaSts.mode, mxMatches: policyAllowsHost(tx.mtaSts, host) } });
+/** The TLS demands on one host: the sender's setting, the domain's MTA-STS policy and the host's DANE, as the domain rule weighs them. */
+function hostPolicy(tx: DomainTransaction, host: string, dane: HostDane): HostTlsPolicy {
+  return decideHostTlsPolicy({
+    sender: tx.policy,
+    mtaSts: tx.mtaSts && { mode: tx.mtaSts.mode, mxMatches: policyAllowsHost(tx.mtaSts, host) },
+    dane: dane.kind === 'none' ? null : dane.kind,
+  });
+}
+
+/** The session a host's policy asks for: DANE with its TLSA records, else CA-verified TLS when enforced, else opportunistic. */
+function sessionTarget(ctx: TransportContext, tx: DomainTransaction, host: string, address: string, policy: HostTlsPolicy, dane: HostDane): SmtpSession['target'] {
+  const target = { host, address, port: ctx.port, ...(tx.source ? { source: tx.source } : {}) };
+  if (dane.kind === 'secure') return { ...target, policy: 'dane', tlsa: dane.records };
+  return { ...target, policy: policy.enforced ? 'require_tls' : 'opportunistic' };
 }
 
 /** A TLS failure under an enforced policy is the cause worth reporting whatever else failed. */

@@ -9,3 +9,4 @@ export * from './mx-order';
 export * from './cancel';
 export * from './transitions';
 export * from './tls-policy';
+export * from './dane';

@@ -14,6 +14,12 @@ export interface HostPolicyInputs {
   sender: TransportSecurityPolicy;
   /** The recipient domain's MTA-STS mode and whether this host matches one of its `mx` patterns; null without a policy. */
   mtaSts: { mode: MtaStsMode; mxMatches: boolean } | null;
+  /**
+   * DANE for this host (only with DNSSEC_VALIDATING_RESOLVER): `secure` when its MX and its
+   * usable TLSA records were authenticated (AD bit), `lookup_failed` when the MX was
+   * authenticated but the TLSA lookup failed; null otherwise.
+   */
+  dane: 'secure' | 'lookup_failed' | null;
 }
 
 /** The TLS demands on one MX host: the strictest of the sender's setting and the recipient domain's policy. */
@@ -27,19 +33,23 @@ export interface HostTlsPolicy {
    */
   enforced: boolean;
   /** The cause of an enforced policy that no host could meet. */
-  failureCause: Extract<CauseCode, 'tls_required_unavailable' | 'tls_policy_failed'> | null;
+  failureCause: Extract<CauseCode, 'tls_required_unavailable' | 'tls_policy_failed' | 'dns_temporary_failure'> | null;
   /** Whether the policy allows this host (MTA-STS `mx` patterns). */
   hostAllowed: boolean;
-  /** Whether the policy asks for TLS 1.2+ and a certificate valid for the MX name. */
+  /** Whether the policy asks for TLS 1.2+ and an authenticated certificate (valid for the MX name, or matching the TLSA records under DANE). */
   requiresVerifiedTls: boolean;
 }
 
 /**
- * MTA-STS `enforce` is the strictest (it also limits the hosts), then the sender's
+ * DANE first (RFC 8461 section 2: it takes precedence over MTA-STS for a host with secure TLSA
+ * records, whose certificate it authenticates; a host whose TLSA lookup failed is not used,
+ * RFC 7672 section 2.2), then MTA-STS `enforce` (it also limits the hosts), then the sender's
  * `require_tls`, then MTA-STS `testing` (as opportunistic delivery, its shortfalls counted),
  * then opportunistic TLS. A policy in mode `none` is no policy.
  */
-export function decideHostTlsPolicy({ sender, mtaSts }: HostPolicyInputs): HostTlsPolicy {
+export function decideHostTlsPolicy({ sender, mtaSts, dane }: HostPolicyInputs): HostTlsPolicy {
+  if (dane === 'secure') return { applied: 'dane', enforced: true, failureCause: 'tls_policy_failed', hostAllowed: true, requiresVerifiedTls: true };
+  if (dane === 'lookup_failed') return { applied: 'dane', enforced: true, failureCause: 'dns_temporary_failure', hostAllowed: false, requiresVerifiedTls: true };
   if (mtaSts?.mode === 'enforce') {
     return { applied: 'mta-sts', enforced: true, failureCause: 'tls_policy_failed', hostAllowed: mtaSts.mxMatches, requiresVerifiedTls: true };
   }

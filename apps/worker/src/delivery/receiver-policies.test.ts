@@ -10,6 +10,7 @@ import {
   startTestPolicyHost,
   startTestSmtpServer,
   TEST_CA_FILE,
+  TEST_MX_CERT_FILE,
   testRedisPrefix,
   type PolicyAnswer,
   type TestDnsServer,
@@ -17,12 +18,14 @@ import {
   type TestSmtpServer,
   type TestSmtpServerOptions,
 } from '@mailer/testing';
-import { rootCertificates } from 'node:tls';
+import { createHash, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createTransportContext } from '../../container';
-import { deliverToHosts, routeDomain, type TransactionReport, type TransportContext } from '../smtp-transport';
-import { fetchMtaStsPolicy, POLICY_MAX_BYTES } from './fetch-policy';
+import { rootCertificates } from 'node:tls';
+import { createTransportContext } from '../container';
+import { fetchMtaStsPolicy, POLICY_MAX_BYTES } from './mta-sts/fetch-policy';
+import { deliverToHosts, routeDomain, type TransactionReport, type TransportContext } from './smtp-transport';
 
+/** Receivers' TLS policies at the transport (docs/api-decisions.md, "Receivers' TLS policies"): MTA-STS and DANE. */
 let dns: TestDnsServer;
 let policyHost: TestPolicyHost;
 let redis: Redis;
@@ -251,5 +254,90 @@ describe('MTA-STS policy fetch and cache', () => {
     expect(await fetchMtaStsPolicy(resolver, 'private.sts.test', { ...settings, allowPrivate: false })).toEqual({ kind: 'failed', reason: 'the policy host has no public address' });
     const untrusted = await fetchMtaStsPolicy(resolver, 'private.sts.test', { ...settings, trustedCa: [...rootCertificates] });
     expect(untrusted).toMatchObject({ kind: 'failed', reason: expect.stringMatching(/certificate/i) });
+  });
+});
+
+describe('DANE', () => {
+  const certificate = (file: string) => new X509Certificate(readFileSync(file));
+  const sha256 = (data: Buffer) => createHash('sha256').update(data).digest();
+  /** The test MX certificate (for *.tls.test), as `3 1 1` names it. */
+  const mxSpki = () => sha256(certificate(TEST_MX_CERT_FILE).publicKey.export({ type: 'spki', format: 'der' }));
+  const VALIDATING = { DNSSEC_VALIDATING_RESOLVER: 'true' };
+
+  /** `domain` routed to `host`, with TLSA records at `_25._tcp.<host>`; the MX and TLSA answers authenticated as asked. */
+  function publishTlsa(domain: string, host: string, records: Array<[usage: number, selector: number, matchingType: number, data: Buffer]>, secure = { mx: true, tlsa: true }) {
+    route(domain, [[host, '127.0.0.2']]);
+    dns.set(`_25._tcp.${host}`, records.map(([usage, selector, matchingType, data]) => ({ type: 'TLSA' as const, usage, selector, matchingType, data })));
+    dns.secure(domain, secure.mx);
+    dns.secure(`_25._tcp.${host}`, secure.tlsa);
+  }
+
+  it('DANE-EE: delivers when the certificate matches a TLSA record, whatever its names', async () => {
+    const mx = await peer('127.0.0.2');
+    publishTlsa('dane.test', 'mx.dane.test', [[3, 1, 1, mxSpki()]]);
+    const report = await send(transport(testRedisPrefix(), VALIDATING), 'dane.test');
+    expect(outcome(report)).toBe('accepted');
+    expect(report.tls).toMatchObject({ verified: true });
+    expect(report.tlsPolicy).toEqual({ applied: 'dane', met: true });
+    expect(mx.messages[0]!.tls).toBe(true);
+  });
+
+  it.each([
+    ['a certificate matching no TLSA record', 'starttls', [[3, 1, 1, Buffer.alloc(32, 1)]]],
+    ['no STARTTLS', 'none', [[3, 1, 1, Buffer.alloc(32, 1)]]],
+  ] as const)('defers with tls_policy_failed against %s, sending nothing', async (_label, tls, records) => {
+    const mx = await peer('127.0.0.2', { tls });
+    publishTlsa('dane.test', 'mx.dane.test', records.map((r) => [...r]));
+    const report = await send(transport(testRedisPrefix(), VALIDATING), 'dane.test');
+    expect(outcome(report)).toBe('deferred:tls_policy_failed');
+    expect(report.tlsPolicy).toEqual({ applied: 'dane', met: false });
+    expect(mx.dataReceived()).toBe(0);
+  });
+
+  it('DANE-TA: delivers when the certificate chains to the TLSA record\'s authority and is valid for the MX name', async () => {
+    await peer('127.0.0.2');
+    const ta = sha256(certificate(TEST_CA_FILE).raw);
+    publishTlsa('dane.test', 'mx1.tls.test', [[2, 0, 1, ta]]);
+    expect(outcome(await send(transport(testRedisPrefix(), VALIDATING), 'dane.test'))).toBe('accepted');
+    publishTlsa('dane-other.test', 'mx.dane-other.test', [[2, 0, 1, ta]]);
+    expect(outcome(await send(transport(testRedisPrefix(), VALIDATING), 'dane-other.test'))).toBe('deferred:tls_policy_failed');
+  });
+
+  it.each([
+    ['the TLSA answer lacks the AD bit', { mx: true, tlsa: false }, VALIDATING],
+    ['the MX answer lacks the AD bit', { mx: false, tlsa: true }, VALIDATING],
+    ['DNSSEC_VALIDATING_RESOLVER is off', { mx: true, tlsa: true }, {}],
+  ])('does not apply when %s: delivers as before', async (_label, secure, env) => {
+    const mx = await peer('127.0.0.2');
+    publishTlsa('dane.test', 'mx.dane.test', [[3, 1, 1, Buffer.alloc(32, 1)]], secure);
+    const report = await send(transport(testRedisPrefix(), env), 'dane.test');
+    expect(outcome(report)).toBe('accepted');
+    expect(report.tlsPolicy.applied).toBe('opportunistic');
+    expect(mx.messages).toHaveLength(1);
+  });
+
+  it('does not use a host whose TLSA lookup fails under an authenticated MX', async () => {
+    const mx = await peer('127.0.0.2');
+    route('dane.test', [['mx.dane.test', '127.0.0.2']]);
+    dns.secure('dane.test', true);
+    dns.fail('_25._tcp.mx.dane.test', 'servfail');
+    const report = await send(transport(testRedisPrefix(), { ...VALIDATING, DNS_TIMEOUT: '1s' }), 'dane.test');
+    expect(outcome(report)).toBe('deferred:dns_temporary_failure');
+    expect(mx.connections()).toBe(0);
+  });
+
+  it('takes precedence over MTA-STS, in both directions', async () => {
+    const mx = await peer('127.0.0.2');
+    // The MTA-STS policy names another host; DANE authenticates this one.
+    publishTlsa('dane.sts.test', 'mx.dane.sts.test', [[3, 1, 1, mxSpki()]]);
+    publish('dane.sts.test', 'i1', enforce('mx.elsewhere.example'));
+    const report = await send(transport(testRedisPrefix(), VALIDATING), 'dane.sts.test');
+    expect(outcome(report)).toBe('accepted');
+    expect(report.tlsPolicy).toEqual({ applied: 'dane', met: true });
+    // The MTA-STS policy names this host and its certificate is valid for it, but matches no TLSA record.
+    publishTlsa('dane.sts.test', 'mx1.tls.test', [[3, 1, 1, Buffer.alloc(32, 1)]]);
+    publish('dane.sts.test', 'i2', enforce('mx1.tls.test'));
+    expect(outcome(await send(transport(testRedisPrefix(), VALIDATING), 'dane.sts.test'))).toBe('deferred:tls_policy_failed');
+    expect(mx.messages).toHaveLength(1);
   });
 });
