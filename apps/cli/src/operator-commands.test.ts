@@ -57,6 +57,7 @@ describe('email show', () => {
       reply: { code: 250, enhancedStatus: '2.0.0', text: 'Ok: queued as 4Fz9' },
       tls: { version: 'TLSv1.3', cipher: 'TLS_AES_256_GCM_SHA384', verified: true },
       policy: 'require_tls' as const,
+      tlsResult: 'success' as const,
     };
     await writeAttempts(database.db, [
       {

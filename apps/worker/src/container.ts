@@ -125,18 +125,14 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
 /** DNS, MTA-STS policies (cached in `redis`), SMTP pool and session settings, as configured. */
 export function createTransportContext(config: Config, redis: Redis, logger: Logger): TransportContext {
   const dns = createDnsResolver(config.dns);
-  const policies = new MtaStsPolicies({
-    dns,
-    redis,
-    redisPrefix: config.redisPrefix,
-    fetch: {
-      trustedCa: [...rootCertificates, ...(config.receiverPolicies.mtaStsCaFile ? [readFileSync(config.receiverPolicies.mtaStsCaFile, 'utf8')] : [])],
-      port: config.receiverPolicies.mtaStsPolicyPort,
-      allowPrivate: config.smtp.allowPrivateMx,
-    },
-    logger,
-  });
+  const receiverHttps = {
+    trustedCa: [...rootCertificates, ...(config.receiverPolicies.mtaStsCaFile ? [readFileSync(config.receiverPolicies.mtaStsCaFile, 'utf8')] : [])],
+    allowPrivate: config.smtp.allowPrivateMx,
+  };
+  const policies = new MtaStsPolicies({ dns, redis, redisPrefix: config.redisPrefix, fetch: { ...receiverHttps, port: config.receiverPolicies.mtaStsPolicyPort }, logger });
   return {
+    dns,
+    receiverHttps,
     routes: createRouteLookups(dns, policies, config.receiverPolicies.dnssecValidatingResolver ? createAuthenticatedLookups(config.dns) : null),
     pool: new SmtpConnectionPool(config.smtp.poolIdleMs),
     settings: {

@@ -12,6 +12,7 @@ import { purgeExpiredData } from './jobs/purge-expired-data';
 import { startWebhookSender } from './webhooks/webhook-sender';
 import { recheckDomains } from './jobs/recheck-domains';
 import { rotateDueDkimKeys } from './jobs/rotate-dkim-keys';
+import { sendTlsReports, TLS_REPORT_PASS_MS } from './tls-reports/send-tls-reports';
 
 /** After a job failed (the database was away, say), the message gets another job this much later. */
 const FAILED_JOB_RETRY_MS = 30_000;
@@ -105,6 +106,10 @@ export function startDaemon(deps: WorkerDependencies): Daemon {
   const evaluate = oneAtATime(deps, () => evaluateReputation(deps.db, deps.now(), deps.logger), 'reputation evaluation failed');
   const reputationTimer = setInterval(evaluate, deps.config.worker.reputationCheckIntervalMs);
   reputationTimer.unref();
+  const report = oneAtATime(deps, () => sendTlsReports(deps), 'TLS report pass failed');
+  const reportTimer = setInterval(report, TLS_REPORT_PASS_MS);
+  reportTimer.unref();
+  setImmediate(report);
   const webhooks = startWebhookSender(deps);
   const destinations = publishDestinations(deps);
 
@@ -117,6 +122,7 @@ export function startDaemon(deps: WorkerDependencies): Daemon {
       clearInterval(retentionTimer);
       clearInterval(recheckTimer);
       clearInterval(reputationTimer);
+      clearInterval(reportTimer);
       const grace = setTimeout(() => deps.shutdown.abort(new Error('shutdown')), deps.config.worker.shutdownGraceMs);
       try {
         // Messages not claimed yet get jobs of their own, due at once, for the next daemon.

@@ -238,6 +238,8 @@ const envSchema = z
     MTA_STS_CA_FILE: z.string().optional(),
     MTA_STS_POLICY_PORT: int(443, 1, 65535),
     DNSSEC_VALIDATING_RESOLVER: bool(false),
+    TLSRPT_FROM: z.email('expected an email address').optional(),
+    TLSRPT_ORGANIZATION: z.string().min(1).optional(),
   })
   .superRefine((env, ctx) => {
     if (env.MAX_BODY_BYTES_PER_ACCOUNT > env.MAX_BODY_BYTES_IN_FLIGHT) {
@@ -400,6 +402,11 @@ function toConfig(env: z.infer<typeof envSchema>) {
        * believed, and MX hosts with authenticated TLSA records get DANE (RFC 7672). Off by default.
        */
       dnssecValidatingResolver: env.DNSSEC_VALIDATING_RESOLVER,
+      /** TLS reports (RFC 8460): the submitter named in them, and the address `mailto:` reports come from (none sent without it). */
+      tlsReports: {
+        organization: env.TLSRPT_ORGANIZATION ?? env.SMTP_HELO_NAME,
+        from: env.TLSRPT_FROM?.toLowerCase(),
+      },
     },
     retentionDays: env.RETENTION_DAYS,
     operatorToken: env.OPERATOR_TOKEN,

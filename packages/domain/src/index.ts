@@ -19,3 +19,4 @@ export * from './scheduling';
 export * from './egress';
 export * from './reputation';
 export * from './network/connection-source';
+export * from './tls-reports';

@@ -8,4 +8,13 @@ export { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver';
 export { endProcess } from './end-process';
 export { startPrivatePostgres, type PrivatePostgres } from './private-postgres';
 export { startPrivateRedis, SENTINEL_MASTER, type PrivateRedis } from './private-redis';
-export { startTestPolicyHost, mtaStsPolicy, POLICY_CA_FILE, type TestPolicyHost, type PolicyAnswer } from './policy-host';
+export {
+  startTestPolicyHost,
+  startTestReportReceiver,
+  mtaStsPolicy,
+  POLICY_CA_FILE,
+  TLS_REPORT_SCHEMA_FILE,
+  type TestPolicyHost,
+  type TestReportReceiver,
+  type PolicyAnswer,
+} from './policy-host';

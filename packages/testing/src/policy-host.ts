@@ -13,6 +13,38 @@ const fixture = (name: string) => readFileSync(path.join(FIXTURES, name), 'utf8'
 /** The CA of the policy hosts' certificate (and of `expired.tls.test`'s); the worker trusts it through MTA_STS_CA_FILE. */
 export const POLICY_CA_FILE = path.join(FIXTURES, 'ca.pem');
 
+/** A JSON schema of RFC 8460's aggregate report, written from the RFC's field definitions (section 4.4). */
+export const TLS_REPORT_SCHEMA_FILE = path.resolve(__dirname, '..', 'fixtures', 'tlsrpt', 'report.schema.json');
+
+/** A receiver of TLS reports (`rua=https://reports.sts.test:<port>/…`) on loopback, with the policy test CA's certificate. */
+export interface TestReportReceiver {
+  port: number;
+  received: Array<{ path: string; contentType: string | undefined; body: Buffer }>;
+  close(): Promise<void>;
+}
+
+export async function startTestReportReceiver(host = '127.0.0.1'): Promise<TestReportReceiver> {
+  const received: TestReportReceiver['received'] = [];
+  const server: Server = createServer({ key: fixture('reports.key'), cert: fixture('reports.pem') }, (request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      received.push({ path: request.url ?? '', contentType: request.headers['content-type'], body: Buffer.concat(chunks) });
+      response.writeHead(201).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  return {
+    port: (server.address() as { port: number }).port,
+    received,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
 export type PolicyAnswer =
   | { kind: 'policy'; body: string }
   | { kind: 'status'; status: number }

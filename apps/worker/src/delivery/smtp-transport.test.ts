@@ -63,7 +63,7 @@ async function send(
   const route = await routeDomain(ctx, domain, signal);
   if (route.kind === 'hosts') return deliverToHosts(ctx, route.hosts, { domain, from: 'hello@sender.test', recipients, message: MESSAGE, policy, mtaSts: route.mtaSts, signal });
   const outcomes = new Map(recipients.map((r) => [r, route.outcome]));
-  return { outcomes, replies: new Map(), tls: null, mxHost: null, mxAddress: null, connected: false, tlsPolicy: { applied: policy, met: null } };
+  return { outcomes, replies: new Map(), tls: null, mxHost: null, mxAddress: null, connected: false, tlsPolicy: { applied: policy, met: null, failure: null } };
 }
 
 const summary = (report: Awaited<ReturnType<typeof send>>) =>

@@ -7,16 +7,18 @@ import {
   deferred,
   isDeliverableAddress,
   parseSmtpReply,
-  sessionMeetsPolicy,
+  tlsFailureType,
   type DeliveryOutcome,
+  type TlsFailureType,
   type HostTlsPolicy,
   type TlsPolicyApplied,
   type TransportSecurityPolicy,
 } from '@mailer/domain';
-import type { MailRoute } from '@mailer/dns';
+import type { DnsResolver, MailRoute } from '@mailer/dns';
 import type { SmtpConnectionPool } from './connection-pool';
 import { hostDane, type HostDane } from './dane';
 import { policyAllowsHost, type MtaStsPolicy } from './mta-sts/mta-sts-policies';
+import type { ReceiverHttpsSettings } from './receiver-https';
 import type { MtaStsLookup, RouteLookups } from './route-cache';
 import {
   openSession,
@@ -30,8 +32,12 @@ import {
 } from './smtp-session';
 
 export interface TransportContext {
-  /** MX and address lookups through the configured resolver (DNS_SERVERS). */
+  /** The configured resolver (DNS_SERVERS). */
+  dns: DnsResolver;
+  /** MX and address lookups through the configured resolver (DNS_SERVERS), and receivers' policies. */
   routes: RouteLookups;
+  /** How hosts that recipient domains name are reached over HTTPS (MTA-STS policy hosts, TLS report endpoints). */
+  receiverHttps: ReceiverHttpsSettings;
   pool: SmtpConnectionPool;
   settings: SessionSettings;
   /** SMTP_PORT: the port of every MX. */
@@ -76,10 +82,10 @@ export interface TransactionReport {
   connected: boolean;
   /**
    * The TLS policy that applied (of the host that took the session, else of the last one
-   * tried) and whether the session met it; `met` is null when no TLS negotiation was reached
-   * (no host answered), as nothing can be said of the policy then.
+   * tried), whether the session met it and if not, the RFC 8460 failure type; `met` is null
+   * when no TLS negotiation was reached (no host answered), as nothing can be said of the policy then.
    */
-  tlsPolicy: { applied: TlsPolicyApplied; met: boolean | null };
+  tlsPolicy: { applied: TlsPolicyApplied; met: boolean | null; failure: TlsFailureType | null };
 }
 
 const forAll = (recipients: string[], outcome: DeliveryOutcome) => new Map(recipients.map((r) => [r, outcome]));
@@ -125,6 +131,7 @@ export async function deliverToHosts(ctx: TransportContext, allHosts: readonly s
   const hosts = allHosts.filter((host) => !policies.get(host)!.policy.enforced || policies.get(host)!.policy.hostAllowed);
   let applied = policies.get(allHosts[0] ?? '')?.policy ?? hostPolicy(tx, '', { kind: 'none' });
   let tlsMet: boolean | null = null;
+  let tlsFailed: TlsFailureType | null = null;
   const report = (outcome: DeliveryOutcome, mxHost: string | null = null, reply?: string): TransactionReport => ({
     outcomes: forAll(tx.recipients, outcome),
     replies: new Map(reply === undefined ? [] : tx.recipients.map((r) => [r, reply])),
@@ -132,11 +139,14 @@ export async function deliverToHosts(ctx: TransportContext, allHosts: readonly s
     mxHost,
     mxAddress: null,
     connected: false,
-    tlsPolicy: { applied: applied.applied, met: tlsMet },
+    tlsPolicy: { applied: applied.applied, met: tlsMet, failure: tlsFailed },
     ...(tx.signal.aborted ? { aborted: { finalDotSent: false } } : {}),
   });
   // Every host excluded by an enforced policy: nothing to connect to.
-  if (hosts.length === 0) return report(deferred(applied.failureCause ?? 'tls_policy_failed'), allHosts[0] ?? null);
+  if (hosts.length === 0) {
+    if (applied.failureCause === 'tls_policy_failed') [tlsMet, tlsFailed] = [false, 'validation-failure'];
+    return report(deferred(applied.failureCause ?? 'tls_policy_failed'), allHosts[0] ?? null);
+  }
   let failure = deferred('connection_failed');
   const lookups = await Promise.all(hosts.map(async (host) => ({ host, found: await ctx.routes.hostAddresses(host, tx.signal) })));
   if (tx.signal.aborted) return report(deferred('timeout'), hosts[0] ?? null);
@@ -159,6 +169,7 @@ export async function deliverToHosts(ctx: TransportContext, allHosts: readonly s
       if (transaction.kind === 'tls') {
         tlsFailure = transaction.message;
         tlsMet = false;
+        tlsFailed = tlsFailureType(policy, { tls: null, tlsFailure });
       }
       const next = worse(failure, openFailureOutcome(transaction, applied));
       if (next !== failure) failureReply = transaction.reply;
@@ -178,7 +189,7 @@ export async function deliverToHosts(ctx: TransportContext, allHosts: readonly s
       mxHost: host,
       mxAddress: address,
       connected: true,
-      tlsPolicy: { applied: applied.applied, met: sessionMeetsPolicy(applied, session.tls) },
+      tlsPolicy: sessionPolicyResult(applied, session),
       ...(session.tlsFailure ? { tlsFailure: session.tlsFailure } : {}),
       ...(sent.kind === 'aborted' ? { aborted: { finalDotSent: sent.finalDotSent } } : {}),
     };
@@ -228,6 +239,11 @@ function staleSession(sent: SendOutcome): boolean {
 
 /** 421: the server is closing the connection (RFC 5321 section 3.8). */
 const isClosing = (reply: string) => /^421/.test(reply);
+
+function sessionPolicyResult(policy: HostTlsPolicy, session: SmtpSession): TransactionReport['tlsPolicy'] {
+  const failure = tlsFailureType(policy, { tls: session.tls, ...(session.tlsFailure ? { tlsFailure: session.tlsFailure } : {}) });
+  return { applied: policy.applied, met: failure === null, failure };
+}
 
 /** The TLS demands on one host: the sender's setting, the domain's MTA-STS policy and the host's DANE, as the domain rule weighs them. */
 function hostPolicy(tx: DomainTransaction, host: string, dane: HostDane): HostTlsPolicy {

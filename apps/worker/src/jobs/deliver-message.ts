@@ -313,6 +313,7 @@ function attemptTransport(report: TransactionReport, group: LeasedDelivery[]): A
     reply: reply && { code: reply.code || null, enhancedStatus: reply.enhancedStatus, text: reply.text },
     tls: report.tls,
     policy: report.tlsPolicy.applied,
+    tlsResult: report.tlsPolicy.met === null ? null : (report.tlsPolicy.failure ?? 'success'),
   };
 }
 

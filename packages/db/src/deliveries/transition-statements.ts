@@ -58,6 +58,7 @@ export function attemptsStatement(tx: Transaction, attempts: readonly [AttemptRe
       attempt,
       emailId,
       seq,
+      domain: ordered[0]!.recipientDomain,
       recipients: ordered.filter((d) => d.kind !== 'bcc').map((d) => d.recipient),
       bcc: ordered.filter((d) => d.kind === 'bcc').length,
       reply: transport?.reply ? { code: transport.reply.code, enhanced_status: transport.reply.enhancedStatus, text: transport.reply.text } : null,
@@ -66,10 +67,11 @@ export function attemptsStatement(tx: Transaction, attempts: readonly [AttemptRe
   const column = <T>(pick: (r: (typeof rows)[number]) => T) => rows.map(pick);
   return tx.sql`
     insert into attempts (id, email_id, number, started_at, ended_at, outcome, recipients, bcc_recipients, cause,
-                          tls, mx_host, mx_address, reply, tls_version, tls_cipher, tls_verified, tls_policy)
+                          tls, mx_host, mx_address, reply, tls_version, tls_cipher, tls_verified, tls_policy, recipient_domain, tls_result)
     select x.id, x.email_id, (select coalesce(max(a.number), 0) from attempts a where a.email_id = x.email_id) + x.seq,
            x.started_at, x.ended_at, x.outcome, x.recipients::jsonb, x.bcc_recipients, x.cause::jsonb,
-           x.tls_version is not null, x.mx_host, x.mx_address, x.reply::jsonb, x.tls_version, x.tls_cipher, x.tls_verified, x.tls_policy
+           x.tls_version is not null, x.mx_host, x.mx_address, x.reply::jsonb, x.tls_version, x.tls_cipher, x.tls_verified, x.tls_policy,
+           x.recipient_domain, x.tls_result
       from unnest(${column(() => newId('attempt'))}::text[], ${column((r) => r.emailId)}::text[], ${column((r) => r.seq)}::int[],
                   ${timestampsParam(column((r) => r.attempt.startedAt))}::text[]::timestamptz[], ${timestampsParam(column((r) => r.attempt.endedAt))}::text[]::timestamptz[],
                   ${column((r) => r.attempt.outcome)}::text[], ${column((r) => JSON.stringify(r.recipients))}::text[], ${column((r) => r.bcc)}::int[],
@@ -77,9 +79,10 @@ export function attemptsStatement(tx: Transaction, attempts: readonly [AttemptRe
                   ${column((r) => r.attempt.transport?.mxAddress ?? null)}::text[], ${column((r) => json(r.reply))}::text[],
                   ${column((r) => r.attempt.transport?.tls?.version ?? null)}::text[], ${column((r) => r.attempt.transport?.tls?.cipher ?? null)}::text[],
                   ${column((r) => (r.attempt.transport?.tls ? String(r.attempt.transport.tls.verified) : null))}::text[]::boolean[],
-                  ${column((r) => r.attempt.transport?.policy ?? null)}::text[])
+                  ${column((r) => r.attempt.transport?.policy ?? null)}::text[], ${column((r) => r.domain)}::text[],
+                  ${column((r) => r.attempt.transport?.tlsResult ?? null)}::text[])
            as x(id, email_id, seq, started_at, ended_at, outcome, recipients, bcc_recipients, cause, mx_host, mx_address, reply,
-                tls_version, tls_cipher, tls_verified, tls_policy)`;
+                tls_version, tls_cipher, tls_verified, tls_policy, recipient_domain, tls_result)`;
 }
 
 /** An entry of a message's history: a delivery's change or a report about it. */

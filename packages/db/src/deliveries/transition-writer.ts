@@ -14,6 +14,7 @@ import {
   type DeliveryStatus,
   type TransitionReason,
   type TlsPolicyApplied,
+  type TlsResult,
   type WebhookEventType,
 } from '@mailer/domain';
 import type { Statement } from '../database';
@@ -59,6 +60,8 @@ export interface AttemptTransport {
   /** The session's TLS; null when the message went in clear (or never went). */
   tls: { version: string; cipher: string; verified: boolean } | null;
   policy: TlsPolicyApplied;
+  /** How the session fared under the policy (`success` or an RFC 8460 failure type); null when no TLS negotiation was reached. */
+  tlsResult: TlsResult | null;
 }
 
 /**

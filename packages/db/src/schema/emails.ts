@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, check, customType, index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
-import { ATTEMPT_OUTCOMES, DELIVERY_STATUSES, type DeliveryCause } from '@mailer/domain';
+import { bigint, boolean, check, customType, date, index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { ATTEMPT_OUTCOMES, DELIVERY_STATUSES, TLS_RESULTS, type DeliveryCause } from '@mailer/domain';
 import { createdAt, instant, updatedAt } from './columns';
 
 /** `column in ('a', 'b', …)` over one of @mailer/domain's sets, for a check constraint. */
@@ -141,8 +141,30 @@ export const attempts = pgTable(
     tlsCipher: text('tls_cipher'),
     tlsVerified: boolean('tls_verified'),
     tlsPolicy: text('tls_policy'),
+    /** The recipient domain of the attempt's deliveries: the policy domain of its TLS report. */
+    recipientDomain: text('recipient_domain'),
+    /** `success` or an RFC 8460 result type; null when no TLS negotiation was reached. */
+    tlsResult: text('tls_result', { enum: TLS_RESULTS }),
   },
-  (t) => [index('attempts_email_idx').on(t.emailId, t.number), check('attempts_outcome_check', oneOf(t.outcome, ATTEMPT_OUTCOMES))],
+  (t) => [
+    index('attempts_email_idx').on(t.emailId, t.number),
+    check('attempts_outcome_check', oneOf(t.outcome, ATTEMPT_OUTCOMES)),
+    check('attempts_tls_result_check', oneOf(t.tlsResult, TLS_RESULTS)),
+    index('attempts_tls_sessions_idx').on(t.startedAt).where(sql`tls_result is not null`),
+  ],
+);
+
+/** One TLS report (RFC 8460) per recipient domain and UTC day, claimed by the daemon that sends it. */
+export const tlsReports = pgTable(
+  'tls_reports',
+  {
+    policyDomain: text('policy_domain').notNull(),
+    day: date('day', { mode: 'string' }).notNull(),
+    status: text('status', { enum: ['sending', 'sent', 'failed', 'no_record'] }).notNull(),
+    claimedAt: instant('claimed_at').notNull(),
+    detail: text('detail'),
+  },
+  (t) => [primaryKey({ name: 'tls_reports_pk', columns: [t.policyDomain, t.day] })],
 );
 
 export const events = pgTable(

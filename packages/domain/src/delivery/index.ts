@@ -10,3 +10,4 @@ export * from './cancel';
 export * from './transitions';
 export * from './tls-policy';
 export * from './dane';
+export * from './tls-failure';
