@@ -85,6 +85,7 @@ describe('email show', () => {
         reply: { code: 250, enhanced_status: '2.0.0', text: 'Ok: queued as 4Fz9' },
         tls: { version: 'TLSv1.3', cipher: 'TLS_AES_256_GCM_SHA384', certificate_verified: true },
         tls_policy: 'require_tls',
+        tls_result: 'success',
       }),
     ]);
     expect(await json('email', 'show', 'em_nonexistent')).toEqual({ status: 1, body: { error: { code: 'email_not_found', message: expect.any(String) } } });

@@ -507,6 +507,7 @@ export interface components {
         };
         /** @description A normalized delivery cause; never the remote reply text. */
         Cause: {
+            /** @description One of: `recipient_unknown`, `mailbox_full`, `mailbox_disabled`, `recipient_domain_not_found`, `no_mail_server`, `message_rejected`, `message_too_large`, `rate_limited_by_recipient`, `greylisted`, `connection_failed`, `connection_lost`, `timeout`, `tls_required_unavailable`, `tls_policy_failed`, `dns_temporary_failure`, `remote_temporary_failure`, `remote_permanent_failure`, `retries_exhausted`, `sender_disabled`, `domain_not_ready`, `internal_error`, `recipient_suppressed`, `canceled` (docs/api-decisions.md, "Delivery", Causes). */
             code: string;
             permanent: boolean;
             smtp_code: number | null;

@@ -1,4 +1,4 @@
-import { isIdOf, type AttemptOutcome, type DeliveryCause, type DeliveryStatus, type TlsPolicyApplied } from '@mailer/domain';
+import { isIdOf, type AttemptOutcome, type DeliveryCause, type DeliveryStatus, type TlsPolicyApplied, type TlsResult } from '@mailer/domain';
 import type { Queryable, Row } from '../database';
 import { newestFirst, type PagePosition } from './keyset';
 
@@ -157,6 +157,8 @@ export interface AttemptTransportFacts {
   tlsCipher: string | null;
   tlsVerified: boolean | null;
   tlsPolicy: TlsPolicyApplied | null;
+  /** `success` or the RFC 8460 failure type (docs/api-decisions.md, "Receivers' TLS policies"); null when no TLS negotiation was reached. */
+  tlsResult: TlsResult | null;
 }
 
 export interface OperatorEmailDetail extends EmailDetail {
@@ -180,7 +182,7 @@ export async function findEmailForOperator(db: Queryable, id: string): Promise<O
   if (!isIdOf('email', id)) return undefined;
   const [email] = await db`select ${summaryColumns(db)}, account_id from emails where id = ${id} limit 1`;
   if (!email) return undefined;
-  const detail = await readHistory(db, email, db`, mx_host, mx_address, reply, tls_version, tls_cipher, tls_verified, tls_policy`, (r) => ({
+  const detail = await readHistory(db, email, db`, mx_host, mx_address, reply, tls_version, tls_cipher, tls_verified, tls_policy, tls_result`, (r) => ({
     ...toEmailAttempt(r),
     mxHost: r.mx_host,
     mxAddress: r.mx_address,
@@ -189,6 +191,7 @@ export async function findEmailForOperator(db: Queryable, id: string): Promise<O
     tlsCipher: r.tls_cipher,
     tlsVerified: r.tls_verified,
     tlsPolicy: r.tls_policy,
+    tlsResult: r.tls_result,
   }));
   return { ...detail, accountId: email.account_id };
 }

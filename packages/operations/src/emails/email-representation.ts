@@ -1,12 +1,18 @@
 import { z } from 'zod';
 import type { EmailDetail, EmailSummary } from '@mailer/db';
-import { ATTEMPT_OUTCOMES, DELIVERY_STATUSES, formatMailbox, type DeliveryCause } from '@mailer/domain';
+import { ATTEMPT_OUTCOMES, CAUSE_CODES, DELIVERY_STATUSES, formatMailbox, type DeliveryCause } from '@mailer/domain';
 import { iso, timestampSchema as timestamp } from '../timestamp';
 
 const status = z.enum(DELIVERY_STATUSES);
 
 export const causeSchema = z
-  .object({ code: z.string(), permanent: z.boolean(), smtp_code: z.number().int().nullable(), enhanced_status: z.string().nullable() })
+  .object({
+    // A string rather than an enum, so that clients keep working when the vocabulary grows.
+    code: z.string().meta({ description: `One of: ${CAUSE_CODES.map((c) => `\`${c}\``).join(', ')} (docs/api-decisions.md, "Delivery", Causes).` }),
+    permanent: z.boolean(),
+    smtp_code: z.number().int().nullable(),
+    enhanced_status: z.string().nullable(),
+  })
   .meta({ id: 'Cause', description: 'A normalized delivery cause; never the remote reply text.' });
 
 export const emailSummarySchema = z.object({

@@ -36,6 +36,7 @@ export function toOperatorEmail(detail: OperatorEmailDetail) {
       reply: a.reply,
       tls: a.tlsVersion === null ? null : { version: a.tlsVersion, cipher: a.tlsCipher, certificate_verified: a.tlsVerified },
       tls_policy: a.tlsPolicy,
+      tls_result: a.tlsResult,
     })),
     events: detail.events.map((e) => ({ type: e.type, at: iso(e.at), recipient: e.recipient, cause: e.cause })),
   };
