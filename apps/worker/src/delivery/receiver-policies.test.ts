@@ -1,70 +1,33 @@
-import { loadConfig } from '@mailer/config';
+import { createHash, X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { rootCertificates } from 'node:tls';
 import { createDnsResolver } from '@mailer/dns';
-import { createLogger } from '@mailer/logger';
-import { openRedis, type Redis } from '@mailer/queue';
 import {
-  freePort,
   mtaStsPolicy,
   POLICY_CA_FILE,
-  startTestDnsServer,
   startTestPolicyHost,
-  startTestSmtpServer,
   TEST_CA_FILE,
   TEST_MX_CERT_FILE,
   testRedisPrefix,
   type PolicyAnswer,
   type TestDnsServer,
   type TestPolicyHost,
-  type TestSmtpServer,
-  type TestSmtpServerOptions,
 } from '@mailer/testing';
-import { createHash, X509Certificate } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { rootCertificates } from 'node:tls';
-import { createTransportContext } from '../container';
+import { startTransportHarness, type TransportHarness } from '../testing/transport-harness';
 import { fetchMtaStsPolicy, POLICY_MAX_BYTES } from './mta-sts/fetch-policy';
 import { deliverToHosts, routeDomain, type TransactionReport, type TransportContext } from './smtp-transport';
 
 /** Receivers' TLS policies at the transport (docs/api-decisions.md, "Receivers' TLS policies"): MTA-STS and DANE. */
+let h: TransportHarness;
 let dns: TestDnsServer;
 let policyHost: TestPolicyHost;
-let redis: Redis;
-let smtpPort: number;
-const peers: TestSmtpServer[] = [];
-const contexts: TransportContext[] = [];
 
 const MESSAGE = Buffer.from('From: hello@sender.test\r\nTo: ann@x.test\r\nSubject: Hi\r\nMessage-ID: <1@sender.test>\r\n\r\nHello.\r\n');
 
-/** A daemon's transport; daemons given the same `redisPrefix` share their policy cache. */
-function transport(redisPrefix: string, env: Record<string, string> = {}): TransportContext {
-  const ctx = createTransportContext(
-    loadConfig({
-      DNS_SERVERS: dns.address,
-      DNS_TIMEOUT: '5s',
-      SMTP_PORT: String(smtpPort),
-      SMTP_HELO_NAME: 'worker.mailer.test',
-      SMTP_CA_FILE: TEST_CA_FILE,
-      ALLOW_PRIVATE_MX: 'true',
-      SMTP_CONNECT_TIMEOUT: '10s',
-      SMTP_COMMAND_TIMEOUT: '10s',
-      SMTP_DATA_TIMEOUT: '10s',
-      REDIS_PREFIX: redisPrefix,
-      MTA_STS_CA_FILE: POLICY_CA_FILE,
-      MTA_STS_POLICY_PORT: String(policyHost.port),
-      ...env,
-    }),
-    redis,
-    createLogger({ level: 'error', service: 'worker' }),
-  );
-  contexts.push(ctx);
-  return ctx;
-}
-
-async function peer(host: string, options: Omit<TestSmtpServerOptions, 'host' | 'port'> = {}) {
-  const server = await startTestSmtpServer({ host, port: smtpPort, ...options });
-  peers.push(server);
-  return server;
-}
+/** A daemon's transport trusting the policy hosts; daemons given the same `redisPrefix` share their policy cache. */
+const transport = (redisPrefix: string, env: Record<string, string> = {}): TransportContext =>
+  h.transport({ REDIS_PREFIX: redisPrefix, MTA_STS_CA_FILE: POLICY_CA_FILE, MTA_STS_POLICY_PORT: String(policyHost.port), ...env });
+const peer: TransportHarness['peer'] = (host, options) => h.peer(host, options);
 
 /** `domain`'s MX hosts (by preference) and their addresses. */
 function route(domain: string, mxs: Array<[host: string, address: string]>) {
@@ -94,19 +57,13 @@ const outcome = (report: TransactionReport) => {
 };
 
 beforeAll(async () => {
-  dns = await startTestDnsServer();
+  h = await startTransportHarness();
+  dns = h.dns;
   policyHost = await startTestPolicyHost();
-  redis = openRedis(loadConfig({}).redis, 'producer');
-  smtpPort = await freePort();
 });
-afterEach(async () => {
-  for (const ctx of contexts.splice(0)) ctx.pool.closeAll();
-  await Promise.all(peers.splice(0).map((p) => p.close()));
-  dns.reset();
-});
+afterEach(() => h.reset());
 afterAll(async () => {
-  redis.disconnect();
-  await Promise.all([dns.close(), policyHost.close()]);
+  await Promise.all([h.close(), policyHost.close()]);
 });
 
 describe('MTA-STS enforce', () => {

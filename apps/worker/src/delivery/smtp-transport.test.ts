@@ -1,50 +1,17 @@
 import { createServer, type Server } from 'node:net';
-import { loadConfig } from '@mailer/config';
-import { createLogger } from '@mailer/logger';
-import { openRedis, type Redis } from '@mailer/queue';
-import { startTestDnsServer, startTestSmtpServer, TEST_CA_FILE, testRedisPrefix, type TestDnsServer, type TestSmtpServer } from '@mailer/testing';
-import { createTransportContext } from '../container';
-import { freePort } from '@mailer/testing';
 import type { TransportSecurityPolicy } from '@mailer/domain';
+import type { TestDnsServer } from '@mailer/testing';
+import { startTransportHarness, type TransportHarness } from '../testing/transport-harness';
 import { deliverToHosts, routeDomain, type TransactionReport, type TransportContext } from './smtp-transport';
 
+let h: TransportHarness;
 let dns: TestDnsServer;
-let redis: Redis;
 let port: number;
-const peers: TestSmtpServer[] = [];
-const contexts: TransportContext[] = [];
 
 const MESSAGE = Buffer.from('From: hello@sender.test\r\nTo: ann@ok.test\r\nSubject: Hi\r\nMessage-ID: <1@sender.test>\r\n\r\nHello.\r\n');
 
-function transport(env: Record<string, string> = {}): TransportContext {
-  const ctx = createTransportContext(
-    loadConfig({
-      DNS_SERVERS: dns.address,
-      // Far beyond what a loaded machine takes to answer; the tests of timeouts set their own.
-      DNS_TIMEOUT: '5s',
-      SMTP_PORT: String(port),
-      SMTP_HELO_NAME: 'worker.mailer.test',
-      SMTP_CA_FILE: TEST_CA_FILE,
-      ALLOW_PRIVATE_MX: 'true',
-      SMTP_CONNECT_TIMEOUT: '10s',
-      SMTP_COMMAND_TIMEOUT: '10s',
-      SMTP_DATA_TIMEOUT: '10s',
-      SMTP_POOL_IDLE: '500ms',
-      REDIS_PREFIX: testRedisPrefix(),
-      ...env,
-    }),
-    redis,
-    createLogger({ level: 'error', service: 'worker' }),
-  );
-  contexts.push(ctx);
-  return ctx;
-}
-
-async function peer(host: string, options: Parameters<typeof startTestSmtpServer>[0] extends infer O ? Omit<O, 'host' | 'port'> : never = {}) {
-  const server = await startTestSmtpServer({ host, port, ...options });
-  peers.push(server);
-  return server;
-}
+const transport = (env: Record<string, string> = {}) => h.transport(env);
+const peer: TransportHarness['peer'] = (host, options) => h.peer(host, options);
 
 /** `domain` gets one MX, `mx`, at `address`. */
 function route(domain: string, mx: string, address: string) {
@@ -70,19 +37,11 @@ const summary = (report: Awaited<ReturnType<typeof send>>) =>
   Object.fromEntries([...report.outcomes].map(([r, o]) => [r, o.cause ? `${o.outcome}:${o.cause.code}` : o.outcome]));
 
 beforeAll(async () => {
-  dns = await startTestDnsServer();
-  redis = openRedis(loadConfig({}).redis, 'producer');
-  port = await freePort();
+  h = await startTransportHarness();
+  ({ dns, smtpPort: port } = h);
 });
-afterEach(async () => {
-  for (const ctx of contexts.splice(0)) ctx.pool.closeAll();
-  await Promise.all(peers.splice(0).map((p) => p.close()));
-  dns.reset();
-});
-afterAll(async () => {
-  redis.disconnect();
-  await dns.close();
-});
+afterEach(() => h.reset());
+afterAll(() => h.close());
 
 describe('TLS policies', () => {
   it('opportunistic: STARTTLS when offered, plain when not', async () => {
