@@ -111,6 +111,20 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ [name]: value })).toThrow(name);
   });
 
+  it("reads the receivers' TLS policy settings, DANE off and the standard policy port by default", () => {
+    expect(loadConfig({ SMTP_HELO_NAME: 'mx.example.net' }).receiverPolicies).toEqual({
+      mtaStsCaFile: undefined,
+      mtaStsPolicyPort: 443,
+      dnssecValidatingResolver: false,
+      tlsReports: { organization: 'mx.example.net', from: undefined },
+    });
+    const set = loadConfig({ DNSSEC_VALIDATING_RESOLVER: 'true', TLSRPT_FROM: 'TLSRPT@Example.net', TLSRPT_ORGANIZATION: 'Example' }).receiverPolicies;
+    expect(set).toMatchObject({ dnssecValidatingResolver: true, tlsReports: { organization: 'Example', from: 'tlsrpt@example.net' } });
+    for (const [name, value] of [['DNSSEC_VALIDATING_RESOLVER', 'maybe'], ['TLSRPT_FROM', 'not-an-address'], ['MTA_STS_POLICY_PORT', '0']]) {
+      expect(() => loadConfig({ [name!]: value })).toThrow(name);
+    }
+  });
+
   it('publishes the return path at bounces.<domain>, its MX naming INBOUND_HOST (SMTP_HELO_NAME unless set), with the listener on port 25', () => {
     const defaults = loadConfig({ SMTP_HELO_NAME: 'Mail.Example.NET.' });
     expect(defaults.returnPath).toEqual({ label: 'bounces', inboundHost: 'mail.example.net', spfInclude: undefined, outboundIps: [] });
