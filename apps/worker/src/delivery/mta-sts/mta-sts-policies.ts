@@ -10,9 +10,17 @@ export interface MtaStsPolicy extends FetchedPolicy {
   id: string;
 }
 
-/** Whether an MX host matches one of the policy's `mx` patterns (RFC 8461 section 4.1, mailauth's matcher). */
+/**
+ * Whether an MX host matches one of the policy's `mx` patterns (RFC 8461 section 4.1), by
+ * mailauth's matcher; a wildcard stands for one label only, which mailauth does not check.
+ */
 export function policyAllowsHost(policy: MtaStsPolicy, host: string): boolean {
-  return validateMx(host, { mode: policy.mode, mx: policy.mx, maxAge: policy.maxAgeSeconds }).valid;
+  const name = host.toLowerCase().replace(/\.$/, '');
+  return policy.mx.some((pattern) => {
+    const result = validateMx(name, { mode: policy.mode, mx: [pattern], maxAge: policy.maxAgeSeconds });
+    if (!result.valid) return false;
+    return !pattern.startsWith('*.') || !name.slice(0, name.length - pattern.length + 1).includes('.');
+  });
 }
 
 /** What the `_mta-sts` TXT lookup said: a policy id, no (valid) record, or no answer. */
