@@ -10,6 +10,7 @@ import { createDeliveryQueue, openRedis, SharedDestinationLimits, WarmUpCounters
 import { SmtpConnectionPool } from './delivery/connection-pool';
 import { EgressPools } from './delivery/egress-pools';
 import { createMessageComposer, type MessageComposer } from './delivery/message-composer';
+import { reportSigningKey, type ReportSigningKey } from './tls-reports/deliver-report';
 import { MtaStsPolicies } from './delivery/mta-sts/mta-sts-policies';
 import { createRouteLookups } from './delivery/route-cache';
 import type { TransportContext } from './delivery/smtp-transport';
@@ -41,6 +42,8 @@ export interface WorkerDependencies extends DeliveryBatches {
   composer: MessageComposer;
   /** Keys the return-path tokens of MAIL FROM (derived from ENCRYPTION_KEY). */
   returnPathKey: Buffer;
+  /** How mailed TLS reports are DKIM-signed (TLSRPT_DKIM_SELECTOR, TLSRPT_DKIM_KEY_FILE, read at boot); null: unsigned. */
+  tlsReportDkim: ReportSigningKey | null;
   /** Attempt records not stored yet: while they lag, no transaction starts. */
   recordBacklog: RecordBacklog;
   /** Renews the leases of the attempts in flight; aborts an attempt whose lease could not be renewed in time. */
@@ -105,6 +108,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     dns: createDnsResolver(config.dns),
     composer: createMessageComposer(config.encryptionKey, config.worker.compositionThreads),
     returnPathKey: returnPathKey(config.encryptionKey),
+    tlsReportDkim: reportSigningKey(config),
     ...createDeliveryBatches(database.db, config.worker.leaseMs, now),
     recordBacklog,
     egress: new EgressPools(

@@ -116,11 +116,11 @@ describe('loadConfig', () => {
       mtaStsCaFile: undefined,
       mtaStsPolicyPort: 443,
       dnssecValidatingResolver: false,
-      tlsReports: { organization: 'mx.example.net', from: undefined },
+      tlsReports: { organization: 'mx.example.net', from: undefined, dkim: undefined },
     });
     const set = loadConfig({ DNSSEC_VALIDATING_RESOLVER: 'true', TLSRPT_FROM: 'TLSRPT@Example.net', TLSRPT_ORGANIZATION: 'Example' }).receiverPolicies;
     expect(set).toMatchObject({ dnssecValidatingResolver: true, tlsReports: { organization: 'Example', from: 'tlsrpt@example.net' } });
-    for (const [name, value] of [['DNSSEC_VALIDATING_RESOLVER', 'maybe'], ['TLSRPT_FROM', 'not-an-address'], ['MTA_STS_POLICY_PORT', '0']]) {
+    for (const [name, value] of [['DNSSEC_VALIDATING_RESOLVER', 'maybe'], ['TLSRPT_FROM', 'not-an-address'], ['MTA_STS_POLICY_PORT', '0'], ['TLSRPT_DKIM_SELECTOR', 'tlsrpt']]) {
       expect(() => loadConfig({ [name!]: value })).toThrow(name);
     }
   });

@@ -240,6 +240,8 @@ const envSchema = z
     DNSSEC_VALIDATING_RESOLVER: bool(false),
     TLSRPT_FROM: z.email('expected an email address').optional(),
     TLSRPT_ORGANIZATION: z.string().min(1).optional(),
+    TLSRPT_DKIM_SELECTOR: z.string().regex(/^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/, 'expected a DKIM selector').optional(),
+    TLSRPT_DKIM_KEY_FILE: z.string().optional(),
   })
   .superRefine((env, ctx) => {
     if (env.MAX_BODY_BYTES_PER_ACCOUNT > env.MAX_BODY_BYTES_IN_FLIGHT) {
@@ -247,6 +249,9 @@ const envSchema = z
     }
     if ((env.SUBMISSION_TLS_CERT === undefined) !== (env.SUBMISSION_TLS_KEY === undefined)) {
       ctx.addIssue({ code: 'custom', path: [env.SUBMISSION_TLS_CERT ? 'SUBMISSION_TLS_KEY' : 'SUBMISSION_TLS_CERT'], message: 'SUBMISSION_TLS_CERT and SUBMISSION_TLS_KEY are set together' });
+    }
+    if ((env.TLSRPT_DKIM_SELECTOR === undefined) !== (env.TLSRPT_DKIM_KEY_FILE === undefined) || (env.TLSRPT_DKIM_SELECTOR && !env.TLSRPT_FROM)) {
+      ctx.addIssue({ code: 'custom', path: ['TLSRPT_DKIM_SELECTOR'], message: 'TLSRPT_DKIM_SELECTOR and TLSRPT_DKIM_KEY_FILE go together, with TLSRPT_FROM' });
     }
     if (env.NODE_ENV === 'production' && !env.ENCRYPTION_KEY) {
       ctx.addIssue({ code: 'custom', path: ['ENCRYPTION_KEY'], message: 'is required in production' });
@@ -406,6 +411,8 @@ function toConfig(env: z.infer<typeof envSchema>) {
       tlsReports: {
         organization: env.TLSRPT_ORGANIZATION ?? env.SMTP_HELO_NAME,
         from: env.TLSRPT_FROM?.toLowerCase(),
+        /** Mailed reports are DKIM-signed for TLSRPT_FROM's domain with this selector and PEM key (RSA or Ed25519) when set. */
+        dkim: env.TLSRPT_DKIM_SELECTOR && env.TLSRPT_DKIM_KEY_FILE ? { selector: env.TLSRPT_DKIM_SELECTOR, keyFile: env.TLSRPT_DKIM_KEY_FILE } : undefined,
       },
     },
     retentionDays: env.RETENTION_DAYS,

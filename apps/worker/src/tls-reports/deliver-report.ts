@@ -1,4 +1,8 @@
+import { readFileSync } from 'node:fs';
+import type { DKIMSignOptions, DKIMSignResult } from 'mailauth';
+import { dkimSign } from 'mailauth/lib/dkim/sign';
 import MimeNode from 'nodemailer/lib/mime-node';
+import type { Config } from '@mailer/config';
 import { deliverToHosts, routeDomain, type TransportContext } from '../delivery/smtp-transport';
 import { requestReceiver } from '../delivery/receiver-https';
 import type { TlsReportContent } from './report-content';
@@ -49,16 +53,47 @@ export function reportMessage(report: TlsReportContent, from: string, to: string
   return root.build();
 }
 
+/** The key mailed reports are signed with, for TLSRPT_FROM's domain. */
+export interface ReportSigningKey {
+  signingDomain: string;
+  selector: string;
+  privateKey: string;
+}
+
+/** Read at boot, so that an unreadable key file stops the daemon rather than a report. */
+export function reportSigningKey(config: Config): ReportSigningKey | null {
+  const { from, dkim } = config.receiverPolicies.tlsReports;
+  if (!from || !dkim) return null;
+  return { signingDomain: from.slice(from.lastIndexOf('@') + 1), selector: dkim.selector, privateKey: readFileSync(dkim.keyFile, 'utf8') };
+}
+
+/** Prepends the DKIM-Signature of `key` (mailauth's signer: rsa-sha256 or ed25519-sha256 as the key is, relaxed/relaxed). */
+async function signReport(message: Buffer, key: ReportSigningKey): Promise<Buffer> {
+  // mailauth's signer reads `signatureData`, which its type definitions leave out.
+  const options = { signatureData: [key] } as unknown as DKIMSignOptions;
+  const { signatures, errors } = (await dkimSign(message, options)) as DKIMSignResult & { errors?: unknown[] };
+  if (errors?.length) throw new Error('the TLS report could not be DKIM-signed');
+  return Buffer.concat([Buffer.from(signatures), message]);
+}
+
 /**
  * Mails the report to a `mailto:` rua through the daemon's own transport: the same MX routing,
- * MTA-STS and DANE as any message, from TLSRPT_FROM, opportunistic TLS, one attempt.
+ * MTA-STS and DANE as any message, from TLSRPT_FROM, DKIM-signed when a key is configured,
+ * opportunistic TLS, one attempt.
  */
-export async function mailReport(transport: TransportContext, from: string, address: string, report: TlsReportContent): Promise<string | null> {
+export async function mailReport(
+  transport: TransportContext,
+  sender: { from: string; dkim: ReportSigningKey | null },
+  address: string,
+  report: TlsReportContent,
+): Promise<string | null> {
+  const { from } = sender;
   const domain = address.slice(address.lastIndexOf('@') + 1).toLowerCase();
   const signal = AbortSignal.timeout(REPORT_TIMEOUT_MS);
   const route = await routeDomain(transport, domain, signal);
   if (route.kind === 'decided') return `not routed: ${route.outcome.cause?.code ?? route.outcome.outcome}`;
-  const message = await reportMessage(report, from, address);
+  const built = await reportMessage(report, from, address);
+  const message = sender.dkim ? await signReport(built, sender.dkim) : built;
   const sent = await deliverToHosts(transport, route.hosts, { domain, from, recipients: [address], message, policy: 'opportunistic', mtaSts: route.mtaSts, signal });
   const outcome = sent.outcomes.get(address);
   return outcome?.outcome === 'accepted' ? null : `not accepted: ${outcome?.cause?.code ?? 'unknown'}`;

@@ -21,7 +21,7 @@ export interface TlsReportPass {
  * ones, mailed to `mailto:` ones when TLSRPT_FROM is set. A report is sent once, whatever
  * happens at its addresses; failures are logged and kept on its row.
  */
-export async function sendTlsReports(deps: Pick<WorkerDependencies, 'db' | 'config' | 'logger' | 'transport' | 'now'>): Promise<TlsReportPass> {
+export async function sendTlsReports(deps: Pick<WorkerDependencies, 'db' | 'config' | 'logger' | 'transport' | 'now' | 'tlsReportDkim'>): Promise<TlsReportPass> {
   const now = deps.now();
   const day = previousUtcDay(now);
   const pass: TlsReportPass = { day, sent: [], failed: [], withoutRecord: [] };
@@ -42,7 +42,7 @@ export async function sendTlsReports(deps: Pick<WorkerDependencies, 'db' | 'conf
       const uri = new URL(rua);
       let failure: string | null;
       if (uri.protocol === 'https:') failure = await postReport(deps.transport, uri, report);
-      else if (from) failure = await mailReport(deps.transport, from, decodeURIComponent(uri.pathname), report);
+      else if (from) failure = await mailReport(deps.transport, { from, dkim: deps.tlsReportDkim }, decodeURIComponent(uri.pathname), report);
       else failure = 'TLSRPT_FROM is not set';
       if (failure) failures.push(`${uri.protocol} ${failure}`);
       else delivered++;

@@ -1,4 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
@@ -29,6 +33,18 @@ const ajv = new Ajv({ allErrors: true, strict: true });
 addFormats(ajv);
 const validReport = ajv.compile(JSON.parse(readFileSync(TLS_REPORT_SCHEMA_FILE, 'utf8')) as object);
 
+/** The operator's report signing key, and its record at tlsrpt._domainkey.worker.mailer.test. */
+const signing = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const SIGNING_KEY_FILE = path.join(mkdtempSync(path.join(tmpdir(), 'tlsrpt-')), 'dkim.pem');
+writeFileSync(SIGNING_KEY_FILE, signing.privateKey.export({ type: 'pkcs8', format: 'pem' }));
+const SIGNING_RECORD = `v=DKIM1; k=rsa; p=${signing.publicKey.export({ type: 'spki', format: 'der' }).toString('base64')}`;
+
+/** dkimpy's verdict (an implementation independent of the signer's), the key given as the DNS answer. */
+const dkimpyVerifies = (raw: Buffer) =>
+  execFileSync('/usr/bin/python3', ['-c', 'import dkim, sys; r = sys.argv[1].encode(); print(dkim.verify(sys.stdin.buffer.read(), dnsfunc=lambda name, timeout=5: r))', SIGNING_RECORD], { input: raw })
+    .toString()
+    .trim() === 'True';
+
 async function mx(domain: string, host: string, address: string, tls: 'starttls' | 'none') {
   h.dns.set(domain, [{ type: 'MX', exchange: host, priority: 10 }]);
   h.dns.set(host, [{ type: 'A', address }]);
@@ -50,6 +66,8 @@ beforeAll(async () => {
     MTA_STS_POLICY_PORT: String(policyHost.port),
     TLSRPT_FROM: 'tlsrpt@worker.mailer.test',
     TLSRPT_ORGANIZATION: 'worker.mailer.test',
+    TLSRPT_DKIM_SELECTOR: 'tlsrpt',
+    TLSRPT_DKIM_KEY_FILE: SIGNING_KEY_FILE,
   });
   setup = await h.createSendingSetup({ domain: 'reports-sender.test' });
 });
@@ -110,6 +128,9 @@ it("sends each domain publishing _smtp._tls the previous UTC day's report once, 
   const [mail] = await ruaPeer.waitForMessages(1);
   expect(mail!.to).toEqual(['tlsrpt@rua.test']);
   expect(mail!.from).toBe('tlsrpt@worker.mailer.test');
+  expect(mail!.raw.toString('latin1')).toMatch(/^DKIM-Signature: [^]*?d=worker\.mailer\.test;[^]*?s=tlsrpt;/);
+  expect(dkimpyVerifies(mail!.raw)).toBe(true);
+  expect(dkimpyVerifies(Buffer.from(mail!.raw.toString('latin1').replace('TLS report of', 'TLS report by'), 'latin1'))).toBe(false);
   const parsed = await simpleParser(mail!.raw);
   expect(parsed.headers.get('content-type')).toMatchObject({ value: 'multipart/report', params: { 'report-type': 'tlsrpt' } });
   expect(parsed.headers.get('tls-report-domain')).toBe('plain-reports.test');
