@@ -163,6 +163,9 @@ describe('every answer conforms to /openapi.json', () => {
     conforms(await api.http.get(`/v1/domains/${id}/dns`).set(as(mgmt)), 'get', '/v1/domains/{id}/dns');
     conforms(await api.http.post(`/v1/domains/${id}/check-dns`).set(as(mgmt)), 'post', '/v1/domains/{id}/check-dns');
     conforms(await api.http.post(`/v1/domains/${id}/check-dns`).set(as(mgmt)).send({ extra: true }), 'post', '/v1/domains/{id}/check-dns');
+    conforms(await api.http.post(`/v1/domains/${id}/dkim/rotate`).set(as(mgmt)), 'post', '/v1/domains/{id}/dkim/rotate');
+    conforms(await api.http.post(`/v1/domains/${id}/dkim/rotate`).set(as(mgmt)), 'post', '/v1/domains/{id}/dkim/rotate');
+    conforms(await api.http.post('/v1/domains/dom_missing/dkim/rotate').set(as(mgmt)), 'post', '/v1/domains/{id}/dkim/rotate');
 
     const sender = conforms(await api.http.post(`/v1/domains/${id}/senders`).set(as(mgmt)).send({ email: 'hi@example.test' }), 'post', '/v1/domains/{id}/senders');
     conforms(await api.http.post(`/v1/domains/${id}/senders`).set(as(mgmt)).send({ email: 'HI@example.test' }), 'post', '/v1/domains/{id}/senders');
