@@ -19,3 +19,4 @@ export {
   sendEmailBatchBodySchema,
   sendEmailBodySchema,
 } from './emails/accept-email/send-email.schema';
+export { listDestinations, type ListedDestination } from './destinations/list-destinations';

@@ -1,20 +1,19 @@
 import type { Command } from 'commander';
 import { createAccount, listAccounts } from '@mailer/db';
 import { accountSendingState, pauseSending, resumeSending, type SendingRepresentation, type SendingStatusOutcome } from '@mailer/operations';
+import { MAX_ACCOUNT_NAME_LENGTH, normalizeOneLineText, oneLineTextRule } from '@mailer/domain';
 import { CliError, printResult } from '../output';
 import type { CliDependencies } from '../cli-dependencies';
 import { registerAccountPoolCommand } from './pool';
 
-/** A one-line text option: trimmed, 1 to `max` characters, no control characters. */
+/** A one-line text option: 1 to `max` characters, no control characters (normalizeOneLineText). */
 function lineOption(raw: string, option: string, max: number, code: string): string {
-  const text = raw.trim();
-  if (text.length === 0 || [...text].length > max || /\p{Cc}/u.test(text)) {
-    throw new CliError(code, `${option} must be 1 to ${max} characters without control characters`);
-  }
+  const text = normalizeOneLineText(raw, max);
+  if (text === undefined) throw new CliError(code, `${option} ${oneLineTextRule(max)}`);
   return text;
 }
 
-const accountName = (raw: string) => lineOption(raw, '--name', 200, 'invalid_name');
+const accountName = (raw: string) => lineOption(raw, '--name', MAX_ACCOUNT_NAME_LENGTH, 'invalid_name');
 const sendingReason = (raw: string) => lineOption(raw, '--reason', 500, 'invalid_reason');
 
 const percent = (rate: number) => `${Number((rate * 100).toFixed(3))} %`;

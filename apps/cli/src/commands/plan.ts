@@ -1,11 +1,8 @@
 import type { Command } from 'commander';
 import { setAccountPlan, type PlanSettings } from '@mailer/db';
-import { AppError } from '@mailer/domain';
+import { AppError, parsePlanLimit, PLAN_LIMIT_RULE } from '@mailer/domain';
 import { CliError, printResult } from '../output';
 import type { CliDependencies } from '../cli-dependencies';
-
-/** PostgreSQL `integer`, the column type of every setting. */
-const MAX_LIMIT = 2_147_483_647;
 
 const LIMIT_OPTIONS: { flag: string; option: string; field: keyof PlanSettings; help: string; rate?: true }[] = [
   { flag: '--per-minute', option: 'perMinute', field: 'perMinute', help: 'recipient-emails per rolling minute' },
@@ -30,10 +27,8 @@ function parseRate(flag: string, raw: string): number {
 }
 
 function parseLimit(flag: string, raw: string): number {
-  const value = /^\d{1,10}$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
-  if (!Number.isSafeInteger(value) || value > MAX_LIMIT) {
-    throw new CliError('invalid_limit', `${flag} must be a whole number from 0 to ${MAX_LIMIT}, not "${raw}".`);
-  }
+  const value = parsePlanLimit(raw);
+  if (value === undefined) throw new CliError('invalid_limit', `${flag} ${PLAN_LIMIT_RULE}, not "${raw}".`);
   return value;
 }
 

@@ -1,31 +1,11 @@
 import type { Command } from 'commander';
-import { countDeliveriesByStatus, owedDeliveriesByRecipientDomain } from '@mailer/db';
-import { mergeDestinationSnapshots, MESSAGES_PER_JOB } from '@mailer/queue';
+import { countDeliveriesByStatus } from '@mailer/db';
+import { listDestinations } from '@mailer/operations';
+import { MESSAGES_PER_JOB } from '@mailer/queue';
 import { printResult } from '../output';
 import type { CliDependencies } from '../cli-dependencies';
 
 const JOB_STATES = ['waiting', 'delayed', 'active', 'failed'] as const;
-
-/** Recipient domains whose owed deliveries are counted for the listing, most owed first. */
-const OWED_DOMAINS = 1_000;
-
-/**
- * One line of `queue destinations --json`; `id` is null for owed domains no live daemon has
- * routed. A provider's domains are one line, `provider` naming it (docs/api-decisions.md,
- * "Providers and egress pools").
- */
-interface ListedDestination {
-  id: string | null;
-  provider: string | null;
-  mx_hosts: string[];
-  domains: string[];
-  owed: number;
-  held: number;
-  in_flight: number;
-  concurrency: number;
-  suspended_until: string | null;
-  daemons: number;
-}
 
 export function registerQueueCommands(program: Command, deps: CliDependencies): void {
   const queue = program.command('queue').description('inspect the delivery queue');
@@ -36,28 +16,7 @@ export function registerQueueCommands(program: Command, deps: CliDependencies): 
     )
     .option('--json', 'print {"destinations":[{id,provider,mx_hosts,domains,owed,held,in_flight,concurrency,suspended_until,daemons}]}')
     .action(async (options: { json?: boolean }) => {
-      const [owedByDomain, snapshots] = await Promise.all([owedDeliveriesByRecipientDomain(deps.db, OWED_DOMAINS), deps.destinationSnapshots()]);
-      const unrouted = new Map(owedByDomain);
-      const destinations = mergeDestinationSnapshots(snapshots).map((d): ListedDestination => {
-        for (const domain of d.domains) unrouted.delete(domain);
-        return {
-          id: d.id,
-          provider: d.provider,
-          mx_hosts: d.mxHosts,
-          domains: d.domains,
-          owed: d.domains.reduce((sum, domain) => sum + (owedByDomain.get(domain) ?? 0), 0),
-          held: d.held,
-          in_flight: d.inFlight,
-          concurrency: d.concurrency,
-          suspended_until: d.suspendedUntil,
-          daemons: d.daemons,
-        };
-      });
-      // Owed to domains no live daemon has routed yet (not due, or no daemon running): their destination is not known.
-      for (const [domain, owed] of unrouted) {
-        destinations.push({ id: null, provider: null, mx_hosts: [], domains: [domain], owed, held: 0, in_flight: 0, concurrency: 0, suspended_until: null, daemons: 0 });
-      }
-      destinations.sort((a, b) => b.owed - a.owed || b.held - a.held);
+      const destinations = await listDestinations(deps.db, await deps.destinationSnapshots());
       const lines = destinations.map(
         (d) =>
           `${d.provider ? `provider ${d.provider}` : d.mx_hosts.join(',') || '(not routed)'}  domains ${d.domains.join(',')}  owed ${d.owed}  held ${d.held}  in flight ${d.in_flight}  concurrency ${d.concurrency}` +
