@@ -53,6 +53,8 @@ export const emails = pgTable(
     index('emails_tags_idx')
       .using('gin', t.tags.op('jsonb_path_ops'))
       .where(sql`${t.tags} <> '{}'::jsonb`),
+    // The operator console's search by to/cc recipient, by address key; BCC addresses are not in these columns.
+    index('emails_recipient_keys_idx').using('gin', sql`(lower((${t.to} || ${t.cc})::text)::jsonb) jsonb_path_ops`),
     check('emails_status_check', oneOf(t.status, DELIVERY_STATUSES)),
   ],
 );

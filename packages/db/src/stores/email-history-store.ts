@@ -56,28 +56,51 @@ export interface EmailListFilters {
   createdBefore?: Date;
 }
 
+/** An operator's search (docs/api-decisions.md, "Operator console"): any account, or one, and a to/cc recipient. */
+export interface EmailSearchFilters extends EmailListFilters {
+  accountId?: string;
+  /** A to or cc address by its key (the address in lower case); BCC recipients are never matched. */
+  recipientKey?: string;
+}
+
 /**
  * One page of the account's messages that match the filters, newest first; the caller asks for
- * `limit + 1` rows. A tag filter also states `tags <> '{}'` (implied by it) so that the
- * planner may use the partial index of tagged messages (emails_tags_idx).
+ * `limit + 1` rows.
  */
-export async function listEmails(
+export function listEmails(
   db: Queryable,
   accountId: string,
   filters: EmailListFilters,
   position: PagePosition | undefined,
   limit: number,
 ): Promise<EmailSummary[]> {
+  return searchEmails(db, { ...filters, accountId }, position, limit);
+}
+
+/**
+ * One page of the messages that match the filters, newest first, with their accounts. A tag
+ * filter also states `tags <> '{}'` (implied by it) so that the planner may use the partial
+ * index of tagged messages (emails_tags_idx); the recipient filter is the expression of
+ * emails_recipient_keys_idx, so that a recipient is found through it.
+ */
+export async function searchEmails(
+  db: Queryable,
+  filters: EmailSearchFilters,
+  position: PagePosition | undefined,
+  limit: number,
+): Promise<(EmailSummary & { accountId: string })[]> {
   const page = newestFirst(db, position, limit);
   const rows = await db`
-    select ${summaryColumns(db)} from emails
-    where account_id = ${accountId} ${page.after}
+    select ${summaryColumns(db)}, account_id from emails
+    where true ${page.after}
+      ${filters.accountId ? db`and account_id = ${filters.accountId}` : db``}
+      ${filters.recipientKey ? db`and lower(("to" || cc)::text)::jsonb @> ${JSON.stringify([filters.recipientKey])}::text::jsonb` : db``}
       ${filters.status ? db`and status = ${filters.status}` : db``}
       ${filters.tag ? db`and tags @> ${JSON.stringify({ [filters.tag.key]: filters.tag.value })}::text::jsonb and tags <> '{}'::jsonb` : db``}
       ${filters.createdAfter ? db`and created_at > ${filters.createdAfter}` : db``}
       ${filters.createdBefore ? db`and created_at < ${filters.createdBefore}` : db``}
     ${page.page}`;
-  return rows.map(toEmailSummary);
+  return rows.map((r) => ({ ...toEmailSummary(r), accountId: r.account_id as string }));
 }
 
 export interface EmailDelivery {
