@@ -47,7 +47,9 @@ export type ErrorCode =
   /** An operator route on a server without OPERATOR_TOKEN. */
   | 'operator_token_not_configured'
   /** A change to the queue dashboard made from another site's page (docs/api-decisions.md, "Keys and accounts"). */
-  | 'cross_site_request';
+  | 'cross_site_request'
+  /** A webhook delivery redelivered while its endpoint is disabled (docs/api-decisions.md, "Operator console"). */
+  | 'webhook_endpoint_disabled';
 
 export interface ErrorDetail {
   /** Where the problem is, in the request body's own terms: `to[1]`, `content.html`. */

@@ -20,3 +20,4 @@ export {
   sendEmailBodySchema,
 } from './emails/accept-email/send-email.schema';
 export { listDestinations, type ListedDestination } from './destinations/list-destinations';
+export { redeliverWebhookDelivery } from './webhooks/redeliver-webhook-delivery';

@@ -26,6 +26,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   domain_limit_exceeded: 409,
   webhook_limit_exceeded: 409,
   email_not_cancelable: 409,
+  webhook_endpoint_disabled: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   validation_error: 422,

@@ -165,3 +165,39 @@ export async function listWebhookDeliveries(db: Queryable, endpointId: string, p
     createdAt: r.created_at,
   }));
 }
+
+export type RequeueWebhookDeliveryResult = 'requeued' | 'not_found' | 'endpoint_disabled';
+
+/**
+ * Makes one of the endpoint's deliveries due now with a fresh retry schedule (docs/api-decisions.md,
+ * "Operator console"): a finished one is pending again with no attempts counted, a pending one is due
+ * now. The endpoint must be the account's, not deleted, and enabled: a disabled endpoint's pending
+ * deliveries are ended (endPendingWebhookDeliveries), so none is made pending under it.
+ */
+export async function requeueWebhookDelivery(
+  db: Queryable,
+  target: { accountId: string; endpointId: string; deliveryId: string },
+  now: Date,
+): Promise<RequeueWebhookDeliveryResult> {
+  const [row] = await db`
+    with endpoint as (
+      select id, status from webhook_endpoints
+       where id = ${target.endpointId} and account_id = ${target.accountId} and deleted_at is null
+         for share
+    ), requeued as (
+      update webhook_deliveries d
+         set status = 'pending',
+             attempt_count = case when d.status = 'pending' then d.attempt_count else 0 end,
+             next_attempt_at = ${now},
+             lease_expires_at = case when d.status = 'pending' then d.lease_expires_at end
+        from endpoint e
+       where d.id = ${target.deliveryId} and d.endpoint_id = e.id and e.status = 'enabled'
+      returning d.id
+    )
+    select (select status from endpoint) as endpoint_status,
+           exists (select from webhook_deliveries where id = ${target.deliveryId} and endpoint_id = ${target.endpointId}) as delivery_exists,
+           exists (select from requeued) as requeued`;
+  if (row?.requeued) return 'requeued';
+  if (row?.endpoint_status === 'disabled' && row.delivery_exists) return 'endpoint_disabled';
+  return 'not_found';
+}
