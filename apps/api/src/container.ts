@@ -7,6 +7,7 @@ import type { DeliveryQueue, Redis } from '@mailer/queue';
 import { BodyBudget } from './http/body-budget';
 import { closeIntakeServices, openIntakeServices, type IntakeBatcher } from '@mailer/operations';
 import { createApiMetrics, type ApiMetrics } from './operator/metrics';
+import { ConsoleSessions } from './console/console-sessions';
 
 /** Everything a request handler may touch, built once at boot (and by tests, against real services). */
 export interface ApiDependencies {
@@ -26,6 +27,8 @@ export interface ApiDependencies {
   intake: IntakeBatcher;
   /** The request-body bytes the process holds at once (MAX_BODY_BYTES_IN_FLIGHT, shared per account). */
   bodyBudget: BodyBudget;
+  /** The operator console's sessions, in Redis (docs/api-decisions.md, "Operator console"). */
+  consoleSessions: ConsoleSessions;
   /** The clock every rule that depends on time reads; tests move it. */
   now: () => Date;
 }
@@ -47,6 +50,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     cursors: createCursorCodec(config.encryptionKey),
     dns: createDnsResolver(config.dns),
     bodyBudget: new BodyBudget({ total: config.http.maxBodyBytesInFlight, perAccount: config.http.maxBodyBytesPerAccount }),
+    consoleSessions: new ConsoleSessions(redis, config.redisPrefix, config.console.sessionIdleTimeoutMs),
     now,
   };
 }

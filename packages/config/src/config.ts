@@ -213,6 +213,8 @@ const envSchema = z
     WEBHOOK_CONCURRENCY: int(20, 1, 1000),
     RETENTION_DAYS: int(30, 1, 3650),
     OPERATOR_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+    CONSOLE_SESSION_IDLE_TIMEOUT: duration('30m'),
+    TRUST_PROXY: bool(false),
     ENCRYPTION_KEY: encryptionKey.optional(),
     RETURN_PATH_LABEL: z.string().regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'expected one lower-case DNS label').default('bounces'),
     INBOUND_HOST: z.string().regex(/^[A-Za-z0-9.-]+$/, 'expected a host name').optional(),
@@ -417,6 +419,17 @@ function toConfig(env: z.infer<typeof envSchema>) {
     },
     retentionDays: env.RETENTION_DAYS,
     operatorToken: env.OPERATOR_TOKEN,
+    /** The operator console (docs/api-decisions.md, "Operator console"). */
+    console: {
+      /** A session unused for this long is gone; each request of it starts the period again. */
+      sessionIdleTimeoutMs: env.CONSOLE_SESSION_IDLE_TIMEOUT,
+    },
+    /**
+     * The API runs behind a reverse proxy that sets X-Forwarded-Proto and X-Forwarded-For (and
+     * overwrites what clients sent): requests count as HTTPS when it says so, and the console's
+     * cookie is then marked Secure.
+     */
+    trustProxy: env.TRUST_PROXY,
     encryptionKey: Buffer.from(env.ENCRYPTION_KEY ?? DEVELOPMENT_ENCRYPTION_KEY, 'base64'),
     /** ENCRYPTION_KEY is unset and the development key seals secrets: the API and the daemon warn at start. */
     usesDevelopmentEncryptionKey: env.ENCRYPTION_KEY === undefined,

@@ -87,6 +87,8 @@ export function createApp(deps: ApiDependencies, routes: RouteDefinition[], extr
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  // Behind a TLS-terminating proxy (TRUST_PROXY), req.secure and req.ip follow its X-Forwarded-* headers.
+  app.set('trust proxy', deps.config.trustProxy);
   app.use(requestContext());
   app.use(escapeMalformedPercentEncoding);
   app.use(recordRequestMetrics(deps));

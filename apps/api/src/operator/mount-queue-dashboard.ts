@@ -3,28 +3,16 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import type { Express, NextFunction, Request, Response } from 'express';
 import { AppError, isOperatorAuthorized } from '@mailer/domain';
+import { sessionIdOf } from '../console/console-cookie';
 import type { ApiDependencies } from '../container';
 import { operatorTokenNotConfigured } from '../http/auth';
+import { isCrossSite } from '../http/cross-site';
 import { sendError } from '../http/error-handler';
 
 export const QUEUE_DASHBOARD_PATH = '/admin/queues';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const JSON_TYPE = /^application\/json\s*(?:;|$)/i;
-
-/** Whether a browser says the request comes from a page of another origin (docs/api-decisions.md, "Keys and accounts"). */
-function isCrossSite(req: Request): boolean {
-  const site = req.get('sec-fetch-site');
-  if (site !== undefined) return site !== 'same-origin';
-  // Browsers without Fetch Metadata still send Origin on a POST, PUT, PATCH or DELETE: its host must be this one.
-  const origin = req.get('origin');
-  if (origin === undefined) return false;
-  try {
-    return new URL(origin).host !== req.get('host');
-  } catch {
-    return true;
-  }
-}
 
 /**
  * A browser sends its cached Basic credentials with a request another site's page makes
@@ -42,18 +30,47 @@ function refuseCrossSiteChanges(req: Request, res: Response, next: NextFunction)
   next();
 }
 
-/** Bull Board for operators, behind OPERATOR_TOKEN (Bearer, or Basic with the token as password); off without it. */
+/**
+ * Bull Board's pages load only what this API serves (its fonts come from the operator's system: the
+ * link to Google Fonts is patched out, see patches/); inline styles are its own.
+ */
+export const QUEUE_DASHBOARD_CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "manifest-src 'self'",
+  "base-uri 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/**
+ * Bull Board for operators, behind OPERATOR_TOKEN (Bearer, or Basic with the token as password) or a
+ * console session (docs/api-decisions.md, "Operator console"); off without the token.
+ */
 export function mountQueueDashboard(app: Express, deps: ApiDependencies): void {
   const serverAdapter = new ExpressAdapter();
   serverAdapter.setBasePath(QUEUE_DASHBOARD_PATH);
   createBullBoard({ queues: [new BullMQAdapter(deps.deliveryQueue.queue, { readOnlyMode: false })], serverAdapter });
-  const requireOperator = (req: Request, res: Response, next: NextFunction) => {
+  const requireOperator = async (req: Request, res: Response, next: NextFunction) => {
     if (!deps.config.operatorToken) return sendError(res, operatorTokenNotConfigured());
     if (isOperatorAuthorized(req.get('authorization'), deps.config.operatorToken)) return next();
+    try {
+      if (await deps.consoleSessions.touch(sessionIdOf(req))) return next();
+    } catch (error) {
+      return next(error);
+    }
     res.setHeader('WWW-Authenticate', 'Basic realm="mailer operators"');
     sendError(res, new AppError('unauthorized', 'The operator token is required.'));
   };
+  const contentSecurityPolicy = (_req: Request, res: Response, next: NextFunction) => {
+    res.setHeader('Content-Security-Policy', QUEUE_DASHBOARD_CONTENT_SECURITY_POLICY);
+    next();
+  };
   // Bull Board is an Express app of its own, which would name Express in every answer.
   const dashboard = (serverAdapter.getRouter() as Express).disable('x-powered-by');
-  app.use(QUEUE_DASHBOARD_PATH, requireOperator, refuseCrossSiteChanges, dashboard);
+  app.use(QUEUE_DASHBOARD_PATH, contentSecurityPolicy, requireOperator, refuseCrossSiteChanges, dashboard);
 }

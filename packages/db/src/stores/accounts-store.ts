@@ -156,3 +156,29 @@ export async function setAccountPlan(db: Database, accountId: string, limits: Pa
     return { id, name: 'custom', ...merged };
   });
 }
+
+/** One account with its plan's settings, for the operator console; undefined when there is none of that id. */
+export async function findAccountWithPlan(db: Queryable, accountId: string): Promise<(AccountListItem & { limits: PlanSettings }) | undefined> {
+  const [r] = await db`
+    select a.id, a.name, a.plan_id, p.name as plan_name, a.created_at,
+           p.per_minute, p.per_hour, p.per_day, p.per_30_days, p.max_active, p.max_domains, p.max_webhook_endpoints
+    from accounts a join plans p on p.id = a.plan_id
+    where a.id = ${accountId}`;
+  if (!r) return undefined;
+  return {
+    id: r.id,
+    name: r.name,
+    plan: r.plan_name,
+    planId: r.plan_id,
+    createdAt: r.created_at,
+    limits: {
+      perMinute: r.per_minute,
+      perHour: r.per_hour,
+      perDay: r.per_day,
+      per30Days: r.per_30_days,
+      maxActive: r.max_active,
+      maxDomains: r.max_domains,
+      maxWebhookEndpoints: r.max_webhook_endpoints,
+    },
+  };
+}

@@ -1,0 +1,198 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { newId } from '@mailer/domain';
+import { startTestDnsServer, type TestDnsServer } from '@mailer/testing';
+import { listenRaw, startTestApi, type TestApi } from '../testing';
+
+const OPERATOR_TOKEN = 'operator-token-for-console-tests';
+/** Where the tests write the screenshots of docs/console.md, when set (e.g. `CONSOLE_SCREENSHOTS=docs/console`). */
+const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS;
+const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+let api: TestApi;
+let dns: TestDnsServer;
+let server: Awaited<ReturnType<typeof listenRaw>>;
+let browser: Browser;
+let page: Page;
+/** Every URL the browser asked for, to show that nothing went to another host. */
+const requested: string[] = [];
+
+beforeAll(async () => {
+  dns = await startTestDnsServer();
+  api = await startTestApi({ OPERATOR_TOKEN, DNS_SERVERS: dns.address, DNS_TIMEOUT: '300ms' });
+  server = await listenRaw(api);
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_FLAGS });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  page = await context.newPage();
+  page.on('request', (request) => requested.push(request.url()));
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await api?.close();
+  await dns?.close();
+});
+
+async function screenshot(name: string) {
+  if (!SCREENSHOTS) return;
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/** A cell of the table row whose first cell is `first`. */
+const cell = (first: string, column: number) =>
+  page.locator('tbody tr', { has: page.locator('td:first-child', { hasText: new RegExp(`^${first}$`) }) }).locator('td').nth(column);
+
+// A browser session drives several pages per test; the bound is only against a hang.
+jest.setTimeout(120_000);
+
+describe('the operator console in Chromium', () => {
+  let accountId: string;
+  let managementKey: string;
+  let sendingKey: string;
+
+  it('signs in with the operator token, refusing a wrong one', async () => {
+    await page.goto(`${server.url}/console`);
+    expect(new URL(page.url()).pathname).toBe('/console/login');
+    await screenshot('login');
+    await page.getByLabel('Operator token').fill('not-the-operator-token');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('The operator token is not valid.');
+    await page.getByLabel('Operator token').fill(OPERATOR_TOKEN);
+    await page.keyboard.press('Enter');
+    await page.waitForURL('**/console/accounts');
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Accounts');
+  });
+
+  it('creates an account and shows its keys once; an invalid name shows the contract message', async () => {
+    await page.getByLabel("New account's name").fill('   ');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    expect(await page.getByRole('alert').textContent()).toContain('must be 1 to 200 characters without control characters');
+    expect(await page.getByRole('alert').textContent()).toContain('validation_error');
+    await page.getByRole('link', { name: 'Back' }).click();
+    await page.getByLabel("New account's name").fill('Acme Console');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    accountId = (await page.locator('dt:has-text("Account") + dd code').textContent())!;
+    sendingKey = (await page.locator('dt:has-text("Sending key") + dd code').textContent())!;
+    managementKey = (await page.locator('dt:has-text("Management key") + dd code').textContent())!;
+    expect(accountId).toMatch(/^acc_/);
+    expect((await api.http.get('/v1/domains').set('Authorization', `Bearer ${managementKey}`)).status).toBe(200);
+    await page.getByRole('link', { name: 'Back to the account' }).click();
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Acme Console');
+    await screenshot('account');
+  });
+
+  it('makes a domain ready: the records to publish, then check now', async () => {
+    const auth = { Authorization: `Bearer ${managementKey}` };
+    const hook = await api.http.post('/v1/webhooks').set(auth).send({ url: 'https://hooks.example.com/console', events: ['domain.status_changed'] });
+    expect(hook.status).toBe(201);
+    const created = await api.http.post('/v1/domains').set(auth).send({ name: 'console.example.test' });
+    expect(created.status).toBe(201);
+    await page.getByRole('link', { name: 'Domains and senders' }).click();
+    await page.getByRole('link', { name: 'console.example.test' }).click();
+    expect(await page.locator('#domain-status').textContent()).toBe('not_ready');
+    // Publish what the page says to publish, read from its table.
+    for (const purpose of ['ownership', 'dkim', 'dmarc']) {
+      const name = (await cell(purpose, 2).locator('code').textContent())!;
+      const value = (await cell(purpose, 3).locator('code').textContent())!;
+      dns.set(name, [{ type: 'TXT', data: value }]);
+    }
+    await page.getByRole('button', { name: 'Check DNS now' }).click();
+    expect(await page.locator('#domain-status').textContent()).toBe('ready');
+    expect(await cell('DKIM', 1).textContent()).toBe('verified');
+    await screenshot('domain');
+  });
+
+  it('finds a message by a to or cc recipient, never by a BCC one, and shows its attempts with what the transport saw', async () => {
+    const domainId = (await api.http.get('/v1/domains').set('Authorization', `Bearer ${managementKey}`)).body.data[0].id as string;
+    const sender = await api.http.post(`/v1/domains/${domainId}/senders`).set('Authorization', `Bearer ${managementKey}`).send({ email: 'billing@console.example.test' });
+    expect(sender.status).toBe(201);
+    const sent = await api.http
+      .post('/v1/emails')
+      .set({ Authorization: `Bearer ${sendingKey}`, 'Idempotency-Key': randomUUID() })
+      .send({ from: 'billing@console.example.test', to: ['Ann@Example.test'], cc: ['carl@example.test'], bcc: ['hidden@example.test'], subject: 'Invoice', content: { plain: 'Hi' } });
+    expect(sent.body).toMatchObject({ id: expect.stringMatching(/^em_/) });
+    const emailId = sent.body.id as string;
+    // The delivery daemon's record of one attempt: the peer's reply, MX and TLS.
+    await api.deps.db`
+      insert into attempts (id, email_id, number, started_at, ended_at, outcome, recipients, bcc_recipients, tls, mx_host, mx_address, reply, tls_version, tls_cipher, tls_verified, tls_policy)
+      values (${newId('attempt')}, ${emailId}, 1, now(), now(), 'deferred', ${JSON.stringify(['Ann@example.test', 'carl@example.test'])}::text::jsonb, 1, true,
+              'mx1.example.test', '192.0.2.25', ${JSON.stringify({ code: 451, enhanced_status: '4.7.1', text: 'Greylisted, try again later' })}::text::jsonb,
+              'TLSv1.3', 'TLS_AES_256_GCM_SHA384', true, 'opportunistic')`;
+
+    await page.getByRole('link', { name: 'Emails' }).first().click();
+    await page.getByLabel('To or cc recipient').fill('hidden@example.test');
+    await page.getByRole('button', { name: 'Search' }).click();
+    expect(await page.getByText('No message matches.').count()).toBe(1);
+    for (const recipient of ['ann@example.test', 'CARL@example.test']) {
+      await page.getByLabel('To or cc recipient').fill(recipient);
+      await page.getByLabel('Status').selectOption('queued');
+      await page.getByRole('button', { name: 'Search' }).click();
+      expect(await page.getByRole('link', { name: emailId }).count()).toBe(1);
+    }
+    await screenshot('emails');
+    await page.getByRole('link', { name: emailId }).click();
+    const attempt = page.locator('table', { hasText: 'Each SMTP transaction' }).locator('tbody tr').first();
+    expect(await attempt.textContent()).toContain('451 4.7.1 Greylisted, try again later');
+    expect(await attempt.textContent()).toContain('mx1.example.test');
+    expect(await attempt.textContent()).toContain('TLSv1.3');
+    expect(await attempt.textContent()).toContain('1 BCC');
+    await screenshot('email');
+  });
+
+  it('removes a suppression', async () => {
+    const auth = { Authorization: `Bearer ${managementKey}` };
+    expect((await api.http.post('/v1/suppressions').set(auth).send({ email: 'gone@example.test' })).status).toBe(201);
+    await page.goto(`${server.url}/console/accounts/${accountId}/suppressions`);
+    expect(await page.getByRole('cell', { name: 'gone@example.test', exact: true }).count()).toBe(1);
+    await screenshot('suppressions');
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Remove gone@example.test' }).click();
+    await page.getByText('No suppressed address.').waitFor();
+    expect((await api.http.get('/v1/suppressions/gone@example.test').set(auth)).status).toBe(404);
+  });
+
+  it('redelivers a failed webhook delivery', async () => {
+    const [delivery] = await api.deps.db`
+      update webhook_deliveries set status = 'failed', attempt_count = 8, last_response_status = 500
+       where account_id = ${accountId} returning id, endpoint_id`;
+    await page.goto(`${server.url}/console/accounts/${accountId}/webhooks`);
+    await page.getByRole('link', { name: delivery!.endpoint_id }).click();
+    expect(await cell(delivery!.id, 3).textContent()).toBe('failed');
+    await page.getByRole('button', { name: `Redeliver ${delivery!.id}` }).click();
+    await page.waitForLoadState();
+    expect(await cell(delivery!.id, 3).textContent()).toBe('pending');
+    expect(await cell(delivery!.id, 4).textContent()).toBe('0');
+    await screenshot('webhook');
+  });
+
+  it('shows the destinations and links to Bull Board, which loads nothing from another host and shows its labels', async () => {
+    await page.getByRole('link', { name: 'Destinations' }).click();
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Destinations');
+    await page.getByRole('link', { name: 'Queues (Bull Board)' }).click();
+    await page.getByText('deliveries').first().waitFor();
+    const text = await page.locator('body').innerText();
+    expect(text).not.toMatch(/\b[A-Z]+\.[A-Z_]+\b/);
+    await screenshot('bull-board');
+  });
+
+  it('signs out; the session is gone', async () => {
+    await page.goto(`${server.url}/console/accounts`);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL('**/console/login');
+    await page.goto(`${server.url}/console/accounts`);
+    expect(new URL(page.url()).pathname).toBe('/console/login');
+    expect(requested.filter((url) => !url.startsWith(`${server.url}/`))).toEqual([]);
+  });
+});

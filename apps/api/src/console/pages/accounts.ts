@@ -1,0 +1,170 @@
+import { createAccount, createManagementKey, findAccountWithPlan, listAccountKeys, listAccounts, revokeKey, rotateSendingKey, setAccountPlan, type PlanSettings } from '@mailer/db';
+import { ACCOUNT_NAME_RULE, AppError, normalizeAccountName, parsePlanLimit, PLAN_LIMIT_RULE, SCOPES, validationError, type Scope } from '@mailer/domain';
+import { field, type ConsoleContext, type ConsoleRoute } from '../console-route';
+import { html } from '../html';
+import { actionButton, CONSOLE_PATH, csrfField, page, table, when } from '../layout';
+
+const PLAN_FIELDS: { field: keyof PlanSettings; name: string; label: string }[] = [
+  { field: 'perMinute', name: 'per_minute', label: 'Recipient-emails per minute' },
+  { field: 'perHour', name: 'per_hour', label: 'Recipient-emails per hour' },
+  { field: 'perDay', name: 'per_day', label: 'Recipient-emails per day' },
+  { field: 'per30Days', name: 'per_30_days', label: 'Recipient-emails per 30 days' },
+  { field: 'maxActive', name: 'max_active', label: 'Active deliveries at once' },
+  { field: 'maxDomains', name: 'max_domains', label: 'Active domains' },
+  { field: 'maxWebhookEndpoints', name: 'max_webhook_endpoints', label: 'Webhook endpoints' },
+];
+
+export const accountPath = (id: string) => `${CONSOLE_PATH}/accounts/${encodeURIComponent(id)}`;
+
+export async function requireAccount(c: ConsoleContext) {
+  const account = await findAccountWithPlan(c.deps.db, c.params.accountId!);
+  if (!account) throw new AppError('not_found', `No account with id ${c.params.accountId}.`);
+  return account;
+}
+
+/** The page that shows newly issued keys: they are never shown again. */
+function issuedKeys(c: ConsoleContext, title: string, accountId: string, keys: { label: string; key: string }[]) {
+  return page(
+    c.session,
+    title,
+    html`<p role="status">Store these now: they are not shown again.</p>
+<dl>${keys.map((k) => html`<dt>${k.label}</dt><dd><code id="key-${k.label.replace(/\W+/g, '-').toLowerCase()}">${k.key}</code> <button type="button" data-copy="${k.key}">Copy</button></dd>`)}</dl>
+<p><a href="${accountPath(accountId)}">Back to the account</a></p>`,
+  );
+}
+
+const listAccountsPage: ConsoleRoute = {
+  method: 'get',
+  path: '/accounts',
+  title: 'Accounts',
+  async handle(c) {
+    const accounts = await listAccounts(c.deps.db);
+    return page(
+      c.session,
+      'Accounts',
+      html`<form method="post" action="${CONSOLE_PATH}/accounts" class="row">${csrfField(c.session)}
+<label for="account-name">New account's name</label><input id="account-name" name="name" required maxlength="200">
+<button type="submit">Create account</button></form>
+${table(
+  'Every account, oldest first',
+  ['Account', 'Name', 'Plan', 'Created'],
+  accounts.map((a) => [html`<a href="${accountPath(a.id)}">${a.id}</a>`, a.name, a.plan, when(a.createdAt)]),
+  'No accounts yet.',
+)}`,
+    );
+  },
+};
+
+const createAccountChange: ConsoleRoute = {
+  method: 'post',
+  path: '/accounts',
+  title: 'Accounts',
+  async handle(c) {
+    const name = normalizeAccountName(field(c.form, 'name') ?? '');
+    if (name === undefined) throw validationError([{ path: 'name', message: ACCOUNT_NAME_RULE }], `The name ${ACCOUNT_NAME_RULE}.`);
+    const created = await createAccount(c.deps.db, name);
+    return issuedKeys(c, `Created account ${created.account.name}`, created.account.id, [
+      { label: 'Account', key: created.account.id },
+      { label: 'Sending key', key: created.sending_key },
+      { label: 'Management key', key: created.management_key },
+    ]);
+  },
+};
+
+const accountPage: ConsoleRoute = {
+  method: 'get',
+  path: '/accounts/:accountId',
+  title: 'Account',
+  async handle(c) {
+    const account = await requireAccount(c);
+    const keys = await listAccountKeys(c.deps.db, account.id);
+    const base = accountPath(account.id);
+    return page(
+      c.session,
+      `${account.name}`,
+      html`<p><code>${account.id}</code>, created ${when(account.createdAt)}, plan ${account.plan} (<code>${account.planId}</code>)</p>
+<nav aria-label="Account"><a href="${base}/domains">Domains and senders</a> <a href="${CONSOLE_PATH}/emails?account=${account.id}">Emails</a>
+<a href="${base}/suppressions">Suppressions</a> <a href="${base}/webhooks">Webhooks</a></nav>
+<h2>Keys</h2>
+${table(
+  'Keys, revoked ones included (never a key itself)',
+  ['Key', 'Kind', 'Scopes', 'Created', 'Revoked', ''],
+  keys.map((k) => [
+    html`<code>${k.id}</code>`,
+    k.kind,
+    k.scopes.join(', '),
+    when(k.createdAt),
+    when(k.revokedAt),
+    k.revokedAt ? '' : actionButton(c.session, `${base}/keys/${k.id}/revoke`, `Revoke ${k.id}`, {}, `Revoke ${k.id}? It stops working at once.`),
+  ]),
+)}
+${actionButton(c.session, `${base}/rotate-sending-key`, 'Rotate the sending key', {}, 'Issue a new sending key? The current one stops working at once.')}
+<form method="post" action="${base}/keys">${csrfField(c.session)}
+<fieldset><legend>New management key: its scopes</legend>
+${SCOPES.map((s) => html`<label><input type="checkbox" name="scopes" value="${s}"> ${s}</label>`)}
+</fieldset><button type="submit">Create management key</button></form>
+<h2>Plan</h2>
+<form method="post" action="${base}/plan" class="grid">${csrfField(c.session)}
+${PLAN_FIELDS.map((f) => html`<label for="plan-${f.name}">${f.label}</label><input id="plan-${f.name}" name="${f.name}" inputmode="numeric" value="${account.limits[f.field]}" required>`)}
+<button type="submit">Save plan</button></form>`,
+    );
+  },
+};
+
+const createKeyChange: ConsoleRoute = {
+  method: 'post',
+  path: '/accounts/:accountId/keys',
+  title: 'Account',
+  async handle(c) {
+    const account = await requireAccount(c);
+    const raw = c.form.scopes;
+    const chosen = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).filter((s): s is Scope => (SCOPES as readonly string[]).includes(s));
+    if (chosen.length === 0) throw validationError([{ path: 'scopes', message: `choose at least one of: ${SCOPES.join(', ')}` }], 'Choose at least one scope.');
+    const created = await createManagementKey(c.deps.db, account.id, chosen);
+    return issuedKeys(c, `Created management key ${created.id}`, account.id, [{ label: 'Management key', key: created.key }]);
+  },
+};
+
+const revokeKeyChange: ConsoleRoute = {
+  method: 'post',
+  path: '/accounts/:accountId/keys/:keyId/revoke',
+  title: 'Account',
+  async handle(c) {
+    const account = await requireAccount(c);
+    const owned = (await listAccountKeys(c.deps.db, account.id)).some((k) => k.id === c.params.keyId);
+    if (!owned || !(await revokeKey(c.deps.db, c.params.keyId!, c.deps.now()))) throw new AppError('not_found', `No active key ${c.params.keyId} in this account.`);
+    c.res.redirect(303, accountPath(account.id));
+  },
+};
+
+const rotateSendingKeyChange: ConsoleRoute = {
+  method: 'post',
+  path: '/accounts/:accountId/rotate-sending-key',
+  title: 'Account',
+  async handle(c) {
+    const account = await requireAccount(c);
+    const key = await rotateSendingKey(c.deps.db, account.id, c.deps.now());
+    return issuedKeys(c, 'New sending key', account.id, [{ label: 'Sending key', key }]);
+  },
+};
+
+const setPlanChange: ConsoleRoute = {
+  method: 'post',
+  path: '/accounts/:accountId/plan',
+  title: 'Account',
+  async handle(c) {
+    const account = await requireAccount(c);
+    const limits: Partial<PlanSettings> = {};
+    const problems: { path: string; message: string }[] = [];
+    for (const f of PLAN_FIELDS) {
+      const value = parsePlanLimit(field(c.form, f.name) ?? '');
+      if (value === undefined) problems.push({ path: f.name, message: PLAN_LIMIT_RULE });
+      else limits[f.field] = value;
+    }
+    if (problems.length > 0) throw validationError(problems, `${problems.map((p) => p.path).join(', ')}: ${PLAN_LIMIT_RULE}.`);
+    await setAccountPlan(c.deps.db, account.id, limits);
+    c.res.redirect(303, accountPath(account.id));
+  },
+};
+
+export const accountRoutes: ConsoleRoute[] = [listAccountsPage, createAccountChange, accountPage, createKeyChange, revokeKeyChange, rotateSendingKeyChange, setPlanChange];
