@@ -2,7 +2,7 @@ import type { ConsoleSession } from './console-sessions';
 import { html, type HtmlValue, type SafeHtml } from './html';
 
 export const CONSOLE_PATH = '/console';
-/** Asset URLs carry the build's version, so a browser may keep them (docs/api-decisions.md, "Operator console"). */
+/** The console's stylesheet and script, served by the API itself (docs/api-decisions.md, "Operator console"). */
 export const ASSET_PATH = `${CONSOLE_PATH}/assets`;
 
 /** The hidden field every change sends back (docs/api-decisions.md, "Operator console"). */
