@@ -44,7 +44,19 @@ afterAll(async () => {
   await dns?.close();
 });
 
+/** Every control of the page has a label, and every button a name. */
+async function expectLabelledControls() {
+  const unlabelled = await page.$$eval('input:not([type=hidden]), select, textarea', (controls) =>
+    controls.filter((c) => (c as HTMLInputElement).labels?.length === 0 && !c.getAttribute('aria-label')).map((c) => c.outerHTML),
+  );
+  expect(unlabelled).toEqual([]);
+  const unnamedButtons = await page.$$eval('button', (buttons) => buttons.filter((b) => !(b.textContent ?? '').trim() && !b.getAttribute('aria-label')).map((b) => b.outerHTML));
+  expect(unnamedButtons).toEqual([]);
+}
+
 async function screenshot(name: string) {
+  // Bull Board's pages are its own.
+  if (new URL(page.url()).pathname.startsWith('/console/')) await expectLabelledControls();
   if (!SCREENSHOTS) return;
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
