@@ -21,3 +21,4 @@ export {
 } from './emails/accept-email/send-email.schema';
 export { listDestinations, type ListedDestination } from './destinations/list-destinations';
 export { redeliverWebhookDelivery } from './webhooks/redeliver-webhook-delivery';
+export { createDomain } from './domains/create-domain';

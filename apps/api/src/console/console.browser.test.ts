@@ -47,7 +47,7 @@ afterAll(async () => {
 /** Every control of the page has a label, and every button a name. */
 async function expectLabelledControls() {
   const unlabelled = await page.$$eval('input:not([type=hidden]), select, textarea', (controls) =>
-    controls.filter((c) => (c as HTMLInputElement).labels?.length === 0 && !c.getAttribute('aria-label')).map((c) => c.outerHTML),
+    controls.filter((c) => (c as unknown as { labels: { length: number } }).labels.length === 0 && !c.getAttribute('aria-label')).map((c) => c.outerHTML),
   );
   expect(unlabelled).toEqual([]);
   const unnamedButtons = await page.$$eval('button', (buttons) => buttons.filter((b) => !(b.textContent ?? '').trim() && !b.getAttribute('aria-label')).map((b) => b.outerHTML));
@@ -105,14 +105,18 @@ describe('the operator console in Chromium', () => {
     await screenshot('account');
   });
 
-  it('makes a domain ready: the records to publish, then check now', async () => {
+  it('adds a domain and makes it ready: the records to publish, then check now', async () => {
     const auth = { Authorization: `Bearer ${managementKey}` };
     const hook = await api.http.post('/v1/webhooks').set(auth).send({ url: 'https://hooks.example.com/console', events: ['domain.status_changed'] });
     expect(hook.status).toBe(201);
-    const created = await api.http.post('/v1/domains').set(auth).send({ name: 'console.example.test' });
-    expect(created.status).toBe(201);
     await page.getByRole('link', { name: 'Domains and senders' }).click();
-    await page.getByRole('link', { name: 'console.example.test' }).click();
+    await page.getByLabel('New domain').fill('not a domain');
+    await page.getByRole('button', { name: 'Add domain' }).click();
+    expect(await page.getByRole('alert').textContent()).toContain('validation_error');
+    await page.getByRole('link', { name: 'Back' }).click();
+    await page.getByLabel('New domain').fill('Console.Example.TEST');
+    await page.getByRole('button', { name: 'Add domain' }).click();
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('console.example.test');
     expect(await page.locator('#domain-status').textContent()).toBe('not_ready');
     // Publish what the page says to publish, read from its table.
     for (const purpose of ['ownership', 'dkim', 'dmarc']) {

@@ -1,10 +1,10 @@
 import { listDomains, listSenders } from '@mailer/db';
-import { requiredDnsRecords } from '@mailer/domain';
-import { checkDomainDns, serializeDomain } from '@mailer/operations';
+import { normalizeDomainName, requiredDnsRecords, validationError } from '@mailer/domain';
+import { checkDomainDns, createDomain, serializeDomain } from '@mailer/operations';
 import { domainNotFound, requireDomain, requireDomainView } from '../../routes/domains/domain-lookup';
-import type { ConsoleRoute } from '../console-route';
+import { field, type ConsoleRoute } from '../console-route';
 import { html } from '../html';
-import { actionButton, page, table, when } from '../layout';
+import { actionButton, csrfField, page, table, when } from '../layout';
 import { accountPath, requireAccount } from './accounts';
 
 /** Lists show this many rows, newest first; the API and the CLI page through the rest. */
@@ -22,7 +22,10 @@ const listDomainsPage: ConsoleRoute = {
     return page(
       c.session,
       `Domains of ${account.name}`,
-      table(
+      html`<form method="post" action="${accountPath(account.id)}/domains" class="row">${csrfField(c.session)}
+<label for="domain-name">New domain</label><input id="domain-name" name="name" required placeholder="example.com">
+<button type="submit">Add domain</button></form>
+${table(
         `The account's domains (newest ${LIST_LIMIT})`,
         ['Domain', 'Status', 'Ownership', 'DKIM', 'DMARC', 'Return path', 'Senders'],
         domains.map((d) => [
@@ -35,8 +38,21 @@ const listDomainsPage: ConsoleRoute = {
           d.sender_count,
         ]),
         'No domains.',
-      ),
+      )}`,
     );
+  },
+};
+
+const createDomainChange: ConsoleRoute = {
+  method: 'post',
+  path: '/accounts/:accountId/domains',
+  title: 'Domains',
+  async handle(c) {
+    const account = await requireAccount(c);
+    const name = normalizeDomainName(field(c.form, 'name') ?? '');
+    if (!name.ok) throw validationError([{ path: 'name', message: name.message }], `The domain name ${name.message}.`);
+    const { domain } = await createDomain(c.deps.db, c.deps.config.encryptionKey, account.id, { name: name.value, externalId: null }, c.deps.now);
+    c.res.redirect(303, domainPath(account.id, domain.id));
   },
 };
 
@@ -95,4 +111,4 @@ const checkDomainChange: ConsoleRoute = {
   },
 };
 
-export const domainRoutes: ConsoleRoute[] = [listDomainsPage, domainPage, checkDomainChange];
+export const domainRoutes: ConsoleRoute[] = [listDomainsPage, createDomainChange, domainPage, checkDomainChange];
