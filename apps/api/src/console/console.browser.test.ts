@@ -33,7 +33,7 @@ beforeAll(async () => {
   api = await startTestApi({ OPERATOR_TOKEN, DNS_SERVERS: dns.address, DNS_TIMEOUT: '300ms' });
   server = await listenRaw(api);
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_FLAGS });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, permissions: ['clipboard-read', 'clipboard-write'] });
   page = await context.newPage();
   page.on('request', (request) => requested.push(request.url()));
 });
@@ -124,6 +124,9 @@ describe('the operator console in Chromium', () => {
       const value = (await cell(purpose, 3).locator('code').textContent())!;
       dns.set(name, [{ type: 'TXT', data: value }]);
     }
+    await page.getByRole('button', { name: "Copy the dmarc record's value" }).click();
+    await page.getByRole('button', { name: "Copy the dmarc record's value" }).filter({ hasText: 'Copied' }).waitFor();
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe('v=DMARC1; p=none;');
     await page.getByRole('button', { name: 'Check DNS now' }).click();
     expect(await page.locator('#domain-status').textContent()).toBe('ready');
     expect(await cell('DKIM', 1).textContent()).toBe('verified');
