@@ -13,6 +13,7 @@ import {
   renewLeases,
   purgeExpired,
   releaseLease,
+  searchEmails,
   sendingIdentitiesStatement,
   setAccountPlan,
   usageReachedAt,
@@ -182,5 +183,15 @@ it("finds a rare tag among an account's messages through the index of tagged mes
   expect(await listEmails(explained.db, accountId, { tag: { key: 'campaign', value: 'spring' } }, undefined, 51)).toHaveLength(25);
   expect(plans.at(-1)?.plan).toContain('emails_tags_idx');
   expect(await listEmails(explained.db, accountId, { tag: { key: 'env', value: 'production' } }, undefined, 51)).toHaveLength(51);
+  expect(largeTableScans(plans.slice(from))).toEqual([]);
+}, 60_000);
+
+it("finds a rare to/cc recipient among every account's messages through emails_recipient_keys_idx, not by scanning them", async () => {
+  await explained.db`update emails set cc = '["Rare.Person@example.test"]' where id in (select 'em_old' || n from generate_series(1, ${MESSAGES}, 1600) n)`;
+  await explained.db`analyze emails`;
+  const from = plans.length;
+  expect(await searchEmails(explained.db, { recipientKey: 'rare.person@example.test' }, undefined, 51)).toHaveLength(25);
+  expect(plans.at(-1)?.plan).toContain('emails_recipient_keys_idx');
+  expect(await searchEmails(explained.db, { accountId, recipientKey: 'rare.person@example.test' }, undefined, 51)).toHaveLength(25);
   expect(largeTableScans(plans.slice(from))).toEqual([]);
 }, 60_000);

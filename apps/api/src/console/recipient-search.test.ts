@@ -10,6 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
+// Its plan over 40,000 messages (through emails_recipient_keys_idx) is checked by apps/worker/src/query-plans.test.ts.
 describe("the console's search by recipient", () => {
   it('finds a message by a to or cc address in any case, never by a BCC address', async () => {
     const sent = await acme.send(acme.message({ to: ['Dana@Example.test'], cc: ['erin@example.test'], bcc: ['only-bcc@example.test'] }));
@@ -24,14 +25,5 @@ describe("the console's search by recipient", () => {
     expect(await ids('secret@example.test')).toEqual([]);
     const other = await api.createAccount();
     expect(await ids('dana@example.test', other.account.id)).toEqual([]);
-  });
-
-  it('looks the recipient up in emails_recipient_keys_idx, not by reading every message', async () => {
-    const plan = await api.deps.db.begin(async (sql) => {
-      // The table is tiny here: without this the planner would rightly read it whole.
-      await sql`set local enable_seqscan = off`;
-      return sql`explain select id from emails where lower(("to" || cc)::text)::jsonb @> ${JSON.stringify(['dana@example.test'])}::text::jsonb`;
-    });
-    expect(plan.map((row) => Object.values(row)[0]).join('\n')).toContain('emails_recipient_keys_idx');
   });
 });
