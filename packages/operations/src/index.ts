@@ -22,3 +22,4 @@ export {
 export { listDestinations, type ListedDestination } from './destinations/list-destinations';
 export { redeliverWebhookDelivery } from './webhooks/redeliver-webhook-delivery';
 export { createDomain } from './domains/create-domain';
+export { addSender } from './senders/add-sender';

@@ -134,9 +134,14 @@ describe('the operator console in Chromium', () => {
   });
 
   it('finds a message by a to or cc recipient, never by a BCC one, and shows its attempts with what the transport saw', async () => {
-    const domainId = (await api.http.get('/v1/domains').set('Authorization', `Bearer ${managementKey}`)).body.data[0].id as string;
-    const sender = await api.http.post(`/v1/domains/${domainId}/senders`).set('Authorization', `Bearer ${managementKey}`).send({ email: 'billing@console.example.test' });
-    expect(sender.status).toBe(201);
+    await page.getByLabel("New sender's address").fill('billing@elsewhere.test');
+    await page.getByRole('button', { name: 'Add sender' }).click();
+    expect(await page.getByRole('alert').textContent()).toContain('validation_error');
+    await page.getByRole('link', { name: 'Back' }).click();
+    await page.getByLabel("New sender's address").fill('billing@console.example.test');
+    await page.getByLabel('Display name (optional)').fill('Billing');
+    await page.getByRole('button', { name: 'Add sender' }).click();
+    expect(await page.getByRole('cell', { name: 'billing@console.example.test', exact: true }).count()).toBe(1);
     const sent = await api.http
       .post('/v1/emails')
       .set({ Authorization: `Bearer ${sendingKey}`, 'Idempotency-Key': randomUUID() })

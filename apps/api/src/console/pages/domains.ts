@@ -1,7 +1,9 @@
 import { listDomains, listSenders } from '@mailer/db';
-import { normalizeDomainName, requiredDnsRecords, validationError } from '@mailer/domain';
-import { checkDomainDns, createDomain, serializeDomain } from '@mailer/operations';
+import { DEFAULT_TRANSPORT_SECURITY_POLICY, normalizeDomainName, requiredDnsRecords, TRANSPORT_SECURITY_POLICIES, validationError } from '@mailer/domain';
+import { addSender, checkDomainDns, createDomain, serializeDomain } from '@mailer/operations';
+import { validateBody } from '../../http/route';
 import { domainNotFound, requireDomain, requireDomainView } from '../../routes/domains/domain-lookup';
+import { createSenderBodySchema } from '../../routes/senders/create-sender.schema';
 import { field, type ConsoleRoute } from '../console-route';
 import { html } from '../html';
 import { actionButton, csrfField, page, table, when } from '../layout';
@@ -94,8 +96,33 @@ ${table(
   ['Sender', 'Address', 'Display name', 'Transport security', 'Created'],
   senders.map((s) => [html`<code>${s.id}</code>`, s.email, s.displayName ?? '—', s.transportSecurityPolicy, when(s.createdAt)]),
   'No senders.',
-)}`,
+)}
+<form method="post" action="${domainPath(account.id, domain.id)}/senders" class="grid">${csrfField(c.session)}
+<label for="sender-email">New sender's address</label><input id="sender-email" name="email" type="email" required placeholder="hello@${domain.name}">
+<label for="sender-name">Display name (optional)</label><input id="sender-name" name="display_name">
+<label for="sender-policy">Transport security</label><select id="sender-policy" name="transport_security_policy">${TRANSPORT_SECURITY_POLICIES.map(
+  (p) => html`<option${p === DEFAULT_TRANSPORT_SECURITY_POLICY ? html` selected` : ''}>${p}</option>`,
+)}</select>
+<button type="submit">Add sender</button></form>`,
     );
+  },
+};
+
+const addSenderChange: ConsoleRoute = {
+  method: 'post',
+  path: '/accounts/:accountId/domains/:domainId/senders',
+  title: 'Domain',
+  async handle(c) {
+    const account = await requireAccount(c);
+    const domain = await requireDomain(c.deps.db, account.id, c.params.domainId!);
+    // The fields of POST /v1/domains/{id}/senders, checked by its schema.
+    const input = validateBody(createSenderBodySchema, {
+      email: field(c.form, 'email') ?? '',
+      transport_security_policy: field(c.form, 'transport_security_policy'),
+      ...(field(c.form, 'display_name') === undefined ? {} : { display_name: field(c.form, 'display_name') }),
+    });
+    await addSender(c.deps.db, domain, { email: input.email, displayName: input.display_name ?? null, transportSecurityPolicy: input.transport_security_policy }, c.deps.now());
+    c.res.redirect(303, domainPath(account.id, domain.id));
   },
 };
 
@@ -111,4 +138,4 @@ const checkDomainChange: ConsoleRoute = {
   },
 };
 
-export const domainRoutes: ConsoleRoute[] = [listDomainsPage, createDomainChange, domainPage, checkDomainChange];
+export const domainRoutes: ConsoleRoute[] = [listDomainsPage, createDomainChange, domainPage, addSenderChange, checkDomainChange];

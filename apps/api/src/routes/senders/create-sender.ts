@@ -1,5 +1,4 @@
-import { AppError, mailboxBelongsTo, validationError } from '@mailer/domain';
-import { createSender } from '@mailer/db';
+import { addSender } from '@mailer/operations';
 import { defineRoute } from '../../http/route';
 import { createSenderBodySchema } from './create-sender.schema';
 import { requireDomain } from '../domains/domain-lookup';
@@ -24,25 +23,8 @@ export const createSenderRoute = defineRoute({
   async handle({ res, deps, key, params, body }) {
     const domain = await requireDomain(deps.db, key.accountId, params.id!);
     const input = body();
-    if (!mailboxBelongsTo(input.email, domain.name)) {
-      throw validationError([{ path: 'email', message: `the domain part must be ${domain.name}, the domain of this route` }]);
-    }
-    const result = await createSender(deps.db, {
-      accountId: key.accountId,
-      domainId: domain.id,
-      email: input.email.address,
-      emailKey: input.email.key,
-      displayName: input.display_name ?? null,
-      transportSecurityPolicy: input.transport_security_policy,
-      now: deps.now(),
-    });
-    if (result.outcome === 'domain_gone') throw new AppError('domain_not_found', 'No domain with this id exists in this account.');
-    if (result.outcome === 'already_exists') {
-      throw new AppError('sender_already_exists', `An active sender ${input.email.address} already exists under this domain.`, {
-        details: [{ path: 'email', message: 'already an active sender of this domain' }],
-      });
-    }
-    res.location(`/v1/senders/${result.sender.id}`);
-    sendJson(res, 201, serializeSender(result.sender));
+    const sender = await addSender(deps.db, domain, { email: input.email, displayName: input.display_name ?? null, transportSecurityPolicy: input.transport_security_policy }, deps.now());
+    res.location(`/v1/senders/${sender.id}`);
+    sendJson(res, 201, serializeSender(sender));
   },
 });
