@@ -126,7 +126,7 @@ const emailPage: ConsoleRoute = {
 ${table(
   'One per recipient',
   ['Recipient', 'Kind', 'Status', 'Attempts', 'Cause', 'Updated'],
-  e.deliveries.map((d) => [d.recipient ?? '(BCC)', d.kind, d.status, d.attempt_count, d.cause?.code ?? '—', d.updated_at]),
+  e.deliveries.map((d) => [d.recipient, d.kind, d.status, d.attempt_count, d.cause?.code ?? '—', d.updated_at]),
 )}
 <h2>Attempts</h2>
 ${table(
