@@ -27,6 +27,8 @@ let browser: Browser;
 let page: Page;
 /** Every URL the browser asked for, to show that nothing went to another host. */
 const requested: string[] = [];
+/** What the pages logged as errors, e.g. a Content-Security-Policy violation. */
+const consoleErrors: string[] = [];
 
 beforeAll(async () => {
   dns = await startTestDnsServer();
@@ -36,6 +38,9 @@ beforeAll(async () => {
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, permissions: ['clipboard-read', 'clipboard-write'] });
   page = await context.newPage();
   page.on('request', (request) => requested.push(request.url()));
+  page.on('console', (message) => {
+    if (message.type() === 'error') consoleErrors.push(message.text());
+  });
 });
 afterAll(async () => {
   await browser?.close();
@@ -228,5 +233,6 @@ describe('the operator console in Chromium', () => {
     await page.goto(`${server.url}/console/accounts`);
     expect(new URL(page.url()).pathname).toBe('/console/login');
     expect(requested.filter((url) => !url.startsWith(`${server.url}/`))).toEqual([]);
+    expect(consoleErrors.filter((text) => /Content Security Policy/i.test(text))).toEqual([]);
   });
 });
