@@ -116,6 +116,39 @@ describe('the operator console in Chromium', () => {
     await screenshot('account');
   });
 
+  it("creates, revokes and rotates the account's keys and sets its plan", async () => {
+    await page.getByLabel('domains:read', { exact: true }).check();
+    await page.getByRole('button', { name: 'Create management key' }).click();
+    const readKey = (await page.locator('dt:has-text("Management key") + dd code').textContent())!;
+    expect((await api.http.get('/v1/domains').set('Authorization', `Bearer ${readKey}`)).status).toBe(200);
+    expect((await api.http.post('/v1/domains').set('Authorization', `Bearer ${readKey}`).send({ name: 'x.example.test' })).body.error.code).toBe('insufficient_scope');
+    await page.getByRole('link', { name: 'Back to the account' }).click();
+    const keyId = (await page.locator('tbody tr', { hasText: 'domains:read' }).filter({ hasNotText: 'domains:write' }).locator('code').textContent())!;
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: `Revoke ${keyId}` }).click();
+    await page.getByRole('button', { name: 'Create management key' }).waitFor();
+    expect((await api.http.get('/v1/domains').set('Authorization', `Bearer ${readKey}`)).status).toBe(401);
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Rotate the sending key' }).click();
+    const rotated = (await page.locator('dt:has-text("Sending key") + dd code').textContent())!;
+    expect((await api.http.get('/v1/emails').set('Authorization', `Bearer ${sendingKey}`)).status).toBe(401);
+    expect((await api.http.get('/v1/emails').set('Authorization', `Bearer ${rotated}`)).status).toBe(200);
+    sendingKey = rotated;
+    await page.getByRole('link', { name: 'Back to the account' }).click();
+
+    await page.getByLabel('Recipient-emails per minute').fill('-1');
+    await page.getByRole('button', { name: 'Save plan' }).click();
+    expect(await page.getByRole('alert').textContent()).toContain('per_minute: must be a whole number from 0 to 2147483647');
+    await page.getByRole('link', { name: 'Back' }).click();
+    await page.getByLabel('Recipient-emails per minute').fill('600');
+    await page.getByRole('button', { name: 'Save plan' }).click();
+    expect(await page.getByLabel('Recipient-emails per minute').inputValue()).toBe('600');
+    const [plan] = await api.deps.db`select p.name, p.per_minute from accounts a join plans p on p.id = a.plan_id where a.id = ${accountId}`;
+    expect({ ...plan }).toEqual({ name: 'custom', per_minute: 600 });
+    await screenshot('account');
+  });
+
   it('adds a domain and makes it ready: the records to publish, then check now', async () => {
     const auth = { Authorization: `Bearer ${managementKey}` };
     const hook = await api.http.post('/v1/webhooks').set(auth).send({ url: 'https://hooks.example.com/console', events: ['domain.status_changed'] });
