@@ -1,4 +1,5 @@
 import { startTestApi, type TestApi } from '../testing';
+import { consoleCookieOf, signInToConsole } from '../testing/console-session';
 
 /**
  * The security matrix of the operator surfaces: for each, what a request without a session, with a
@@ -16,17 +17,7 @@ afterAll(async () => {
   await proxied.close();
 });
 
-const sessionCookieOf = (setCookie: string[] | string | undefined) => [setCookie ?? []].flat().find((c) => c.startsWith('mailer_console='))!;
-
-async function signIn(target: TestApi, headers: Record<string, string> = {}) {
-  const res = await target.http.post('/console/login').set(headers).type('form').send({ token: OPERATOR_TOKEN });
-  expect(res.status).toBe(303);
-  const cookie = sessionCookieOf(res.headers['set-cookie']);
-  const session = cookie.split(';')[0]!;
-  const page = await target.http.get('/console/accounts').set('Cookie', session);
-  const csrf = /name="_csrf" value="([^"]+)"/.exec(page.text)![1]!;
-  return { cookie, session, csrf };
-}
+const signIn = (target: TestApi, headers: Record<string, string> = {}) => signInToConsole(target, OPERATOR_TOKEN, headers);
 
 describe('operator console security', () => {
   it('without a session: pages redirect to the login page, changes are refused, Bull Board asks for the token', async () => {
@@ -86,7 +77,7 @@ describe('operator console security', () => {
 
     const out = await api.http.post('/console/logout').set('Cookie', plain.session).type('form').send({ _csrf: plain.csrf });
     expect(out.status).toBe(303);
-    expect(sessionCookieOf(out.headers['set-cookie'])).toMatch(/Max-Age=0/);
+    expect(consoleCookieOf(out.headers['set-cookie'])).toMatch(/Max-Age=0/);
     expect((await api.http.get('/console/accounts').set('Cookie', plain.session)).headers.location).toBe('/console/login');
   });
 
