@@ -259,6 +259,23 @@ describe('the operator console in Chromium', () => {
     await screenshot('bull-board');
   });
 
+  it('shows Bull Board\'s labels when opened with the token in its URL, on a session of its own', async () => {
+    const context = await browser.newContext();
+    try {
+      const withToken = await context.newPage();
+      const url = new URL('/admin/queues', server.url);
+      url.username = 'ops';
+      url.password = OPERATOR_TOKEN;
+      await withToken.goto(url.toString());
+      await withToken.getByText('deliveries').first().waitFor();
+      expect(await withToken.getByRole('button', { name: 'Collapse sidebar' }).count()).toBe(1);
+      expect(await withToken.locator('body').innerText()).not.toMatch(/\b[A-Z]+\.[A-Z_]+\b/);
+      expect(new URL(withToken.url()).username).toBe('');
+    } finally {
+      await context.close();
+    }
+  });
+
   it('signs out; the session is gone', async () => {
     await page.goto(`${server.url}/console/accounts`);
     await page.getByRole('button', { name: 'Sign out' }).click();

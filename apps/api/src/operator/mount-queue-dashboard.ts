@@ -3,7 +3,7 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import type { Express, NextFunction, Request, Response } from 'express';
 import { AppError, isOperatorAuthorized } from '@mailer/domain';
-import { sessionIdOf } from '../console/console-cookie';
+import { sessionIdOf, setSessionCookie } from '../console/console-cookie';
 import type { ApiDependencies } from '../container';
 import { operatorTokenNotConfigured } from '../http/auth';
 import { isCrossSite } from '../http/cross-site';
@@ -57,14 +57,26 @@ export function mountQueueDashboard(app: Express, deps: ApiDependencies): void {
   createBullBoard({ queues: [new BullMQAdapter(deps.deliveryQueue.queue, { readOnlyMode: false })], serverAdapter });
   const requireOperator = async (req: Request, res: Response, next: NextFunction) => {
     if (!deps.config.operatorToken) return sendError(res, operatorTokenNotConfigured());
-    if (isOperatorAuthorized(req.get('authorization'), deps.config.operatorToken)) return next();
     try {
       if (await deps.consoleSessions.touch(sessionIdOf(req))) return next();
+      const authorization = req.get('authorization');
+      if (!isOperatorAuthorized(authorization, deps.config.operatorToken)) {
+        res.setHeader('WWW-Authenticate', 'Basic realm="mailer operators"');
+        return sendError(res, new AppError('unauthorized', 'The operator token is required.'));
+      }
+      // A browser sent Basic credentials for the dashboard's page, perhaps from a URL holding them
+      // (http://ops:TOKEN@host/admin/queues), where fetch() refuses every request the page makes and
+      // Bull Board's translations never load. It continues on a console session, at the same URL
+      // without credentials (docs/api-decisions.md, "Operator console").
+      if (req.method === 'GET' && req.path === '/' && /^\s*basic\s/i.test(authorization!)) {
+        const { id } = await deps.consoleSessions.open();
+        setSessionCookie(req, res, id);
+        return res.redirect(303, `${req.protocol}://${req.get('host')}${QUEUE_DASHBOARD_PATH}/`);
+      }
+      next();
     } catch (error) {
-      return next(error);
+      next(error);
     }
-    res.setHeader('WWW-Authenticate', 'Basic realm="mailer operators"');
-    sendError(res, new AppError('unauthorized', 'The operator token is required.'));
   };
   const contentSecurityPolicy = (_req: Request, res: Response, next: NextFunction) => {
     res.setHeader('Content-Security-Policy', QUEUE_DASHBOARD_CONTENT_SECURITY_POLICY);
