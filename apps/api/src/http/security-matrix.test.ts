@@ -81,6 +81,23 @@ describe('operator console security', () => {
     expect((await api.http.get('/console/accounts').set('Cookie', plain.session)).headers.location).toBe('/console/login');
   });
 
+  it("moves Bull Board's page asked for with Basic credentials onto a session at a URL without them", async () => {
+    const basic = `Basic ${Buffer.from(`ops:${OPERATOR_TOKEN}`).toString('base64')}`;
+    const res = await api.http.get('/admin/queues').set('Authorization', basic).set('Host', 'ops.example:3000');
+    expect(res.status).toBe(303);
+    expect(res.headers.location).toBe('http://ops.example:3000/admin/queues/');
+    const cookie = consoleCookieOf(res.headers['set-cookie']);
+    expect(cookie).toMatch(/; HttpOnly/);
+    expect(cookie).toMatch(/; SameSite=Strict/);
+    expect((await api.http.get('/admin/queues/').set('Cookie', cookie.split(';')[0]!)).status).toBe(200);
+    // Its API, and a client with the token as Bearer, are answered as before.
+    expect((await api.http.get('/admin/queues/api/queues').set('Authorization', basic)).status).toBe(200);
+    expect((await api.http.get('/admin/queues').set('Authorization', `Bearer ${OPERATOR_TOKEN}`)).status).toBe(200);
+    const wrong = await api.http.get('/admin/queues').set('Authorization', `Basic ${Buffer.from('ops:wrong-token-of-length').toString('base64')}`);
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers['set-cookie']).toBeUndefined();
+  });
+
   it('ends a session left idle for CONSOLE_SESSION_IDLE_TIMEOUT; each request starts the period again', async () => {
     const idleMs = api.config.console.sessionIdleTimeoutMs;
     const { session } = await signIn(api);
