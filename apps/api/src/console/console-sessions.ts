@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { AppError } from '@mailer/domain';
 import type { Redis } from '@mailer/queue';
 
 /** What the server keeps of a signed-in operator; the browser holds only the session id. */
@@ -8,6 +9,15 @@ export interface ConsoleSession {
 }
 
 const newSecret = () => randomBytes(32).toString('base64url');
+
+/** Sessions live in Redis: while it is unreachable, the console answers 503 (docs/api-decisions.md, "Operator console"). */
+async function inRedis<T>(command: () => Promise<T>): Promise<T> {
+  try {
+    return await command();
+  } catch {
+    throw new AppError('service_unavailable', "The console's sessions are kept in Redis, which is unreachable; retry later.", { retryAfterSeconds: 5 });
+  }
+}
 const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
 
 /**
@@ -28,7 +38,7 @@ export class ConsoleSessions {
   async open(): Promise<{ id: string; session: ConsoleSession }> {
     const id = newSecret();
     const session: ConsoleSession = { csrfToken: newSecret() };
-    await this.redis.set(this.key(id), JSON.stringify(session), 'PX', this.idleTimeoutMs);
+    await inRedis(() => this.redis.set(this.key(id), JSON.stringify(session), 'PX', this.idleTimeoutMs));
     return { id, session };
   }
 
@@ -36,13 +46,13 @@ export class ConsoleSessions {
   async touch(id: string | undefined): Promise<ConsoleSession | undefined> {
     if (id === undefined || !SESSION_ID.test(id)) return undefined;
     const key = this.key(id);
-    const [[, stored], [, renewed]] = (await this.redis.multi().get(key).pexpire(key, this.idleTimeoutMs).exec()) as [[null, string | null], [null, number]];
+    const [[, stored], [, renewed]] = (await inRedis(() => this.redis.multi().get(key).pexpire(key, this.idleTimeoutMs).exec())) as [[null, string | null], [null, number]];
     if (stored === null || renewed !== 1) return undefined;
     return JSON.parse(stored) as ConsoleSession;
   }
 
   async close(id: string | undefined): Promise<void> {
-    if (id !== undefined && SESSION_ID.test(id)) await this.redis.del(this.key(id));
+    if (id !== undefined && SESSION_ID.test(id)) await inRedis(() => this.redis.del(this.key(id)));
   }
 }
 

@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { newId } from '@mailer/domain';
+import { waitForRedis } from '@mailer/queue';
 import { startTestDnsServer, type TestDnsServer } from '@mailer/testing';
 import { listenRaw, startTestApi, type TestApi } from '../testing';
 
@@ -34,6 +35,7 @@ beforeAll(async () => {
   dns = await startTestDnsServer();
   api = await startTestApi({ OPERATOR_TOKEN, DNS_SERVERS: dns.address, DNS_TIMEOUT: '300ms' });
   server = await listenRaw(api);
+  await waitForRedis(api.deps.redis);
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_FLAGS });
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, permissions: ['clipboard-read', 'clipboard-write'] });
   page = await context.newPage();

@@ -3,6 +3,7 @@ import path from 'node:path';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { AppError, isOperatorToken } from '@mailer/domain';
 import type { ApiDependencies } from '../container';
+import { operatorTokenNotConfigured } from '../http/auth';
 import { isCrossSite } from '../http/cross-site';
 import { ERROR_STATUS } from '../http/error-status';
 import { clearSessionCookie, sessionIdOf, setSessionCookie } from './console-cookie';
@@ -62,7 +63,7 @@ export function mountConsole(app: Express, deps: ApiDependencies): void {
   });
   router.post('/login', async (req, res, next) => {
     try {
-      if (!deps.config.operatorToken) throw new AppError('operator_token_not_configured', 'OPERATOR_TOKEN is not configured on this server.');
+      if (!deps.config.operatorToken) throw operatorTokenNotConfigured();
       const presented = field(req.body ?? {}, 'token');
       if (presented === undefined || !isOperatorToken(presented, deps.config.operatorToken)) {
         res.status(401).type('html').send(loginPage('The operator token is not valid.').text);

@@ -1,3 +1,4 @@
+import { freePort } from '@mailer/testing';
 import { startTestApi, type TestApi } from '../testing';
 import { consoleCookieOf, signInToConsole } from '../testing/console-session';
 
@@ -32,6 +33,31 @@ describe('operator console security', () => {
     expect((await api.http.get('/admin/queues/')).status).toBe(401);
     const forged = await api.http.get('/console/accounts').set('Cookie', 'mailer_console=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
     expect(forged.headers.location).toBe('/console/login');
+  });
+
+  it('is off without OPERATOR_TOKEN, and says so', async () => {
+    const off = await startTestApi();
+    try {
+      const res = await off.http.post('/console/login').type('form').send({ token: OPERATOR_TOKEN });
+      expect(res.status).toBe(503);
+      expect(res.body.error.code).toBe('operator_token_not_configured');
+      expect(res.headers['set-cookie']).toBeUndefined();
+    } finally {
+      await off.close();
+    }
+  });
+
+  it('answers 503 while Redis, where sessions live, is unreachable', async () => {
+    const port = await freePort();
+    const noRedis = await startTestApi({ OPERATOR_TOKEN, REDIS_URL: `redis://127.0.0.1:${port}` });
+    try {
+      const res = await noRedis.http.post('/console/login').type('form').send({ token: OPERATOR_TOKEN });
+      expect(res.status).toBe(503);
+      expect(res.body.error.code).toBe('service_unavailable');
+      expect(res.headers['set-cookie']).toBeUndefined();
+    } finally {
+      await noRedis.close();
+    }
   });
 
   it('refuses a wrong token and opens no session; an account key is no operator token', async () => {
