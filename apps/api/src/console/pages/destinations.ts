@@ -14,9 +14,10 @@ const destinationsPage: ConsoleRoute = {
       c.session,
       'Destinations',
       table(
-        'MX host sets with owed deliveries, and what the live daemons hold of them (a few seconds old)',
-        ['MX hosts', 'Domains', 'Owed', 'Held', 'In flight', 'Concurrency', 'Suspended until', 'Daemons'],
+        'Providers and MX host sets with owed deliveries, and what the live daemons hold of them (a few seconds old)',
+        ['Provider', 'MX hosts', 'Domains', 'Owed', 'Held', 'In flight', 'Concurrency', 'Suspended until', 'Daemons'],
         destinations.map((d) => [
+          d.provider ?? '—',
           d.mx_hosts.join(', ') || '(not routed yet)',
           d.domains.join(', '),
           d.owed,

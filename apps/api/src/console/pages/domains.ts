@@ -1,7 +1,8 @@
 import { listDomains, listSenders } from '@mailer/db';
-import { DEFAULT_TRANSPORT_SECURITY_POLICY, normalizeDomainName, requiredDnsRecords, TRANSPORT_SECURITY_POLICIES, validationError } from '@mailer/domain';
+import { DEFAULT_TRANSPORT_SECURITY_POLICY, normalizeDomainName, TRANSPORT_SECURITY_POLICIES, validationError } from '@mailer/domain';
 import { addSender, checkDomainDns, createDomain, serializeDomain } from '@mailer/operations';
 import { validateBody } from '../../http/route';
+import { domainDnsRecords } from '../../routes/domains/domain-dns-records';
 import { domainNotFound, requireDomain, requireDomainView } from '../../routes/domains/domain-lookup';
 import { createSenderBodySchema } from '../../routes/senders/create-sender.schema';
 import { field, type ConsoleRoute } from '../console-route';
@@ -29,12 +30,13 @@ const listDomainsPage: ConsoleRoute = {
 <button type="submit">Add domain</button></form>
 ${table(
         `The account's domains (newest ${LIST_LIMIT})`,
-        ['Domain', 'Status', 'Ownership', 'DKIM', 'DMARC', 'Return path', 'Senders'],
+        ['Domain', 'Status', 'Ownership', 'DKIM', 'DKIM Ed25519', 'DMARC', 'Return path', 'Senders'],
         domains.map((d) => [
           html`<a href="${domainPath(account.id, d.id)}">${d.name}</a>`,
           d.status,
           d.ownership.status,
           d.dkim.status,
+          d.dkim_ed25519.status,
           d.dmarc.status,
           d.return_path.status,
           d.sender_count,
@@ -65,7 +67,7 @@ const domainPage: ConsoleRoute = {
   async handle(c) {
     const account = await requireAccount(c);
     const domain = serializeDomain(await requireDomainView(c.deps.db, account.id, c.params.domainId!));
-    const records = requiredDnsRecords(await requireDomain(c.deps.db, account.id, domain.id), c.deps.config.returnPath);
+    const records = await domainDnsRecords(c.deps, await requireDomain(c.deps.db, account.id, domain.id));
     const senders = await listSenders(c.deps.db, domain.id, undefined, LIST_LIMIT);
     return page(
       c.session,
@@ -75,6 +77,7 @@ last check ${domain.last_check ? `${domain.last_check.status} at ${domain.last_c
 ${table('Each component', ['Component', 'Status'], [
   ['Ownership', domain.ownership.status],
   ['DKIM', domain.dkim.status],
+  ['DKIM Ed25519', domain.dkim_ed25519.status],
   ['DMARC', domain.dmarc.status],
   ['Return path', domain.return_path.status],
 ])}
@@ -82,12 +85,13 @@ ${actionButton(c.session, `${domainPath(account.id, domain.id)}/check`, 'Check D
 <h2>DNS records to publish</h2>
 ${table(
   'Records',
-  ['Purpose', 'Type', 'Name', 'Value'],
+  ['Purpose', 'Type', 'Name', 'Value', 'State'],
   records.map((r) => [
     r.purpose,
     r.type,
-    html`<code>${r.name}</code> <button type="button" data-copy="${r.name}" aria-label="Copy the ${r.purpose} record's name">Copy</button>`,
-    html`<code class="wrap">${r.value}</code> <button type="button" data-copy="${r.value}" aria-label="Copy the ${r.purpose} record's value">Copy</button>`,
+    html`<code>${r.name}</code> <button type="button" data-copy="${r.name}" aria-label="Copy the ${r.purpose} record's name${r.state ? ` (${r.state})` : ''}">Copy</button>`,
+    html`<code class="wrap">${r.value}</code> <button type="button" data-copy="${r.value}" aria-label="Copy the ${r.purpose} record's value${r.state ? ` (${r.state})` : ''}">Copy</button>`,
+    r.state ? `${r.state}${r.retiring_until ? ` until ${r.retiring_until}` : ''}` : '—',
   ]),
 )}
 <h2>Senders</h2>
@@ -133,7 +137,7 @@ const checkDomainChange: ConsoleRoute = {
   async handle(c) {
     const account = await requireAccount(c);
     const domain = await requireDomain(c.deps.db, account.id, c.params.domainId!);
-    if (!(await checkDomainDns(c.deps.db, c.deps.dns, c.deps.config.returnPath, domain, c.deps.now))) throw domainNotFound();
+    if (!(await checkDomainDns(c.deps.db, c.deps.dns, c.deps.config.returnPath, c.deps.config.encryptionKey, domain, c.deps.now))) throw domainNotFound();
     c.res.redirect(303, domainPath(account.id, domain.id));
   },
 };
