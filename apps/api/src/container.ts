@@ -50,7 +50,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     cursors: createCursorCodec(config.encryptionKey),
     dns: createDnsResolver(config.dns),
     bodyBudget: new BodyBudget({ total: config.http.maxBodyBytesInFlight, perAccount: config.http.maxBodyBytesPerAccount }),
-    consoleSessions: new ConsoleSessions(redis, config.redisPrefix, config.console.sessionIdleTimeoutMs),
+    consoleSessions: new ConsoleSessions(services.redis, config.redisPrefix, config.console.sessionIdleTimeoutMs),
     now,
   };
 }

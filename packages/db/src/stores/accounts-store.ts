@@ -161,7 +161,8 @@ export async function setAccountPlan(db: Database, accountId: string, limits: Pa
 export async function findAccountWithPlan(db: Queryable, accountId: string): Promise<(AccountListItem & { limits: PlanSettings }) | undefined> {
   const [r] = await db`
     select a.id, a.name, a.plan_id, p.name as plan_name, a.created_at,
-           p.per_minute, p.per_hour, p.per_day, p.per_30_days, p.max_active, p.max_domains, p.max_webhook_endpoints
+           p.per_minute, p.per_hour, p.per_day, p.per_30_days, p.max_active, p.max_domains, p.max_webhook_endpoints,
+           p.reputation_min_volume, p.review_bounce_rate, p.review_complaint_rate, p.pause_bounce_rate, p.pause_complaint_rate
     from accounts a join plans p on p.id = a.plan_id
     where a.id = ${accountId}`;
   if (!r) return undefined;
@@ -179,6 +180,12 @@ export async function findAccountWithPlan(db: Queryable, accountId: string): Pro
       maxActive: r.max_active,
       maxDomains: r.max_domains,
       maxWebhookEndpoints: r.max_webhook_endpoints,
+      // Rates are numerics, which the driver hands over as strings.
+      minVolume: r.reputation_min_volume,
+      reviewBounceRate: Number(r.review_bounce_rate),
+      reviewComplaintRate: Number(r.review_complaint_rate),
+      pauseBounceRate: Number(r.pause_bounce_rate),
+      pauseComplaintRate: Number(r.pause_complaint_rate),
     },
   };
 }

@@ -80,8 +80,10 @@ export function listEmails(
 /**
  * One page of the messages that match the filters, newest first, with their accounts. A tag
  * filter also states `tags <> '{}'` (implied by it) so that the planner may use the partial
- * index of tagged messages (emails_tags_idx); the recipient filter is the expression of
- * emails_recipient_keys_idx, so that a recipient is found through it.
+ * index of tagged messages (emails_tags_idx). A recipient's messages are first read whole through
+ * emails_recipient_keys_idx (the expression it indexes), then filtered, sorted and cut: planned
+ * with the page's LIMIT, PostgreSQL, which cannot estimate how rare an address is, would walk
+ * every message newest first looking for one (docs/api-decisions.md, "Operator console").
  */
 export async function searchEmails(
   db: Queryable,
@@ -90,11 +92,16 @@ export async function searchEmails(
   limit: number,
 ): Promise<(EmailSummary & { accountId: string })[]> {
   const page = newestFirst(db, position, limit);
+  const recipientMessages = filters.recipientKey
+    ? db`with emails as materialized (
+        select ${summaryColumns(db)}, account_id from emails
+        where lower(("to" || cc)::text)::jsonb @> ${JSON.stringify([filters.recipientKey])}::text::jsonb)`
+    : db``;
   const rows = await db`
+    ${recipientMessages}
     select ${summaryColumns(db)}, account_id from emails
     where true ${page.after}
       ${filters.accountId ? db`and account_id = ${filters.accountId}` : db``}
-      ${filters.recipientKey ? db`and lower(("to" || cc)::text)::jsonb @> ${JSON.stringify([filters.recipientKey])}::text::jsonb` : db``}
       ${filters.status ? db`and status = ${filters.status}` : db``}
       ${filters.tag ? db`and tags @> ${JSON.stringify({ [filters.tag.key]: filters.tag.value })}::text::jsonb and tags <> '{}'::jsonb` : db``}
       ${filters.createdAfter ? db`and created_at > ${filters.createdAfter}` : db``}
