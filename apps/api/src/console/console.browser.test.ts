@@ -139,6 +139,17 @@ describe('the operator console in Chromium', () => {
     sendingKey = rotated;
     await page.getByRole('link', { name: 'Back to the account' }).click();
 
+    expect(await page.locator('#sending-status').textContent()).toBe('enabled');
+    await page.getByLabel('Reason').fill('Bounce spike under investigation');
+    await page.getByRole('button', { name: 'Pause sending' }).click();
+    expect(await page.locator('#sending-status').textContent()).toBe('paused');
+    expect(await page.locator('dt:has-text("Reason") + dd').textContent()).toBe('Bounce spike under investigation');
+    const [state] = await api.deps.db`select sending_status from accounts where id = ${accountId}`;
+    expect(state!.sending_status).toBe('paused');
+    await page.getByLabel('Reason').fill('Fixed');
+    await page.getByRole('button', { name: 'Resume sending' }).click();
+    expect(await page.locator('#sending-status').textContent()).toBe('enabled');
+
     await page.getByLabel('Recipient-emails per minute').fill('-1');
     await page.getByRole('button', { name: 'Save plan' }).click();
     expect(await page.getByRole('alert').textContent()).toContain('per_minute: must be a whole number from 0 to 2147483647');

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { createAccount, listAccounts } from '@mailer/db';
 import { accountSendingState, pauseSending, resumeSending, type SendingRepresentation, type SendingStatusOutcome } from '@mailer/operations';
-import { MAX_ACCOUNT_NAME_LENGTH, normalizeOneLineText, oneLineTextRule } from '@mailer/domain';
+import { MAX_ACCOUNT_NAME_LENGTH, MAX_SENDING_REASON_LENGTH, normalizeOneLineText, oneLineTextRule } from '@mailer/domain';
 import { CliError, printResult } from '../output';
 import type { CliDependencies } from '../cli-dependencies';
 import { registerAccountPoolCommand } from './pool';
@@ -14,7 +14,7 @@ function lineOption(raw: string, option: string, max: number, code: string): str
 }
 
 const accountName = (raw: string) => lineOption(raw, '--name', MAX_ACCOUNT_NAME_LENGTH, 'invalid_name');
-const sendingReason = (raw: string) => lineOption(raw, '--reason', 500, 'invalid_reason');
+const sendingReason = (raw: string) => lineOption(raw, '--reason', MAX_SENDING_REASON_LENGTH, 'invalid_reason');
 
 const percent = (rate: number) => `${Number((rate * 100).toFixed(3))} %`;
 const sendingLine = (id: string, s: SendingRepresentation) =>

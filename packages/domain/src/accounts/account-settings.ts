@@ -13,6 +13,9 @@ export const MAX_ACCOUNT_NAME_LENGTH = 200;
 export const ACCOUNT_NAME_RULE = oneLineTextRule(MAX_ACCOUNT_NAME_LENGTH);
 export const normalizeAccountName = (raw: string) => normalizeOneLineText(raw, MAX_ACCOUNT_NAME_LENGTH);
 
+/** The reason an operator gives for pausing or resuming an account's sending. */
+export const MAX_SENDING_REASON_LENGTH = 500;
+
 /** A plan's limits are PostgreSQL `integer` columns. */
 export const MAX_PLAN_LIMIT = 2_147_483_647;
 export const PLAN_LIMIT_RULE = `must be a whole number from 0 to ${MAX_PLAN_LIMIT}`;

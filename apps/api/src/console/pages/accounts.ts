@@ -1,5 +1,18 @@
 import { createAccount, createManagementKey, findAccountWithPlan, listAccountKeys, listAccounts, revokeKey, rotateSendingKey, setAccountPlan, type PlanSettings } from '@mailer/db';
-import { ACCOUNT_NAME_RULE, AppError, normalizeAccountName, parsePlanLimit, PLAN_LIMIT_RULE, SCOPES, validationError, type Scope } from '@mailer/domain';
+import {
+  ACCOUNT_NAME_RULE,
+  AppError,
+  MAX_SENDING_REASON_LENGTH,
+  normalizeAccountName,
+  normalizeOneLineText,
+  oneLineTextRule,
+  parsePlanLimit,
+  PLAN_LIMIT_RULE,
+  SCOPES,
+  validationError,
+  type Scope,
+} from '@mailer/domain';
+import { accountSendingState, pauseSending, resumeSending } from '@mailer/operations';
 import { field, type ConsoleContext, type ConsoleRoute } from '../console-route';
 import { html } from '../html';
 import { actionButton, CONSOLE_PATH, csrfField, page, table, when } from '../layout';
@@ -77,7 +90,7 @@ const accountPage: ConsoleRoute = {
   title: 'Account',
   async handle(c) {
     const account = await requireAccount(c);
-    const keys = await listAccountKeys(c.deps.db, account.id);
+    const [keys, sending] = await Promise.all([listAccountKeys(c.deps.db, account.id), accountSendingState(c.deps.db, account.id, c.deps.now())]);
     const base = accountPath(account.id);
     return page(
       c.session,
@@ -85,6 +98,15 @@ const accountPage: ConsoleRoute = {
       html`<p><code>${account.id}</code>, created ${when(account.createdAt)}, plan ${account.plan} (<code>${account.planId}</code>)</p>
 <nav aria-label="Account"><a href="${base}/domains">Domains and senders</a> <a href="${CONSOLE_PATH}/emails?account=${account.id}">Emails</a>
 <a href="${base}/suppressions">Suppressions</a> <a href="${base}/webhooks">Webhooks</a></nav>
+<h2>Sending and reputation</h2>
+${sending
+  ? html`<dl class="facts"><dt>Status</dt><dd id="sending-status">${sending.status}</dd><dt>Since</dt><dd>${sending.since}</dd>
+<dt>Reason</dt><dd>${sending.reason ?? '—'}</dd>
+<dt>Bounce rate (24 h)</dt><dd>${percent(sending.bounce_rate)}</dd><dt>Complaint rate (24 h)</dt><dd>${percent(sending.complaint_rate)}</dd></dl>`
+  : ''}
+<form method="post" action="${base}/pause" class="row">${csrfField(c.session)}
+<label for="sending-reason">Reason</label><input id="sending-reason" name="reason" required maxlength="${MAX_SENDING_REASON_LENGTH}">
+<button type="submit">Pause sending</button><button type="submit" formaction="${base}/resume">Resume sending</button></form>
 <h2>Keys</h2>
 ${table(
   'Keys, revoked ones included (never a key itself)',
@@ -110,6 +132,33 @@ ${PLAN_FIELDS.map((f) => html`<label for="plan-${f.name}">${f.label}</label><inp
     );
   },
 };
+
+const percent = (rate: number) => `${Number((rate * 100).toFixed(3))} %`;
+
+/** The reason of a pause or resume, by the CLI's rule. */
+function sendingReason(c: ConsoleContext): string {
+  const reason = normalizeOneLineText(field(c.form, 'reason') ?? '', MAX_SENDING_REASON_LENGTH);
+  if (reason === undefined) {
+    const rule = oneLineTextRule(MAX_SENDING_REASON_LENGTH);
+    throw validationError([{ path: 'reason', message: rule }], `The reason ${rule}.`);
+  }
+  return reason;
+}
+
+/** Pause or resume the account's sending, with the operator's reason (the CLI's `account pause` and `account resume`). */
+const sendingChange = (verb: 'pause' | 'resume', run: (c: ConsoleContext, accountId: string, reason: string) => Promise<unknown>): ConsoleRoute => ({
+  method: 'post',
+  path: `/accounts/:accountId/${verb}`,
+  title: 'Account',
+  async handle(c) {
+    const account = await requireAccount(c);
+    await run(c, account.id, sendingReason(c));
+    c.res.redirect(303, accountPath(account.id));
+  },
+});
+
+const pauseSendingChange = sendingChange('pause', (c, id, reason) => pauseSending(c.deps.db, id, reason, c.deps.now()));
+const resumeSendingChange = sendingChange('resume', (c, id, reason) => resumeSending(c.deps.db, c.deps.deliveryQueue, id, reason, c.deps.now()));
 
 const createKeyChange: ConsoleRoute = {
   method: 'post',
@@ -167,4 +216,14 @@ const setPlanChange: ConsoleRoute = {
   },
 };
 
-export const accountRoutes: ConsoleRoute[] = [listAccountsPage, createAccountChange, accountPage, createKeyChange, revokeKeyChange, rotateSendingKeyChange, setPlanChange];
+export const accountRoutes: ConsoleRoute[] = [
+  listAccountsPage,
+  createAccountChange,
+  accountPage,
+  pauseSendingChange,
+  resumeSendingChange,
+  createKeyChange,
+  revokeKeyChange,
+  rotateSendingKeyChange,
+  setPlanChange,
+];
