@@ -148,6 +148,13 @@ describe('the message', () => {
     expect(second.response).toMatch(/^452 4\.5\.3 rate_limit_exceeded: .*try again in \d+ seconds$/);
   });
 
+  it('answers a message whose recipients alone exceed a plan window with 550 5.5.3 plan_limit_exceeded, naming the window', async () => {
+    const tiny = await h.account({ domain: 'tiny.test', limits: { perMinute: 2 } });
+    const refused = await h.submit(tiny.sendingKey, { from: tiny.sender, to: ['ann@example.test', 'bob@example.test', 'cy@example.test'], subject: 'Three', text: 'Three.' });
+    expect(refused).toMatchObject({ accepted: false, responseCode: 550 });
+    expect(refused.response).toMatch(/^550 5\.5\.3 plan_limit_exceeded: plan\.per_minute /);
+  });
+
   it('takes a message up to 15 MiB and answers a larger one with 552 5.3.4', async () => {
     // 10 MiB of attachments (the most POST /v1/emails takes), about 13.5 MiB once base64-encoded.
     const fiveMiB = Buffer.alloc(5 * 1024 * 1024, 7);

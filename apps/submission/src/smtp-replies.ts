@@ -19,6 +19,8 @@ const REPLIES: Partial<Record<ErrorCode, { code: number; enhanced: string }>> = 
   // A paused account (docs/api-decisions.md, "Reputation"): permanent until an operator resumes it.
   sending_paused: { code: 550, enhanced: '5.7.1' },
   idempotency_conflict: { code: 550, enhanced: '5.5.0' },
+  // More unique recipients than a plan window allows at all (docs/api-decisions.md, "Account view and plan limits"): no retry fits.
+  plan_limit_exceeded: { code: 550, enhanced: '5.5.3' },
   rate_limit_exceeded: { code: 452, enhanced: '4.5.3' },
   active_delivery_limit_exceeded: { code: 452, enhanced: '4.5.3' },
   service_unavailable: { code: 451, enhanced: '4.3.0' },

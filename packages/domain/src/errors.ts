@@ -41,6 +41,8 @@ export type ErrorCode =
   | 'message_too_large'
   | 'sender_not_allowed'
   | 'rate_limit_exceeded'
+  /** The request's unique recipients alone exceed a plan window's limit: no wait helps (docs/api-decisions.md, "Account view and plan limits"). */
+  | 'plan_limit_exceeded'
   | 'active_delivery_limit_exceeded'
   | 'internal_error'
   | 'service_unavailable'

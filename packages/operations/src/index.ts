@@ -23,3 +23,4 @@ export { listDestinations, type ListedDestination } from './destinations/list-de
 export { redeliverWebhookDelivery } from './webhooks/redeliver-webhook-delivery';
 export { createDomain } from './domains/create-domain';
 export { addSender } from './senders/add-sender';
+export { accountView, accountViewSchema, type AccountView } from './accounts/account-view';

@@ -129,6 +129,10 @@ export const OPERATIONS = {
     "method": "GET",
     "path": "/v1/webhooks/{id}/deliveries"
   },
+  "getAccount": {
+    "method": "GET",
+    "path": "/v1/account"
+  },
   "getOpenApiDocument": {
     "method": "GET",
     "path": "/openapi.json"

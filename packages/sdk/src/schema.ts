@@ -435,6 +435,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's plan, its usage in each plan window and its sending state.
+         * @description Usage is counted as intake counts it: unique recipients accepted in each rolling window, and recipient deliveries still queued, sending or deferred. A request whose unique recipients alone exceed a window is refused with `422 plan_limit_exceeded`; one that exceeds what is left of it, with `429 rate_limit_exceeded`.
+         */
+        get: operations["getAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -504,6 +524,31 @@ export interface components {
         AcceptedEmailBatch: {
             /** @description One entry per message, in the order of the request. */
             data: components["schemas"]["AcceptedEmail"][];
+        };
+        Account: {
+            id: string;
+            name: string;
+            plan: components["schemas"]["Plan"];
+            usage: components["schemas"]["Usage"];
+            sending: components["schemas"]["AccountSending"];
+        };
+        AccountSending: {
+            /**
+             * @description `under_review` is only reported; `paused` refuses new mail (`403 sending_paused`) and holds owed deliveries until an operator resumes it.
+             * @enum {string}
+             */
+            status: "enabled" | "under_review" | "paused";
+            /** @description Why: the rate and threshold that changed it, or the reason an operator gave; null when enabled by an evaluation. */
+            reason: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC, milliseconds.
+             */
+            since: string;
+            /** @description Hard bounces over to/cc deliveries that ended after an attempt in the last 24 hours (since a resume, if later). A fraction (0.05 is 5 %), rounded to 6 decimals. */
+            bounce_rate: number;
+            /** @description Complaints over accepted to/cc deliveries in the same window. A fraction (0.05 is 5 %), rounded to 6 decimals. */
+            complaint_rate: number;
         };
         /** @description A normalized delivery cause; never the remote reply text. */
         Cause: {
@@ -800,6 +845,20 @@ export interface components {
                 }[];
             };
         };
+        Plan: {
+            /** @description Unique recipients accepted per rolling minute. */
+            per_minute: number;
+            /** @description Unique recipients accepted per rolling hour. */
+            per_hour: number;
+            /** @description Unique recipients accepted per rolling 24 hours. */
+            per_day: number;
+            /** @description Unique recipients accepted per rolling 30 days. */
+            per_30_days: number;
+            /** @description Recipient deliveries queued, sending or deferred at once. */
+            max_active: number;
+            /** @description Active sending domains. */
+            max_domains: number;
+        };
         SendEmailBatchRequest: components["schemas"]["SendEmailRequest"][];
         SendEmailRequest: {
             /** @description `addr@domain`, `Display Name <addr@domain>` or `"Quoted, Name" <addr@domain>`. */
@@ -911,6 +970,18 @@ export interface components {
             description?: string | null;
             /** @enum {string} */
             status?: "enabled" | "disabled";
+        };
+        Usage: {
+            /** @description Recipients accepted in the last minute, as the plan counts them. */
+            minute: number;
+            /** @description Recipients accepted in the last hour, as the plan counts them. */
+            hour: number;
+            /** @description Recipients accepted in the last 24 hours, as the plan counts them. */
+            day: number;
+            /** @description Recipients accepted in the last 30 days, as the plan counts them. */
+            thirty_days: number;
+            /** @description Recipient deliveries queued, sending or deferred now. */
+            active: number;
         };
         Webhook: {
             /** @description wh_… */
@@ -3167,7 +3238,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `validation_error`, `message_too_large`, `sender_not_allowed` */
+            /** @description `validation_error`, `message_too_large`, `sender_not_allowed`, `plan_limit_exceeded` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3180,7 +3251,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "validation_error" | "message_too_large" | "sender_not_allowed";
+                            code?: "validation_error" | "message_too_large" | "sender_not_allowed" | "plan_limit_exceeded";
                         };
                     };
                 };
@@ -3387,7 +3458,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `validation_error`, `message_too_large`, `sender_not_allowed` */
+            /** @description `validation_error`, `message_too_large`, `sender_not_allowed`, `plan_limit_exceeded` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3400,7 +3471,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "validation_error" | "message_too_large" | "sender_not_allowed";
+                            code?: "validation_error" | "message_too_large" | "sender_not_allowed" | "plan_limit_exceeded";
                         };
                     };
                 };
@@ -5102,6 +5173,89 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "webhook_not_found";
+                        };
+                    };
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Account"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unauthorized";
                         };
                     };
                 };

@@ -19,7 +19,13 @@ export interface AuthenticatedKey {
 }
 
 /** What a route requires of its caller (docs/api-decisions.md, "Keys and accounts"). */
-export type RouteAuth = { kind: 'none' } | { kind: 'operator' } | { kind: 'sending' } | { kind: 'management'; scope: Scope };
+export type RouteAuth =
+  | { kind: 'none' }
+  | { kind: 'operator' }
+  | { kind: 'sending' }
+  | { kind: 'management'; scope: Scope }
+  /** Any key of the account: its sending key or a management key of any scope. */
+  | { kind: 'account' };
 
 const unauthorized = (message: string) =>
   new AppError('unauthorized', message, { headers: { 'WWW-Authenticate': 'Bearer realm="mailer"' } });
@@ -45,7 +51,7 @@ export function authenticateOperator(header: string | undefined, token: string |
 
 /** Key type, then scope: the order every route checks them in (docs/api-decisions.md, "Errors"). */
 export function authorize(key: AuthenticatedKey, auth: RouteAuth): void {
-  if (auth.kind === 'none' || auth.kind === 'operator') return;
+  if (auth.kind === 'none' || auth.kind === 'operator' || auth.kind === 'account') return;
   if (auth.kind === 'sending') {
     if (key.kind !== 'sending') throw new AppError('wrong_key_type', 'This route requires the account\'s sending key (svc_live_…).');
     return;

@@ -32,6 +32,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   validation_error: 422,
   message_too_large: 422,
   sender_not_allowed: 422,
+  plan_limit_exceeded: 422,
   rate_limit_exceeded: 429,
   active_delivery_limit_exceeded: 429,
   internal_error: 500,

@@ -209,6 +209,14 @@ describe('every answer conforms to /openapi.json', () => {
     conforms(await manage(api.http.get(`/v1/webhooks/${created.body.id}`)), 'get', '/v1/webhooks/{id}');
   });
 
+  it('account', async () => {
+    conforms(await acme.get('/v1/account'), 'get', '/v1/account');
+    conforms(await api.http.get('/v1/account').set('Authorization', mgmt), 'get', '/v1/account');
+    conforms(await api.http.get('/v1/account'), 'get', '/v1/account');
+    const many = Array.from({ length: 3 }, (_, i) => `many${i}@example.test`);
+    expect(conforms(await acme.send(acme.message({ to: many })), 'post', '/v1/emails').body.error.code).toBe('plan_limit_exceeded');
+  });
+
   it('drove every operation to a success', () => {
     for (const route of apiRoutes) {
       const statuses = [...(covered.get(route.operationId) ?? [])];

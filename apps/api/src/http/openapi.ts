@@ -37,6 +37,7 @@ const TAGS = [
   { name: 'domains', description: 'Sending domains and their DNS records. Management key with `domains:*` scopes.' },
   { name: 'senders', description: 'Sender identities under a domain. Management key with `senders:*` scopes.' },
   { name: 'suppressions', description: 'Addresses the account never sends to. Management key with `suppressions:*` scopes.' },
+  { name: 'account', description: "The account's plan, usage and sending state. Any of its keys." },
   { name: 'operations', description: 'Health, metrics and this reference.' },
 ];
 
@@ -78,6 +79,8 @@ function security(route: RouteDefinition) {
       return [{ sendingKey: [] }];
     case 'management':
       return [{ managementKey: [route.auth.scope] }];
+    case 'account':
+      return [{ sendingKey: [] }, { managementKey: [] }];
   }
 }
 
@@ -88,7 +91,8 @@ function security(route: RouteDefinition) {
 export function errorCodes(route: RouteDefinition): ErrorCode[] {
   const codes: ErrorCode[] = [];
   if (route.auth.kind !== 'none') codes.push('unauthorized');
-  if (route.auth.kind === 'sending' || route.auth.kind === 'management') codes.push('wrong_key_type', 'service_unavailable');
+  if (route.auth.kind === 'sending' || route.auth.kind === 'management') codes.push('wrong_key_type');
+  if (route.auth.kind === 'sending' || route.auth.kind === 'management' || route.auth.kind === 'account') codes.push('service_unavailable');
   if (route.auth.kind === 'management') codes.push('insufficient_scope');
   if (route.query) codes.push('invalid_query');
   if (route.body) codes.push('invalid_json', 'unsupported_media_type', 'validation_error', 'service_unavailable');

@@ -33,6 +33,7 @@ import { updateWebhookRoute } from './webhooks/update-webhook';
 import { deleteWebhookRoute } from './webhooks/delete-webhook';
 import { rotateWebhookSecretRoute } from './webhooks/rotate-webhook-secret';
 import { listWebhookDeliveriesRoute } from './webhooks/list-webhook-deliveries';
+import { getAccountRoute } from './account/get-account';
 
 /** Every endpoint of the service; the app and /openapi.json are both built from this list. */
 export const apiRoutes: RouteDefinition[] = [
@@ -67,6 +68,7 @@ export const apiRoutes: RouteDefinition[] = [
   deleteWebhookRoute,
   rotateWebhookSecretRoute,
   listWebhookDeliveriesRoute,
+  getAccountRoute,
   createGetOpenApi(() => apiRoutes),
   getDocs,
   getDocsScript,

@@ -1,5 +1,5 @@
 import { AppError, generateApiKey, hashApiKey, newId, reputationThresholdsProblem, SCOPES, type PlanLimits, type ReputationThresholds, type Scope } from '@mailer/domain';
-import type { Database, Queryable } from '../database';
+import type { Database, Queryable, Row } from '../database';
 import { inTransaction } from '../transaction';
 
 export const FREE_PLAN_ID = 'plan_free';
@@ -80,6 +80,27 @@ export async function listAccountKeys(db: Queryable, accountId: string): Promise
     where account_id = ${accountId}
     order by created_at, id`;
   return rows.map((r) => ({ id: r.id, kind: r.kind, scopes: r.scopes, createdAt: r.created_at, revokedAt: r.revoked_at }));
+}
+
+/** What GET /v1/account shows of the account itself, beside its usage figures (usageFigures). */
+export interface AccountProfile {
+  id: string;
+  name: string;
+  createdAt: Date;
+  maxDomains: number;
+}
+
+/** The account's profile, to be sent with usageFigures in one transaction; read with accountProfileFrom. */
+export function accountProfile(db: Queryable, accountId: string) {
+  return db`
+    select a.id, a.name, a.created_at, p.max_domains
+    from accounts a join plans p on p.id = a.plan_id
+    where a.id = ${accountId}`;
+}
+
+export function accountProfileFrom(rows: readonly Row[]): AccountProfile | undefined {
+  const row = rows[0];
+  return row && { id: row.id, name: row.name, createdAt: row.created_at, maxDomains: row.max_domains };
 }
 
 export async function accountExists(db: Queryable, accountId: string): Promise<boolean> {

@@ -5,7 +5,7 @@ const now = new Date('2026-11-22T10:00:00.000Z');
 
 function state(used: number[], active = 0, oldestAt: Date | null = null): UsageState {
   return {
-    windows: USAGE_WINDOWS.map((w, i) => ({ name: w.name, seconds: w.seconds, limit: w.limit(FREE), used: used[i]!, oldestAt })),
+    windows: USAGE_WINDOWS.map((w, i) => ({ name: w.name, planField: w.planField, seconds: w.seconds, limit: w.limit(FREE), used: used[i]!, oldestAt })),
     active,
     maxActive: FREE.maxActive,
   };
@@ -21,15 +21,23 @@ describe('decideAdmission', () => {
     const decision = decideAdmission(state([25, 290, 299, 299]), 6);
     expect(decision).toMatchObject({ admitted: false, code: 'rate_limit_exceeded' });
     if (decision.admitted || decision.code !== 'rate_limit_exceeded') throw new Error('expected a window refusal');
-    expect(decision.exceeded.map((e) => [e.window.name, e.mustLeave, e.neverFits])).toEqual([
-      ['minute', 1, false],
-      ['24 hours', 5, false],
+    expect(decision.exceeded.map((e) => [e.window.name, e.mustLeave])).toEqual([
+      ['minute', 1],
+      ['24 hours', 5],
     ]);
   });
 
-  it('knows when a request can never fit', () => {
-    const decision = decideAdmission(state([0, 0, 0, 0]), 31);
-    expect(decision).toMatchObject({ code: 'rate_limit_exceeded', exceeded: [{ neverFits: true }] });
+  it('refuses for good a request larger than a window, naming each such window, whatever the usage', () => {
+    for (const used of [[0, 0, 0, 0], [30, 300, 300, 3000]]) {
+      const decision = decideAdmission(state(used), 301);
+      if (decision.admitted || decision.code !== 'plan_limit_exceeded') throw new Error('expected plan_limit_exceeded');
+      expect(decision.windows.map((w) => w.planField)).toEqual(['per_minute', 'per_hour', 'per_day']);
+    }
+    expect(decideAdmission(state([0, 0, 0, 0], 250), 31)).toMatchObject({ code: 'plan_limit_exceeded', windows: [{ planField: 'per_minute' }] });
+  });
+
+  it('still answers rate_limit_exceeded for a request exactly as large as a window', () => {
+    expect(decideAdmission(state([1, 1, 1, 1]), 30)).toMatchObject({ code: 'rate_limit_exceeded' });
   });
 
   it('judges active deliveries after the windows', () => {
@@ -49,7 +57,7 @@ describe('recordAdmission', () => {
 });
 
 describe('windowRetryAfter', () => {
-  const exceeded = { window: { name: 'minute', seconds: 60, limit: 30, used: 30, oldestAt: null }, mustLeave: 1, neverFits: false };
+  const exceeded = { window: { name: 'minute', planField: 'per_minute' as const, seconds: 60, limit: 30, used: 30, oldestAt: null }, mustLeave: 1 };
 
   it('waits until the usage that must leave has left', () => {
     expect(windowRetryAfter(exceeded, new Date(now.getTime() - 45_000), now)).toBe(15);
@@ -57,8 +65,8 @@ describe('windowRetryAfter', () => {
     expect(windowRetryAfter(exceeded, new Date(now.getTime() - 60_000), now)).toBe(1);
   });
 
-  it('answers the window length when waiting cannot help', () => {
-    expect(windowRetryAfter({ ...exceeded, neverFits: true }, now, now)).toBe(60);
+  it('answers the window length when no usage to leave is recorded', () => {
+    expect(windowRetryAfter(exceeded, null, now)).toBe(60);
   });
 });
 

@@ -7,15 +7,22 @@ export interface PlanLimits {
   maxActive: number;
 }
 
+/**
+ * The windows in the order intake judges them. `planField` and `usageField` name the window
+ * in GET /v1/account (`plan.per_day`, `usage.day`) and in `plan_limit_exceeded` details.
+ */
 export const USAGE_WINDOWS = [
-  { name: 'minute', seconds: 60, limit: (p: PlanLimits) => p.perMinute },
-  { name: 'hour', seconds: 3_600, limit: (p: PlanLimits) => p.perHour },
-  { name: '24 hours', seconds: 86_400, limit: (p: PlanLimits) => p.perDay },
-  { name: '30 days', seconds: 2_592_000, limit: (p: PlanLimits) => p.per30Days },
+  { name: 'minute', planField: 'per_minute', usageField: 'minute', seconds: 60, limit: (p: PlanLimits) => p.perMinute },
+  { name: 'hour', planField: 'per_hour', usageField: 'hour', seconds: 3_600, limit: (p: PlanLimits) => p.perHour },
+  { name: '24 hours', planField: 'per_day', usageField: 'day', seconds: 86_400, limit: (p: PlanLimits) => p.perDay },
+  { name: '30 days', planField: 'per_30_days', usageField: 'thirty_days', seconds: 2_592_000, limit: (p: PlanLimits) => p.per30Days },
 ] as const;
+
+export type PlanWindowField = (typeof USAGE_WINDOWS)[number]['planField'];
 
 export interface UsageWindow {
   name: string;
+  planField: PlanWindowField;
   seconds: number;
   limit: number;
   /** Recipient-emails accepted in (now - seconds, now]. */
@@ -35,20 +42,27 @@ export interface ExceededWindow {
   window: UsageWindow;
   /** Recipient-emails that must leave the window before the request fits. */
   mustLeave: number;
-  /** The request alone is larger than the window's limit: waiting never helps. */
-  neverFits: boolean;
 }
 
 export type Admission =
   | { admitted: true }
+  /** The request's recipients alone exceed these windows' limits: no wait makes it fit. */
+  | { admitted: false; code: 'plan_limit_exceeded'; windows: UsageWindow[] }
   | { admitted: false; code: 'rate_limit_exceeded'; exceeded: ExceededWindow[] }
   | { admitted: false; code: 'active_delivery_limit_exceeded' };
 
-/** Whether `recipients` more recipient-emails (and as many deliveries) fit every limit; windows are judged first. */
+/**
+ * Whether `recipients` more recipient-emails (and as many deliveries) fit every limit. A
+ * request larger than a window's whole limit is refused for good before any usage is
+ * looked at (docs/api-decisions.md, "Account view and plan limits"); then the windows'
+ * room, then active deliveries.
+ */
 export function decideAdmission(state: UsageState, recipients: number): Admission {
+  const neverFit = state.windows.filter((w) => recipients > w.limit);
+  if (neverFit.length > 0) return { admitted: false, code: 'plan_limit_exceeded', windows: neverFit };
   const exceeded = state.windows
     .filter((w) => w.used + recipients > w.limit)
-    .map((window) => ({ window, mustLeave: window.used + recipients - window.limit, neverFits: recipients > window.limit }));
+    .map((window) => ({ window, mustLeave: window.used + recipients - window.limit }));
   if (exceeded.length > 0) return { admitted: false, code: 'rate_limit_exceeded', exceeded };
   if (state.active + recipients > state.maxActive) return { admitted: false, code: 'active_delivery_limit_exceeded' };
   return { admitted: true };
@@ -67,11 +81,11 @@ const secondsUntil = (instant: number, now: Date) => Math.max(0, Math.ceil((inst
 
 /**
  * Seconds until a refused request fits the window: when the usage accepted at `releasedAt`
- * (the newest of what must leave) has left it. A request that can never fit gets the
- * window's whole length.
+ * (the newest of what must leave) has left it; the window's whole length when no such usage
+ * is recorded.
  */
 export function windowRetryAfter(exceeded: ExceededWindow, releasedAt: Date | null, now: Date): number {
-  if (exceeded.neverFits || !releasedAt) return exceeded.window.seconds;
+  if (!releasedAt) return exceeded.window.seconds;
   return Math.max(1, secondsUntil(releasedAt.getTime() + exceeded.window.seconds * 1000, now));
 }
 

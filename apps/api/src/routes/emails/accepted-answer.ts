@@ -24,12 +24,14 @@ export const INTAKE_ERRORS: ErrorCode[] = [
   'message_too_large',
   'sender_not_allowed',
   'sending_paused',
+  'plan_limit_exceeded',
   'rate_limit_exceeded',
   'active_delivery_limit_exceeded',
 ];
 export const INTAKE_ERROR_HEADERS: Partial<Record<ErrorCode, ResponseHeader[]>> = {
   idempotency_conflict: RATE_LIMIT_HEADERS,
   sender_not_allowed: RATE_LIMIT_HEADERS,
+  plan_limit_exceeded: RATE_LIMIT_HEADERS,
   rate_limit_exceeded: RATE_LIMIT_HEADERS,
   active_delivery_limit_exceeded: RATE_LIMIT_HEADERS,
 };

@@ -111,14 +111,6 @@ describe('free plan windows (429 rate_limit_exceeded)', () => {
     expect((await sendAt(acc, T0 + 30 * DAY, 5)).status).toBe(202);
   });
 
-  it('refuses a message with more recipients than a window allows, saying waiting cannot help', async () => {
-    const acc = await account();
-    const res = await sendAt(acc, T0, 31);
-    expect(res.status).toBe(429);
-    expect(res.headers['retry-after']).toBe('60');
-    expect(res.body.error.details[0].message).toMatch(/alone has more unique recipients than the minute window allows/);
-  });
-
   it('counts unique recipients once, replays and refusals not at all', async () => {
     const acc = await account();
     api.clock.now = new Date(T0);
@@ -127,6 +119,37 @@ describe('free plan windows (429 rate_limit_exceeded)', () => {
     expect(res.headers['ratelimit-remaining']).toBe('28');
     expect((await acc.send(acc.message({ to: ['a@example.test', 'A@EXAMPLE.test'], cc: ['a@example.test', 'b@example.test'], bcc: ['b@example.test'] }), 'k')).headers['ratelimit-remaining']).toBe('28');
     expect(await usedRecipients(acc.accountId)).toBe(2);
+  });
+});
+
+describe('requests that can never fit (422 plan_limit_exceeded)', () => {
+  it('refuses a message whose unique recipients alone exceed a window, naming every such window, with no Retry-After', async () => {
+    const acc = await account();
+    const res = await sendAt(acc, T0, 31);
+    expect(res.status).toBe(422);
+    expect(res.headers['retry-after']).toBeUndefined();
+    expect(res.headers['ratelimit-limit']).toBe('30');
+    expect(res.body.error.code).toBe('plan_limit_exceeded');
+    expect(res.body.error.details).toEqual([{ path: 'plan.per_minute', message: 'more unique recipients than the 30 the plan allows per minute' }]);
+    expect(await storedRows(acc.accountId)).toEqual({ emails: 0, deliveries: 0, events: 0, attachments: 0 });
+    expect(await usedRecipients(acc.accountId)).toBe(0);
+  });
+
+  it('judges unique recipients, so duplicates do not make a request too large, and names each window it exceeds', async () => {
+    const acc = await account({ limits: { perMinute: 2, perHour: 3 } });
+    const twice = recipients(2).flatMap((r) => [r, r.toUpperCase()]);
+    api.clock.now = new Date(T0);
+    expect((await acc.send(acc.message({ to: twice }))).status).toBe(202);
+    const res = await sendAt(acc, T0 + 1000, 4);
+    expect(res.body.error).toMatchObject({ code: 'plan_limit_exceeded', details: [{ path: 'plan.per_minute' }, { path: 'plan.per_hour' }] });
+  });
+
+  it('answers 429, not 422, to a request that fits the limit but not the usage left', async () => {
+    const acc = await account();
+    expect((await sendAt(acc, T0, 1)).status).toBe(202);
+    const res = await sendAt(acc, T0 + 1000, 30);
+    expect(res.status).toBe(429);
+    expect(res.body.error.code).toBe('rate_limit_exceeded');
   });
 });
 

@@ -82,16 +82,29 @@ describe('POST /v1/emails/batch', () => {
   });
 
   it('counts the whole batch against the plan at once: over it, 429 and nothing stored', async () => {
-    const acc = await account({ limits: { perMinute: 5 } });
+    const acc = await account({ limits: { perMinute: 6 } });
+    expect((await acc.send(acc.message({ to: ['first@example.test'] }))).status).toBe(202);
+    const before = await stored(acc.accountId);
     const items = Array.from({ length: 3 }, (_, i) => acc.message({ to: [`a${i}@example.test`, `b${i}@example.test`] }));
     const res = await batch(acc, items);
     expect(res.status).toBe(429);
     expect(res.body.error.code).toBe('rate_limit_exceeded');
     expect(res.headers['retry-after']).toBeDefined();
-    expect(await stored(acc.accountId)).toEqual({ emails: 0, deliveries: 0, usage: 0, keys: 0 });
+    expect(await stored(acc.accountId)).toEqual(before);
     // What fits is admitted whole, and the key of the refused batch was not consumed.
     expect((await batch(acc, items.slice(0, 2))).status).toBe(202);
-    expect(await stored(acc.accountId)).toMatchObject({ emails: 2, deliveries: 4, usage: 4 });
+    expect(await stored(acc.accountId)).toMatchObject({ emails: 3, deliveries: 5, usage: 5 });
+  });
+
+  it('refuses for good a batch whose recipients together exceed a window: 422 plan_limit_exceeded, nothing stored', async () => {
+    const acc = await account({ limits: { perMinute: 5 } });
+    const items = Array.from({ length: 3 }, (_, i) => acc.message({ to: [`a${i}@example.test`, `b${i}@example.test`] }));
+    const res = await batch(acc, items, 'too-large');
+    expect(res.status).toBe(422);
+    expect(res.headers['retry-after']).toBeUndefined();
+    expect(res.body.error).toMatchObject({ code: 'plan_limit_exceeded', details: [{ path: 'plan.per_minute' }] });
+    expect(await stored(acc.accountId)).toEqual({ emails: 0, deliveries: 0, usage: 0, keys: 0 });
+    expect((await batch(acc, items.slice(0, 2), 'too-large')).status).toBe(202);
   });
 
   it('counts the batch against active deliveries too', async () => {

@@ -58,7 +58,7 @@ const WINDOW_SECONDS = USAGE_WINDOWS.map((w) => w.seconds);
 
 function usageState(figures: UsageFigures): UsageState {
   return {
-    windows: USAGE_WINDOWS.map((w, i) => ({ ...figures.windows[i]!, name: w.name, limit: w.limit(figures.plan) })),
+    windows: USAGE_WINDOWS.map((w, i) => ({ ...figures.windows[i]!, name: w.name, planField: w.planField, limit: w.limit(figures.plan) })),
     active: figures.active,
     maxActive: figures.plan.maxActive,
   };
@@ -138,7 +138,7 @@ export async function runIntakeBatch(deps: IntakeDependencies, accountId: string
     return decided.outcomes.map((outcome, index): IntakeOutcome => {
       if (outcome) return outcome;
       const refusal = decided.refusals.find((r) => r.index === index)!;
-      return { kind: 'refused', error: limitError(refusal.admission, refusal.rateLimit, retryAfterSeconds(refusal, windows, reachedAt, now)) };
+      return { kind: 'refused', error: limitError(refusal.admission, refusal.rateLimit, () => retryAfterSeconds(refusal, windows, reachedAt, now)) };
     });
   }, { genericPlans: true });
 }

@@ -97,9 +97,21 @@ export function settledOutcome(verdict: Exclude<Verdict, { kind: 'candidate' }>,
   }
 }
 
-/** 429 for a request the plan refused, with the pacing figures as they stood when it was judged. */
-export function limitError(admission: Exclude<Admission, { admitted: true }>, rateLimit: RateLimitHeaders, retryAfter: number): AppError {
-  const pacing = { rateLimit, retryAfterSeconds: retryAfter };
+/**
+ * The plan's refusal: 422 for a request no wait would make fit, else 429 with the pacing
+ * figures as they stood when it was judged.
+ */
+export function limitError(admission: Exclude<Admission, { admitted: true }>, rateLimit: RateLimitHeaders, retryAfter: () => number): AppError {
+  if (admission.code === 'plan_limit_exceeded') {
+    return new AppError('plan_limit_exceeded', "The message's unique recipients alone exceed the account's plan; split it into smaller requests.", {
+      rateLimit,
+      details: admission.windows.map((w) => ({
+        path: `plan.${w.planField}`,
+        message: `more unique recipients than the ${w.limit} the plan allows per ${w.name}`,
+      })),
+    });
+  }
+  const pacing = { rateLimit, retryAfterSeconds: retryAfter() };
   if (admission.code === 'active_delivery_limit_exceeded') {
     return new AppError('active_delivery_limit_exceeded', "The account's active deliveries (queued, sending or deferred) would exceed its plan.", pacing);
   }
@@ -107,9 +119,7 @@ export function limitError(admission: Exclude<Admission, { admitted: true }>, ra
     ...pacing,
     details: admission.exceeded.map((e) => ({
       path: '(recipients)',
-      message: e.neverFits
-        ? `this message alone has more unique recipients than the ${e.window.name} window allows (${e.window.limit})`
-        : `${e.window.used} of ${e.window.limit} recipient-emails per ${e.window.name} are used`,
+      message: `${e.window.used} of ${e.window.limit} recipient-emails per ${e.window.name} are used`,
     })),
   });
 }

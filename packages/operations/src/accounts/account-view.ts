@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { accountProfile, accountProfileFrom, inTransaction, usageFigures, usageFiguresFrom, type Database } from '@mailer/db';
+import { USAGE_WINDOWS, type PlanWindowField } from '@mailer/domain';
+import { accountSendingState } from './account-sending-state';
+import { sendingSchema } from './sending-representation';
+
+const count = z.number().int().min(0);
+
+type UsageField = (typeof USAGE_WINDOWS)[number]['usageField'];
+
+export const accountViewSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    plan: z
+      .object({
+        ...(Object.fromEntries(USAGE_WINDOWS.map((w) => [w.planField, count.meta({ description: `Unique recipients accepted per rolling ${w.name}.` })])) as Record<
+          PlanWindowField,
+          typeof count
+        >),
+        max_active: count.meta({ description: 'Recipient deliveries queued, sending or deferred at once.' }),
+        max_domains: count.meta({ description: 'Active sending domains.' }),
+      })
+      .meta({ id: 'Plan' }),
+    usage: z
+      .object({
+        ...(Object.fromEntries(USAGE_WINDOWS.map((w) => [w.usageField, count.meta({ description: `Recipients accepted in the last ${w.name}, as the plan counts them.` })])) as Record<
+          UsageField,
+          typeof count
+        >),
+        active: count.meta({ description: 'Recipient deliveries queued, sending or deferred now.' }),
+      })
+      .meta({ id: 'Usage' }),
+    sending: sendingSchema,
+  })
+  .meta({ id: 'Account' });
+
+export type AccountView = z.infer<typeof accountViewSchema>;
+
+/**
+ * GET /v1/account: the plan and the usage read from the same counters and windows intake
+ * judges requests by (usageFigures, USAGE_WINDOWS), in one read-only transaction so that
+ * the figures are those of one moment, and the sending state (accountSendingState).
+ */
+export async function accountView(db: Database, accountId: string, now: Date): Promise<AccountView> {
+  const seconds = USAGE_WINDOWS.map((w) => w.seconds);
+  const read = await inTransaction(db, (tx) => tx.commit({ profile: accountProfile(tx.sql, accountId), usage: usageFigures(tx, accountId, now, seconds) }));
+  const profile = accountProfileFrom(read.profile);
+  // Keys reference their account and accounts are never deleted.
+  if (!profile) throw new Error(`no account ${accountId}`);
+  const figures = usageFiguresFrom(read.usage, seconds);
+  const sending = await accountSendingState(db, accountId, now);
+  if (!sending) throw new Error(`no sending state for ${accountId}`);
+  return {
+    id: profile.id,
+    name: profile.name,
+    plan: {
+      ...(Object.fromEntries(USAGE_WINDOWS.map((w) => [w.planField, w.limit(figures.plan)])) as Record<PlanWindowField, number>),
+      max_active: figures.plan.maxActive,
+      max_domains: profile.maxDomains,
+    },
+    usage: {
+      ...(Object.fromEntries(USAGE_WINDOWS.map((w, i) => [w.usageField, figures.windows[i]!.used])) as Record<UsageField, number>),
+      active: figures.active,
+    },
+    sending,
+  };
+}
