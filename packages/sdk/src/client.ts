@@ -124,7 +124,7 @@ export class MailerClient {
     sendBatch: (body: Input<'sendEmailBatch'>['body'], options: { idempotencyKey?: string } = {}) => this.call('sendEmailBatch', { body, ...options }),
     list: (query?: Input<'listEmails'>['query']) => this.call('listEmails', { query }),
     get: (id: string) => this.call('getEmail', { path: { id } }),
-    cancel: (id: string) => this.call('cancelEmail', { path: { id } }),
+    cancel: (id: string) => this.call('cancelEmail', { path: { id }, body: {} }),
   };
 
   readonly domains = {
@@ -159,7 +159,7 @@ export class MailerClient {
     get: (id: string) => this.call('getWebhook', { path: { id } }),
     update: (id: string, body: Input<'updateWebhook'>['body']) => this.call('updateWebhook', { path: { id }, body }),
     delete: (id: string) => this.call('deleteWebhook', { path: { id } }),
-    rotateSecret: (id: string) => this.call('rotateWebhookSecret', { path: { id } }),
+    rotateSecret: (id: string) => this.call('rotateWebhookSecret', { path: { id }, body: {} }),
     deliveries: (id: string, query?: Input<'listWebhookDeliveries'>['query']) => this.call('listWebhookDeliveries', { path: { id }, query }),
   };
 }

@@ -286,7 +286,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a message none of whose deliveries has started.
-         * @description While no delivery has started (none leased by a delivery daemon, none with an attempt), every queued delivery ends failed with cause canceled, with an email.failed webhook each; the answer is the updated message. A scheduled message can be canceled until its time comes. Once a delivery has started, or nothing is left to cancel: 409 email_not_cancelable.
+         * @description While no delivery has started (none leased by a delivery daemon, none with an attempt), every queued delivery ends failed with cause canceled, with an email.failed webhook each; the answer is the updated message. A scheduled message can be canceled until its time comes. Once a delivery has started, or nothing is left to cancel: 409 email_not_cancelable. No body is needed; `{}` is accepted.
          */
         post: operations["cancelEmail"];
         delete?: never;
@@ -406,7 +406,7 @@ export interface paths {
         put?: never;
         /**
          * Issue a new signing secret.
-         * @description For 24 hours each delivery carries two signatures, by the previous secret and by the new one.
+         * @description For 24 hours each delivery carries two signatures, by the previous secret and by the new one. No body is needed; `{}` is accepted.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -1241,13 +1241,20 @@ export interface operations {
                     };
                 };
             };
-            /** @description OPERATOR_TOKEN is not configured on this server (operator_token_not_configured). */
+            /** @description `operator_token_not_configured` */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "operator_token_not_configured";
+                        };
+                    };
+                };
             };
         };
     };
@@ -2178,7 +2185,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `domain_already_exists`, `external_id_conflict` */
+            /** @description `domain_already_exists`, `external_id_conflict`, `domain_limit_exceeded` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2188,7 +2195,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "domain_already_exists" | "external_id_conflict";
+                            code?: "domain_already_exists" | "external_id_conflict" | "domain_limit_exceeded";
                         };
                     };
                 };
@@ -3652,7 +3659,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Canceled: the message as it now is. */
             200: {
@@ -3662,6 +3674,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EmailDetail"];
+                };
+            };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_json";
+                        };
+                    };
                 };
             };
             /** @description `unauthorized` */
@@ -3736,6 +3763,36 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description `validation_error` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "validation_error";
                         };
                     };
                 };
@@ -4310,7 +4367,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_query` */
+            /** @description `invalid_query`, `invalid_cursor` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4320,7 +4377,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "invalid_query";
+                            code?: "invalid_query" | "invalid_cursor";
                         };
                     };
                 };
@@ -4983,7 +5040,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description The new secret, shown only here. */
             200: {
@@ -4993,6 +5055,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookSecret"];
+                };
+            };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_json";
+                        };
+                    };
                 };
             };
             /** @description `unauthorized` */
@@ -5052,6 +5129,36 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description `validation_error` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "validation_error";
                         };
                     };
                 };
@@ -5116,7 +5223,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_query` */
+            /** @description `invalid_query`, `invalid_cursor` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5126,7 +5233,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "invalid_query";
+                            code?: "invalid_query" | "invalid_cursor";
                         };
                     };
                 };

@@ -33,6 +33,16 @@ describe('the HTTP shell', () => {
     expect(res.headers.allow).toContain('GET');
   });
 
+  it('refuses HEAD, which the document does not list, with 405 and the methods it does list', async () => {
+    for (const path of ['/healthz', '/v1/emails']) {
+      const res = await api.http.head(path);
+      expect(res.status).toBe(405);
+      expect(res.headers.allow).not.toContain('HEAD');
+      expect(res.headers.allow).toContain('GET');
+    }
+    expect((await api.http.head('/nowhere')).status).toBe(404);
+  });
+
   it('treats a malformed percent-escape in the path as literal text, after authentication', async () => {
     const anonymous = await api.http.get('/v1/domains/%zz');
     expect(anonymous.status).toBe(401);

@@ -95,19 +95,17 @@ export function createApp(deps: ApiDependencies, routes: RouteDefinition[], extr
   app.use(accessLog(deps));
   extras.mount?.(app);
 
-  const readRouteBody = bodyReader(deps);
   const methodsByPath = new Map<string, string[]>();
-  for (const route of routes) {
-    app[route.method](route.path, runRoute(route, deps, readRouteBody));
-    methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method.toUpperCase()]);
-  }
-  for (const [path, methods] of methodsByPath) {
-    const allow = methods.includes('GET') ? [...methods, 'HEAD'] : methods;
-    app.all(path, (_req, res) => {
-      res.setHeader('Allow', allow.join(', '));
-      throw new AppError('method_not_allowed', `This route accepts ${allow.join(', ')}.`);
-    });
-  }
+  for (const route of routes) methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method.toUpperCase()]);
+  const methodNotAllowed = (allow: string[]) => (_req: Request, res: Response) => {
+    res.setHeader('Allow', allow.join(', '));
+    throw new AppError('method_not_allowed', `This route accepts ${allow.join(', ')}.`);
+  };
+  // Express answers HEAD with a GET route; the API answers only the methods its document lists (docs/api-decisions.md, "The document matches the service").
+  for (const [path, methods] of methodsByPath) app.head(path, methodNotAllowed(methods));
+  const readRouteBody = bodyReader(deps);
+  for (const route of routes) app[route.method](route.path, runRoute(route, deps, readRouteBody));
+  for (const [path, methods] of methodsByPath) app.all(path, methodNotAllowed(methods));
   app.use(() => {
     throw new AppError('not_found', 'No such route.');
   });

@@ -30,7 +30,13 @@ const HEADERS: Record<ResponseHeader | 'X-Request-Id' | 'Retry-After' | 'WWW-Aut
   'WWW-Authenticate': { description: '`Bearer realm="mailer"`.', required: true, schema: { type: 'string' } },
 };
 
-const STATUS_HEADERS: Record<number, (keyof typeof HEADERS)[]> = { 401: ['WWW-Authenticate'], 429: ['Retry-After'], 503: ['Retry-After'] };
+/** The headers an error code always carries; a status documents those of its codes. */
+const CODE_HEADERS: Partial<Record<ErrorCode, (keyof typeof HEADERS)[]>> = {
+  unauthorized: ['WWW-Authenticate'],
+  rate_limit_exceeded: ['Retry-After'],
+  active_delivery_limit_exceeded: ['Retry-After'],
+  service_unavailable: ['Retry-After'],
+};
 
 const TAGS = [
   { name: 'emails', description: 'Send messages and follow their delivery. Sending key.' },
@@ -74,7 +80,7 @@ function security(route: RouteDefinition) {
     case 'none':
       return [];
     case 'operator':
-      return [{ operatorToken: [] }];
+      return [{ operatorToken: [] }, { operatorBasic: [] }];
     case 'sending':
       return [{ sendingKey: [] }];
     case 'management':
@@ -91,10 +97,12 @@ function security(route: RouteDefinition) {
 export function errorCodes(route: RouteDefinition): ErrorCode[] {
   const codes: ErrorCode[] = [];
   if (route.auth.kind !== 'none') codes.push('unauthorized');
+  if (route.auth.kind === 'operator') codes.push('operator_token_not_configured');
   if (route.auth.kind === 'sending' || route.auth.kind === 'management') codes.push('wrong_key_type');
   if (route.auth.kind === 'sending' || route.auth.kind === 'management' || route.auth.kind === 'account') codes.push('service_unavailable');
   if (route.auth.kind === 'management') codes.push('insufficient_scope');
   if (route.query) codes.push('invalid_query');
+  if (route.query instanceof z.ZodObject && 'cursor' in route.query.shape) codes.push('invalid_cursor');
   if (route.body) codes.push('invalid_json', 'unsupported_media_type', 'validation_error', 'service_unavailable');
   codes.push(...(route.errors ?? []), 'payload_too_large', 'internal_error');
   return [...new Set(codes)];
@@ -110,7 +118,7 @@ function errorResponses(route: RouteDefinition, components: Record<string, unkno
   const errorRef = jsonSchema(errorSchema, 'output', components);
   const responses: Record<string, unknown> = {};
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
-    const headers = new Set([...(STATUS_HEADERS[status] ?? []), ...codes.flatMap((code) => route.errorHeaders?.[code] ?? [])]);
+    const headers = new Set(codes.flatMap((code) => [...(CODE_HEADERS[code] ?? []), ...(route.errorHeaders?.[code] ?? [])]));
     responses[status] = {
       description: codes.map((code) => `\`${code}\``).join(', '),
       headers: headerRefs(headers),
@@ -178,13 +186,14 @@ export function buildOpenApiDocument(routes: RouteDefinition[], description: str
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Mailer API', version: '1.0.0', description, license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' } },
+    info: { title: 'Mailer API', version: '1.0.0', description, license: { name: 'MIT', identifier: 'MIT' } },
     servers: [{ url: '/', description: 'The API that serves this document.' }],
     tags: TAGS,
     components: {
       securitySchemes: {
         sendingKey: { type: 'http', scheme: 'bearer', description: 'The account\'s sending key, `svc_live_…`; email routes only.' },
-        operatorToken: { type: 'http', scheme: 'bearer', description: 'OPERATOR_TOKEN (also accepted as the HTTP Basic password).' },
+        operatorToken: { type: 'http', scheme: 'bearer', description: 'OPERATOR_TOKEN as a Bearer token.' },
+        operatorBasic: { type: 'http', scheme: 'basic', description: 'OPERATOR_TOKEN as the HTTP Basic password (any user name), for Prometheus and browsers.' },
         managementKey: { type: 'http', scheme: 'bearer', description: 'A management key, `mgmt_live_…`, with the scopes the route lists.' },
       },
       headers: HEADERS,

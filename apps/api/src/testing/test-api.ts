@@ -7,10 +7,12 @@ import { createTestDatabase, testRedisPrefix } from '@mailer/testing';
 import { closeContainer, createContainer, type ApiDependencies } from '../container';
 import { createHttpServer } from '../http/http-server';
 import { buildApi } from '../server';
+import { checkedAgainstDocument } from './openapi-traffic';
 
 export interface TestApi {
   deps: ApiDependencies;
   config: Config;
+  /** Supertest on the API; every request and answer is checked against its OpenAPI document (openapi-traffic). */
   http: ReturnType<typeof request>;
   /** Every log line the API wrote, parsed. */
   logLines: () => Record<string, unknown>[];
@@ -39,7 +41,7 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Te
   return {
     deps,
     config,
-    http: request(createHttpServer(app, config.http)),
+    http: checkedAgainstDocument(request(createHttpServer(app, config.http))),
     clock,
     logLines: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
     createAccount: (name = 'Test account') => createAccount(deps.db, name),

@@ -11,13 +11,16 @@ export type CancelOutcome = 'canceled' | 'not_cancelable' | 'not_found';
  * (isCancelable): each queued delivery ends `failed` with cause `canceled` through the
  * transition writer. The deliveries' locks are taken first, waiting for a claim in progress
  * (lock-order): a claim that leased them first makes the cancel find them `sending`; a claim
- * after the cancel finds them terminal and owes nothing.
+ * after the cancel finds them terminal and owes nothing. `checkRequest` runs once the message
+ * is found and before anything is written (the HTTP route checks its body there: resource
+ * first, then body); what it throws rolls the transaction back.
  */
-export async function cancelEmail(db: Database, accountId: string, emailId: string, now: Date): Promise<CancelOutcome> {
+export async function cancelEmail(db: Database, accountId: string, emailId: string, now: Date, checkRequest: () => void = () => {}): Promise<CancelOutcome> {
   return inTransaction(db, async (tx) => {
     const { locked } = await tx.send({ locked: lockMessages(tx, [emailId]) });
     const message = lockedMessagesFrom(locked).get(emailId);
     if (!message || message.accountId !== accountId) return 'not_found';
+    checkRequest();
     if (!isCancelable(message.deliveries)) return 'not_cancelable';
     const transitions = message.deliveries
       .filter((d) => d.status === 'queued')

@@ -15,7 +15,7 @@ export const createDomainRoute = defineRoute({
     'of another name is 409 external_id_conflict. A deleted domain frees its name and external_id. An account with as ' +
     "many active domains as its plan's max_domains (100 by default) gets 409 domain_limit_exceeded.",
   auth: { kind: 'management', scope: 'domains:write' },
-  errors: ['domain_already_exists', 'external_id_conflict'],
+  errors: ['domain_already_exists', 'external_id_conflict', 'domain_limit_exceeded'],
   example: { name: 'example.com', external_id: 'tenant-42' },
   body: createDomainBodySchema,
   responses: {

@@ -13,7 +13,6 @@ export const listDomainsRoute = defineRoute({
   summary: "List the account's domains, newest first.",
   description: 'Deleted domains are not listed. A cursor is valid only for the account and external_id filter that issued it.',
   auth: { kind: 'management', scope: 'domains:read' },
-  errors: ['invalid_cursor'],
   query: listDomainsQuerySchema,
   responses: { 200: { description: 'One page.', schema: pageResponseSchema(domainSchema) } },
   async handle({ res, deps, key, query }) {

@@ -15,7 +15,6 @@ export const listEmailsRoute = defineRoute({
     'Keyset-paginated by (created_at, id): pass next_cursor back as `cursor`, with the same filters; a cursor is valid only for this list, ' +
     'account and filters (otherwise 400 invalid_cursor).',
   auth: { kind: 'sending' },
-  errors: ['invalid_cursor'],
   query: listEmailsQuerySchema,
   responses: { 200: { description: 'One page.', schema: pageResponseSchema(emailSummarySchema) } },
   async handle({ res, deps, key, query }) {

@@ -14,7 +14,7 @@ export const listSendersRoute = defineRoute({
   summary: "List the domain's senders, newest first.",
   description: 'Deleted senders are not listed. A cursor is valid only for the domain that issued it.',
   auth: { kind: 'management', scope: 'senders:read' },
-  errors: ['domain_not_found', 'invalid_cursor'],
+  errors: ['domain_not_found'],
   query: pageQuerySchema,
   responses: { 200: { description: 'One page.', schema: pageResponseSchema(senderSchema) } },
   async handle({ res, deps, key, params, query }) {

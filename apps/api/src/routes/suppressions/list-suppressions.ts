@@ -12,7 +12,6 @@ export const listSuppressionsRoute = defineRoute({
   summary: "List the account's suppressed addresses, newest first.",
   description: 'A cursor is valid only for the account and `email` filter that issued it.',
   auth: { kind: 'management', scope: 'suppressions:read' },
-  errors: ['invalid_cursor'],
   query: listSuppressionsQuerySchema,
   responses: { 200: { description: 'One page.', schema: pageResponseSchema(suppressionSchema) } },
   async handle({ res, deps, key, query }) {

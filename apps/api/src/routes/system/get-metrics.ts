@@ -10,10 +10,7 @@ export const getMetrics = defineRoute({
     'Requires the operator token (OPERATOR_TOKEN) as Bearer or as the HTTP Basic password. On a server without ' +
     'OPERATOR_TOKEN it answers 503 operator_token_not_configured.',
   auth: { kind: 'operator' },
-  responses: {
-    200: { description: 'Prometheus text exposition format.', contentType: 'text/plain' },
-    503: { description: 'OPERATOR_TOKEN is not configured on this server (operator_token_not_configured).' },
-  },
+  responses: { 200: { description: 'Prometheus text exposition format.', contentType: 'text/plain' } },
   async handle({ res, deps }) {
     res.setHeader('Content-Type', deps.metrics.registry.contentType);
     res.send(await deps.metrics.registry.metrics());

@@ -14,12 +14,15 @@ export const rotateWebhookSecretRoute = defineRoute({
   operationId: 'rotateWebhookSecret',
   tag: 'webhooks',
   summary: 'Issue a new signing secret.',
-  description: 'For 24 hours each delivery carries two signatures, by the previous secret and by the new one.',
+  description: 'For 24 hours each delivery carries two signatures, by the previous secret and by the new one. No body is needed; `{}` is accepted.',
   auth: { kind: 'management', scope: 'webhooks:write' },
   errors: ['webhook_not_found'],
+  example: {},
+  body: z.strictObject({}),
   responses: { 200: { description: 'The new secret, shown only here.', schema: z.object({ secret: z.string() }).meta({ id: 'WebhookSecret' }) } },
-  async handle({ res, deps, key, params }) {
+  async handle({ res, deps, key, params, body }) {
     const endpoint = await requireWebhook(deps.db, key.accountId, params.id!);
+    body();
     const secret = newWebhookSecret();
     const now = deps.now();
     const sealed = seal(deps.config.encryptionKey, WEBHOOK_SECRET_SEAL_PURPOSE, secret);
