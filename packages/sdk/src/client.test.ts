@@ -1,7 +1,8 @@
 import { setAccountPlan } from '@mailer/db';
 import { listenRaw, startTestApi, type TestApi } from '@mailer/api/testing';
 import { insertReadyDomain, insertSender, startTestDnsServer, type TestDnsServer } from '@mailer/testing';
-import { MailerApiError, MailerClient } from './client';
+import { MailerClient } from './client';
+import { MailerApiError } from './errors';
 import { OPERATIONS } from './operations';
 
 let api: TestApi;
@@ -13,12 +14,11 @@ let accountId: string;
 let sendingKey: string;
 const called = new Set<string>();
 
-/** The real fetch, noting which operations were called, and answering `fake` first when one is queued. */
-const fakes: Response[] = [];
+/** The real fetch, noting which operations were called. */
 const seen: { method: string; url: string; headers: Record<string, string> }[] = [];
 const recordingFetch: typeof fetch = async (input, init) => {
   seen.push({ method: init!.method!, url: String(input), headers: init!.headers as Record<string, string> });
-  return fakes.shift() ?? fetch(input, init);
+  return fetch(input, init);
 };
 
 beforeAll(async () => {
@@ -82,6 +82,7 @@ describe('MailerClient against the API', () => {
     expect((await management.webhooks.rotateSecret(hook.id)).secret).not.toBe(hook.secret);
     expect(await management.webhooks.deliveries(hook.id)).toEqual({ data: [], next_cursor: null });
     expect(await management.webhooks.delete(hook.id)).toBeUndefined();
+    expect((await management.account.get()).id).toBe(accountId);
     await expect(management.webhooks.get(hook.id)).rejects.toMatchObject({ status: 404, code: 'webhook_not_found' });
   });
 
@@ -123,42 +124,6 @@ describe('MailerClient against the API', () => {
     await expect(sending.domains.list()).rejects.toMatchObject({ status: 403, code: 'wrong_key_type' });
   });
 
-  it('retries 429 and 503 after Retry-After with the same Idempotency-Key, then gives up', async () => {
-    const busy = (status: number, retryAfter: string) =>
-      new Response(JSON.stringify({ error: { code: status === 429 ? 'rate_limit_exceeded' : 'service_unavailable', message: 'later' } }), {
-        status,
-        headers: { 'Content-Type': 'application/json', 'Retry-After': retryAfter },
-      });
-    const message = { from: 'hello@ready.test', to: ['bob@example.test'], subject: 'Hi', content: { plain: 'Hello.' } };
-    fakes.push(busy(503, '1'), busy(429, '0'));
-    const started = Date.now();
-    const sent = await sending.emails.send(message);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
-    expect(sent.status).toBe('queued');
-    expect(new Set(seen.map((request) => request.headers['Idempotency-Key'])).size).toBe(1);
-    expect(seen).toHaveLength(3);
-
-    seen.length = 0;
-    fakes.push(busy(503, '0'), busy(503, '0'), busy(503, '0'));
-    await expect(sending.emails.send(message)).rejects.toMatchObject({ status: 503, retryAfter: 0 });
-    expect(seen).toHaveLength(3);
-
-    seen.length = 0;
-    fakes.push(busy(429, '3600'));
-    await expect(sending.emails.send(message)).rejects.toMatchObject({ status: 429, code: 'rate_limit_exceeded', retryAfter: 3600 });
-    expect(seen).toHaveLength(1);
-  });
-
-  it('answers a real plan refusal with its code and Retry-After', async () => {
-    await setAccountPlan(api.deps.db, accountId, { perMinute: 0 });
-    const once = new MailerClient({ baseUrl: server.url, apiKey: sendingKey, maxRetries: 0 });
-    const error = (await once.emails
-      .send({ from: 'hello@ready.test', to: ['cy@example.test'], subject: 'Hi', content: { plain: 'Hello.' } })
-      .catch((e: unknown) => e)) as MailerApiError;
-    expect(error).toMatchObject({ status: 429, code: 'rate_limit_exceeded' });
-    expect(error.retryAfter).toBeGreaterThan(0);
-  });
-
   it('reaches the operations endpoints', async () => {
     expect(await sending.call('getHealth')).toEqual({ status: 'ok' });
     expect(await sending.call('getReadiness')).toMatchObject({ status: 'ready' });
@@ -166,6 +131,21 @@ describe('MailerClient against the API', () => {
     expect(await sending.call('getDocs')).toContain('<redoc');
     expect(await sending.call('getDocsScript')).toContain('Redoc');
     await expect(sending.call('getMetrics')).rejects.toMatchObject({ status: 503, code: 'operator_token_not_configured' });
+  });
+
+  it('walks every page of a list', async () => {
+    const addresses = Array.from({ length: 5 }, (_, i) => `page${i}@example.test`);
+    for (const email of addresses) await management.suppressions.create(email);
+    seen.length = 0;
+    const walked: string[] = [];
+    for await (const entry of management.paginate('listSuppressions', { query: { limit: 2 } })) walked.push(entry.email);
+    expect(walked.sort()).toEqual(addresses);
+    // Three pages: the second and third asked for with the cursor the page before answered.
+    expect(seen.map((r) => new URL(r.url).searchParams.get('cursor') !== null)).toEqual([false, true, true]);
+    expect((await management.suppressions.list({ limit: 2 })).data).toHaveLength(2);
+    const all = [];
+    for await (const entry of management.suppressions.listAll({ limit: 4 })) all.push(entry);
+    expect(all).toHaveLength(5);
   });
 
   it('called every operation of the document', () => {

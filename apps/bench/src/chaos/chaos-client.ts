@@ -41,7 +41,7 @@ export async function sendUnderChaos(options: ChaosClientOptions): Promise<Clien
         baseUrl,
         apiKey: options.sendingKey,
         maxRetries: 0,
-        fetch: (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(options.timeoutMs) }),
+        timeout: options.timeoutMs,
       }),
   );
   const result: ClientResult = { acceptedIds: [], refused: 0, abandoned: 0, answers: {}, serverErrorSamples: [] };
@@ -58,7 +58,7 @@ export async function sendUnderChaos(options: ChaosClientOptions): Promise<Clien
         id = (await client.emails.send(body, { idempotencyKey })).id;
         answer = { kind: 'status', status: 202, retryAfter: null };
       } catch (error) {
-        if (!(error instanceof MailerApiError)) {
+        if (!(error instanceof MailerApiError) || error.status === null) {
           answer = { kind: 'network_error' };
         } else {
           answer = { kind: 'status', status: error.status, retryAfter: error.retryAfter };
