@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { once } from 'node:events';
+import { connect, createServer } from 'node:net';
 import path from 'node:path';
 import { createTestDatabase, freePort, testRedisPrefix } from '@mailer/testing';
 
@@ -97,19 +98,22 @@ const freePorts = async (): Promise<Ports> => ({
   submissionMetrics: await freePort(),
 });
 
-function start(command: string, args: string[], ports: Ports): Started {
+/** `overrides` replace variables of the environment; an undefined one is left unset. */
+function start(command: string, args: string[], ports: Ports, overrides: Record<string, string | undefined> = {}): Started {
+  const variables: Record<string, string | undefined> = {
+    ...env,
+    PORT: String(ports.api),
+    WORKER_METRICS_PORT: String(ports.worker),
+    INBOUND_PORT: String(ports.inbound),
+    INBOUND_METRICS_PORT: String(ports.inboundMetrics),
+    SUBMISSION_PORT: String(ports.submission),
+    SUBMISSION_TLS_PORT: String(ports.submissionTls),
+    SUBMISSION_METRICS_PORT: String(ports.submissionMetrics),
+    ...overrides,
+  };
   const child = spawn(command, args, {
     cwd: root,
-    env: {
-      ...env,
-      PORT: String(ports.api),
-      WORKER_METRICS_PORT: String(ports.worker),
-      INBOUND_PORT: String(ports.inbound),
-      INBOUND_METRICS_PORT: String(ports.inboundMetrics),
-      SUBMISSION_PORT: String(ports.submission),
-      SUBMISSION_TLS_PORT: String(ports.submissionTls),
-      SUBMISSION_METRICS_PORT: String(ports.submissionMetrics),
-    },
+    env: Object.fromEntries(Object.entries(variables).filter(([, value]) => value !== undefined)) as Record<string, string>,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -154,6 +158,7 @@ describe.each([
       'the API, the daemon, the inbound listener and the submission listener',
       60_000,
     );
+    await waitUntil(() => run.output().includes('"message":"mailer started"'), 'the line saying where everything is');
     const processes = (run.processes = descendants(run.child.pid!));
     expect(processes.length).toBeGreaterThanOrEqual(3);
 
@@ -164,6 +169,68 @@ describe.each([
     expect(run.output()).toContain('"message":"worker stopped"');
     expect(run.output()).toContain('"message":"inbound stopped"');
     expect(run.output()).toContain('"message":"submission stopped"');
+  }, 90_000);
+});
+
+/** The JSON lines of an output, parsed (other lines skipped). */
+const jsonLines = (output: string) =>
+  output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+describe('the first run (docs/api-decisions.md, "First run")', () => {
+  it('starts everything as a user without privileges, on development ports, and says where everything is', async () => {
+    const ports = await freePorts();
+    const asUser = process.getuid?.() === 0 ? ['runuser', ['-u', 'nobody', '--', process.execPath, 'scripts/start-all.js']] : [process.execPath, ['scripts/start-all.js']];
+    // INBOUND_PORT left unset: the development default must be a port any user may bind.
+    const run = start(asUser[0] as string, asUser[1] as string[], ports, { INBOUND_PORT: undefined });
+    await waitUntil(() => run.output().includes('"message":"mailer started"'), 'the line saying where everything is', 60_000);
+    const started = jsonLines(run.output()).find((line) => line.message === 'mailer started')!;
+    expect(started).toMatchObject({
+      api: `http://127.0.0.1:${ports.api}`,
+      docs: `http://127.0.0.1:${ports.api}/docs`,
+      inbound_smtp: '127.0.0.1:2525',
+      first_account: expect.stringContaining('account create'),
+    });
+    const smtp = connect(2525, '127.0.0.1');
+    const [banner] = (await once(smtp, 'data')) as [Buffer];
+    expect(banner.toString()).toMatch(/^220 /);
+    smtp.destroy();
+    // The short host name of a development machine is a warning, not a failure.
+    expect(jsonLines(run.output()).some((line) => line.level === 'warn' && line.variable === 'SMTP_HELO_NAME')).toBe(true);
+
+    const processes = (run.processes = descendants(run.child.pid!));
+    const uids = processes.map((pid) => Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]));
+    if (process.getuid?.() === 0) expect(new Set(uids)).toEqual(new Set([65534]));
+    run.child.kill('SIGTERM');
+    await run.exited;
+    await waitUntil(() => processes.every((pid) => !alive(pid)), 'every process under it to exit', 10_000);
+  }, 90_000);
+
+  it('stops everything when a listener cannot start, naming the variable to set', async () => {
+    const ports = await freePorts();
+    const holder = createServer().listen(ports.inbound, '127.0.0.1');
+    await once(holder, 'listening');
+    try {
+      const run = start(process.execPath, ['scripts/start-all.js'], ports);
+      const { code } = await run.exited;
+      expect(code).toBe(1);
+      const lines = jsonLines(run.output());
+      expect(lines.find((line) => line.variable === 'INBOUND_PORT')).toMatchObject({
+        level: 'error',
+        service: 'inbound',
+        code: 'EADDRINUSE',
+        port: ports.inbound,
+        message: expect.stringContaining('set INBOUND_PORT'),
+      });
+      expect(lines.find((line) => line.service === 'start-all')).toMatchObject({ level: 'error', role: 'inbound', message: 'inbound exited: stopping the others' });
+      expect(run.output()).not.toContain('"message":"mailer started"');
+      expect(run.output()).not.toMatch(/^\s+at /m);
+      expect(descendants(run.child.pid!)).toEqual([]);
+    } finally {
+      holder.close();
+    }
   }, 90_000);
 });
 

@@ -1,13 +1,15 @@
 import { ConfigError, loadConfig } from '@mailer/config';
-import { checkEncryptionKey } from '@mailer/operations';
+import { checkEncryptionKey, listenOrExplain, logConfigWarnings } from '@mailer/operations';
 import { closeContainer, createContainer } from './container';
 import { listen } from './server';
 
 async function main() {
   const config = loadConfig();
   const deps = createContainer(config);
+  logConfigWarnings(config, deps.logger);
   await checkEncryptionKey(deps.db, config, deps.logger);
-  const server = await listen(deps);
+  const server = await listenOrExplain(deps.logger, { variable: 'PORT', port: config.port, host: config.host }, () => listen(deps));
+  if (!server) return void closeContainer(deps).finally(() => process.exit(1));
   deps.logger.info('api listening', { host: config.host, port: config.port });
 
   let stopping = false;

@@ -66,6 +66,8 @@ export function productionEnv(config: Config, databaseUrl: string, encryptionKey
     PATH: process.env.PATH,
     NODE_ENV: 'production',
     LOG_LEVEL: 'warn',
+    // Production refuses a HELO name that is not fully qualified (a bench machine's own name may not be).
+    SMTP_HELO_NAME: 'bench.mailer.test',
     ENCRYPTION_KEY: encryptionKey.toString('base64'),
     DATABASE_URL: databaseUrl,
     REDIS_URL: config.redis.url,

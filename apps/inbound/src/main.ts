@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from '@mailer/config';
-import { checkEncryptionKey, serveMetrics } from '@mailer/operations';
+import { checkEncryptionKey, listenOrExplain, logConfigWarnings, serveMetrics } from '@mailer/operations';
 import { createContainer } from './container';
 import { createInboundServer, listenInbound } from './inbound-server';
 
@@ -11,9 +11,12 @@ import { createInboundServer, listenInbound } from './inbound-server';
 async function main() {
   const config = loadConfig();
   const deps = createContainer(config);
+  logConfigWarnings(config, deps.logger);
   await checkEncryptionKey(deps.db, config, deps.logger);
   const server = createInboundServer(deps);
-  const port = await listenInbound(server, config.inbound.port, config.host);
+  const listener = { variable: 'INBOUND_PORT', port: config.inbound.port, host: config.host };
+  const port = await listenOrExplain(deps.logger, listener, () => listenInbound(server, config.inbound.port, config.host));
+  if (port === undefined) return void deps.database.close().finally(() => process.exit(1));
   const metrics = serveMetrics(deps.metrics.registry, { port: config.inbound.metricsPort, host: config.host, operatorToken: config.operatorToken }, deps.logger);
   deps.logger.info('inbound listening', { port, host: config.returnPath.inboundHost });
   let stopping = false;

@@ -1,6 +1,6 @@
 import type { SMTPServer } from 'smtp-server';
 import { ConfigError, loadConfig } from '@mailer/config';
-import { serveMetrics } from '@mailer/operations';
+import { listenOrExplain, logConfigWarnings, serveMetrics } from '@mailer/operations';
 import { closeContainer, createContainer } from './container';
 import { createSubmissionServer, listenSubmission } from './submission-server';
 import { loadTlsMaterial } from './tls-material';
@@ -14,6 +14,7 @@ import { loadTlsMaterial } from './tls-material';
 async function main() {
   const config = loadConfig();
   const deps = createContainer(config);
+  logConfigWarnings(config, deps.logger);
   const tls = await loadTlsMaterial(config, deps.logger);
   const listeners: { server: SMTPServer; port: number; variable: string }[] = [
     { server: createSubmissionServer(deps, tls, false), port: config.submission.port, variable: 'SUBMISSION_PORT' },
@@ -21,11 +22,10 @@ async function main() {
   ];
   const ports: number[] = [];
   for (const listener of listeners) {
-    try {
-      ports.push(await listenSubmission(listener.server, listener.port, config.host));
-    } catch (error) {
-      throw new ConfigError(`${listener.variable}: cannot listen on ${config.host}:${listener.port} (${(error as Error).message}); set ${listener.variable} to a free port`);
-    }
+    const { variable, port: wanted } = listener;
+    const port = await listenOrExplain(deps.logger, { variable, port: wanted, host: config.host }, () => listenSubmission(listener.server, wanted, config.host));
+    if (port === undefined) return void closeContainer(deps).finally(() => process.exit(1));
+    ports.push(port);
   }
   const metrics = serveMetrics(deps.metrics.registry, { port: config.submission.metricsPort, host: config.host, operatorToken: config.operatorToken }, deps.logger);
   deps.logger.info('submission listening', { starttls_port: ports[0], tls_port: ports[1], self_signed_certificate: tls.selfSigned });

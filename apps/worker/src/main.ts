@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from '@mailer/config';
-import { checkEncryptionKey } from '@mailer/operations';
+import { checkEncryptionKey, logConfigWarnings } from '@mailer/operations';
 import { DELIVERY_QUEUE } from '@mailer/queue';
 import { createContainer } from './container';
 import { startDaemon } from './daemon';
@@ -10,6 +10,7 @@ import { installShutdown } from './shutdown';
 async function main() {
   const config = loadConfig();
   const deps = createContainer(config);
+  logConfigWarnings(config, deps.logger);
   await checkEncryptionKey(deps.db, config, deps.logger);
   const daemon = startDaemon(deps);
   const metrics = serveWorkerMetrics(deps.metrics, config, deps.logger);

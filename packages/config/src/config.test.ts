@@ -125,11 +125,11 @@ describe('loadConfig', () => {
     }
   });
 
-  it('publishes the return path at bounces.<domain>, its MX naming INBOUND_HOST (SMTP_HELO_NAME unless set), with the listener on port 25', () => {
+  it('publishes the return path at bounces.<domain>, its MX naming INBOUND_HOST (SMTP_HELO_NAME unless set), with the listener on port 2525 outside production', () => {
     const defaults = loadConfig({ SMTP_HELO_NAME: 'Mail.Example.NET.' });
     expect(defaults.returnPath).toEqual({ label: 'bounces', inboundHost: 'mail.example.net', spfInclude: undefined, outboundIps: [] });
     expect(defaults.inbound).toEqual({
-      port: 25,
+      port: 2525,
       metricsPort: 3002,
       maxMessageBytes: 2 * 1024 * 1024,
       maxConnections: 50,
@@ -180,10 +180,33 @@ describe('parseEncryptionKey', () => {
     expect(() => parseEncryptionKey('OLD_KEY', 'c2hvcnQ=')).toThrow(ConfigError);
   });
   it('listens for SMTP submission on 587 and 465 in production, on 2587 and 2465 otherwise, and takes a certificate only with its key', () => {
-    expect(loadConfig({ NODE_ENV: 'production', ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64') }).submission).toMatchObject({ port: 587, tlsPort: 465 });
+    expect(loadConfig({ NODE_ENV: 'production', ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'), SMTP_HELO_NAME: 'mail.example.com' }).submission).toMatchObject({ port: 587, tlsPort: 465 });
     expect(loadConfig({}).submission).toEqual({ port: 2587, tlsPort: 2465, tlsCertFile: undefined, tlsKeyFile: undefined, metricsPort: 3003 });
     expect(loadConfig({ SUBMISSION_PORT: '1587', SUBMISSION_TLS_PORT: '0' }).submission).toMatchObject({ port: 1587, tlsPort: 0 });
     expect(() => loadConfig({ SUBMISSION_TLS_CERT: '/etc/ssl/cert.pem' })).toThrow(/SUBMISSION_TLS_KEY/);
     expect(() => loadConfig({ SUBMISSION_PORT: 'smtp' })).toThrow(/SUBMISSION_PORT/);
+  });
+});
+
+describe('first-run defaults (docs/api-decisions.md, "First run")', () => {
+  const key = Buffer.alloc(32, 7).toString('base64');
+
+  it('listens for inbound mail on 2525 outside production and on 25 in production, unless INBOUND_PORT says otherwise', () => {
+    expect(loadConfig({}).inbound.port).toBe(2525);
+    expect(loadConfig({ NODE_ENV: 'test' }).inbound.port).toBe(2525);
+    expect(loadConfig({ NODE_ENV: 'production', ENCRYPTION_KEY: key, SMTP_HELO_NAME: 'mail.example.com' }).inbound.port).toBe(25);
+    expect(loadConfig({ INBOUND_PORT: '2600' }).inbound.port).toBe(2600);
+    expect(loadConfig({ INBOUND_PORT: '' }).inbound.port).toBe(2525);
+  });
+
+  it('warns of an SMTP_HELO_NAME that is not fully qualified, and refuses it in production', () => {
+    for (const name of ['vm', 'localhost', 'mail.localhost', '10.0.0.1', '-bad.example.com', 'mail_1.example.com']) {
+      expect(loadConfig({ SMTP_HELO_NAME: name }).warnings).toEqual([{ variable: 'SMTP_HELO_NAME', message: expect.stringContaining(`"${name}" is not a fully qualified host name`) }]);
+      expect(() => loadConfig({ NODE_ENV: 'production', ENCRYPTION_KEY: key, SMTP_HELO_NAME: name })).toThrow(/SMTP_HELO_NAME: .* is not a fully qualified host name/);
+    }
+    for (const name of ['mail.example.com', 'MX1.Example.COM.', 'a.b']) {
+      expect(loadConfig({ SMTP_HELO_NAME: name }).warnings).toEqual([]);
+      expect(loadConfig({ NODE_ENV: 'production', ENCRYPTION_KEY: key, SMTP_HELO_NAME: name }).smtp.heloName).toBe(name);
+    }
   });
 });

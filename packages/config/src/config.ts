@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { parseDatabaseUrl } from './database-url';
 import { parseDuration } from './duration';
 import { replyRulesSetting } from './reply-rules';
+import { HELO_NAME_PROBLEM, isFullyQualifiedHostName } from './helo-name';
 
 const duration = (fallback: string) =>
   z
@@ -141,6 +142,9 @@ const toHostPort = (defaultPort: number) => (text: string) => {
  * In production ENCRYPTION_KEY is required: it protects DKIM private keys at rest
  * and signs pagination cursors.
  */
+/** The inbound listener's port outside production: unprivileged, so any user can run `npm start`. */
+export const DEVELOPMENT_INBOUND_PORT = 2525;
+
 const DEVELOPMENT_ENCRYPTION_KEY = Buffer.alloc(32, 'mailer-development-only-key').toString('base64');
 
 const encryptionKey = z.string().refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64-encoded');
@@ -218,7 +222,8 @@ const envSchema = z
     ENCRYPTION_KEY: encryptionKey.optional(),
     RETURN_PATH_LABEL: z.string().regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'expected one lower-case DNS label').default('bounces'),
     INBOUND_HOST: z.string().regex(/^[A-Za-z0-9.-]+$/, 'expected a host name').optional(),
-    INBOUND_PORT: int(25, 0, 65535),
+    // 25 in production; an unprivileged port elsewhere, so that `npm start` runs as any user (toConfig).
+    INBOUND_PORT: z.coerce.number().int().min(0).max(65535).optional(),
     INBOUND_METRICS_PORT: int(3002, 0, 65535),
     INBOUND_MAX_MESSAGE_BYTES: int(2 * MIB, 64 * 1024, 64 * MIB),
     INBOUND_MAX_CONNECTIONS: int(50, 1, 10_000),
@@ -257,6 +262,9 @@ const envSchema = z
     }
     if (env.NODE_ENV === 'production' && !env.ENCRYPTION_KEY) {
       ctx.addIssue({ code: 'custom', path: ['ENCRYPTION_KEY'], message: 'is required in production' });
+    }
+    if (env.NODE_ENV === 'production' && !isFullyQualifiedHostName(env.SMTP_HELO_NAME)) {
+      ctx.addIssue({ code: 'custom', path: ['SMTP_HELO_NAME'], message: `"${env.SMTP_HELO_NAME}" ${HELO_NAME_PROBLEM}` });
     }
   });
 
@@ -368,7 +376,7 @@ function toConfig(env: z.infer<typeof envSchema>) {
       outboundIps: env.OUTBOUND_IPS,
     },
     inbound: {
-      port: env.INBOUND_PORT,
+      port: env.INBOUND_PORT ?? (env.NODE_ENV === 'production' ? 25 : DEVELOPMENT_INBOUND_PORT),
       metricsPort: env.INBOUND_METRICS_PORT,
       /** A report larger than this is refused (552); DSNs and ARF reports carry at most the returned message's start. */
       maxMessageBytes: env.INBOUND_MAX_MESSAGE_BYTES,
@@ -433,6 +441,8 @@ function toConfig(env: z.infer<typeof envSchema>) {
     encryptionKey: Buffer.from(env.ENCRYPTION_KEY ?? DEVELOPMENT_ENCRYPTION_KEY, 'base64'),
     /** ENCRYPTION_KEY is unset and the development key seals secrets: the API and the daemon warn at start. */
     usesDevelopmentEncryptionKey: env.ENCRYPTION_KEY === undefined,
+    /** What is allowed outside production but wrong for it: each process logs these at start. */
+    warnings: isFullyQualifiedHostName(env.SMTP_HELO_NAME) ? [] : [{ variable: 'SMTP_HELO_NAME', message: `SMTP_HELO_NAME "${env.SMTP_HELO_NAME}" ${HELO_NAME_PROBLEM}; set it (an error with NODE_ENV=production)` }],
   };
 }
 

@@ -24,3 +24,5 @@ export { redeliverWebhookDelivery } from './webhooks/redeliver-webhook-delivery'
 export { createDomain } from './domains/create-domain';
 export { addSender } from './senders/add-sender';
 export { accountView, accountViewSchema, type AccountView } from './accounts/account-view';
+export { logConfigWarnings } from './startup/config-warnings';
+export { listenOrExplain, type Listener } from './startup/listen-or-explain';

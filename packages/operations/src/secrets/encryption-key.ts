@@ -23,7 +23,10 @@ const opens = (key: Buffer, { sealed, kind }: Pick<SealedSecret, 'sealed' | 'kin
  */
 export async function checkEncryptionKey(db: Queryable, config: Config, logger: Logger): Promise<void> {
   if (config.usesDevelopmentEncryptionKey) {
-    logger.warn('ENCRYPTION_KEY is not set: the development key seals DKIM keys and signs cursors; set ENCRYPTION_KEY in production');
+    logger.warn(
+      'ENCRYPTION_KEY is not set: the development key seals DKIM keys and signs cursors; set ENCRYPTION_KEY in production (README, "Moving off the development key")',
+      { variable: 'ENCRYPTION_KEY' },
+    );
   }
   let stored: SealedSecret | undefined;
   try {
