@@ -24,6 +24,7 @@ export const API_ERROR_CODES = [
   "sender_already_exists",
   "sender_not_allowed",
   "sender_not_found",
+  "sending_paused",
   "service_unavailable",
   "suppression_not_found",
   "unauthorized",
