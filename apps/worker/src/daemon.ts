@@ -1,5 +1,5 @@
 import { Worker, type Job } from 'bullmq';
-import { owedDeliveryJobs } from '@mailer/db';
+import { expireHeldDeliveries, owedDeliveryJobs } from '@mailer/db';
 import { leaseTiming } from '@mailer/domain';
 import { evaluateReputation } from '@mailer/operations';
 import { DELIVERY_QUEUE, RECONCILE_GRACE_MS, reconcileOwedDeliveries, type DeliverMessagePayload } from '@mailer/queue';
@@ -54,9 +54,11 @@ export interface Daemon {
  * reconciler: every `RECONCILE_INTERVAL` it enqueues the jobs of owed deliveries that
  * Redis lost (FLUSHALL, Redis down at acceptance, a dead worker's lease), and every third
  * of `DELIVERY_LEASE` those of expired leases alone, so that a dead daemon's deliveries are
- * taken over soon after its leases run out (docs/api-decisions.md, "Delivery"); the webhook
- * sender; at start and then periodically, retention passes and domain re-check passes; and
- * every `REPUTATION_CHECK_INTERVAL` a reputation evaluation (docs/api-decisions.md, "Reputation").
+ * taken over soon after its leases run out (docs/api-decisions.md, "Delivery"), and with each
+ * full pass the expiry of held deliveries past their maximum age (docs/api-decisions.md, "Queue
+ * operations"); the webhook sender; at start and then periodically, retention passes and domain
+ * re-check passes; and every `REPUTATION_CHECK_INTERVAL` a reputation evaluation
+ * (docs/api-decisions.md, "Reputation").
  */
 export function startDaemon(deps: WorkerDependencies): Daemon {
   deps.scheduler.start();
@@ -77,11 +79,17 @@ export function startDaemon(deps: WorkerDependencies): Daemon {
 
   const reconcile = async (expiredLeasesOnly = false) => {
     const now = deps.now();
+    if (!expiredLeasesOnly) await expireHolds(now);
     const owed = owedDeliveryJobs(deps.db, { now, graceMs: RECONCILE_GRACE_MS, pageSize: RECONCILE_PAGE_SIZE, expiredLeasesOnly });
     const added = await reconcileOwedDeliveries(deps.deliveryQueue, owed, now);
     if (added > 0) deps.logger.info('reconciler enqueued owed deliveries', { added, expired_leases_only: expiredLeasesOnly });
     deps.metrics.reconcilerEnqueued.inc(added);
     return added;
+  };
+  // Held deliveries are never claimed, so their expiry is run here (docs/api-decisions.md, "Queue operations").
+  const expireHolds = async (now: Date) => {
+    const expired = await expireHeldDeliveries(deps.db, now, deps.config.worker.maxDeliveryAgeMs);
+    if (expired > 0) deps.logger.info('held deliveries expired', { expired });
   };
   // One pass of each kind at a time; a long full pass does not hold the expired-lease look back.
   const pass = (expiredLeasesOnly: boolean) => oneAtATime(deps, () => reconcile(expiredLeasesOnly), 'reconciliation failed');

@@ -63,6 +63,7 @@ it('finds in SQL exactly the messages isOwedAttempt owes an attempt', async () =
     status: fc.constantFrom(...DELIVERY_STATUSES),
     nextAttemptAt: offset,
     leaseExpiresAt: fc.option(offset, { nil: null }),
+    heldAt: fc.option(offset, { nil: null }),
   });
   let round = 0;
   await fc.assert(
@@ -72,12 +73,13 @@ it('finds in SQL exactly the messages isOwedAttempt owes an attempt', async () =
         deliveries.map((d, k) => ({ ...d, id: `dlv_${prefix}${m}_${k}`, emailId: `em_${prefix}${m}`, status: d.status as DeliveryStatus })),
       );
       await db`
-        insert into deliveries (id, email_id, account_id, recipient, recipient_domain, kind, status, next_attempt_at, lease_expires_at)
-        select x.id, x.email_id, ${accountId}, 'a@b.test', 'b.test', 'to', x.status, x.next_attempt_at, x.lease_expires_at
+        insert into deliveries (id, email_id, account_id, recipient, recipient_domain, kind, status, next_attempt_at, lease_expires_at, held_at)
+        select x.id, x.email_id, ${accountId}, 'a@b.test', 'b.test', 'to', x.status, x.next_attempt_at, x.lease_expires_at, x.held_at
           from unnest(${rows.map((r) => r.id)}::text[], ${rows.map((r) => r.emailId)}::text[], ${rows.map((r) => r.status)}::text[],
                       ${rows.map((r) => r.nextAttemptAt.toISOString())}::text[]::timestamptz[],
-                      ${rows.map((r) => r.leaseExpiresAt?.toISOString() ?? null)}::text[]::timestamptz[])
-               as x(id, email_id, status, next_attempt_at, lease_expires_at)`;
+                      ${rows.map((r) => r.leaseExpiresAt?.toISOString() ?? null)}::text[]::timestamptz[],
+                      ${rows.map((r) => r.heldAt?.toISOString() ?? null)}::text[]::timestamptz[])
+               as x(id, email_id, status, next_attempt_at, lease_expires_at, held_at)`;
       try {
         const found = new Set<string>();
         for await (const page of owedDeliveryJobs(db, { now, graceMs: 0, pageSize: 100 })) for (const job of page) found.add(job.emailId);

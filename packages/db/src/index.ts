@@ -43,3 +43,5 @@ export * from './stores/sending-status-store';
 export * from './stores/account-resume-store';
 export { createKeyLookup, type KeyLookup } from './stores/api-keys-store';
 export { tlsSessionsOfDay, claimTlsReport, settleTlsReport, TLS_REPORT_CLAIM_STALE_MS } from './stores/tls-report-store';
+export * from './stores/queue-actions-store';
+export * from './stores/queue-listing-store';

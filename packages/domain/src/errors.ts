@@ -50,7 +50,13 @@ export type ErrorCode =
   | 'operator_token_not_configured'
   /** A change to the queue dashboard made from another site's page (docs/api-decisions.md, "Keys and accounts"). */
   | 'cross_site_request'
-  /** A webhook delivery redelivered while its endpoint is disabled (docs/api-decisions.md, "Operator console"). */
+  /** Operator operations (docs/api-decisions.md, "Queue operations"): no such account, webhook delivery or destination. */
+  | 'account_not_found'
+  | 'webhook_delivery_not_found'
+  | 'destination_not_found'
+  /** A redelivery of a webhook delivery that is still pending (it will be sent anyway). */
+  | 'webhook_delivery_pending'
+  /** A redelivery or test event for an endpoint that is disabled or deleted (also "Operator console"). */
   | 'webhook_endpoint_disabled';
 
 export interface ErrorDetail {

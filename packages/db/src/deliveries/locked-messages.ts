@@ -23,6 +23,8 @@ export interface DeliveryRow {
   leaseToken: string | null;
   delayReportedAt: Date | null;
   complainedAt: Date | null;
+  /** Set while an operator holds it (docs/api-decisions.md, "Queue operations"). */
+  heldAt: Date | null;
 }
 
 /** A message and every one of its deliveries, locked (lock-order level 1). */
@@ -51,6 +53,7 @@ const toDeliveryRow = (r: Row): DeliveryRow => ({
   leaseToken: r.lease_token,
   delayReportedAt: r.delay_reported_at,
   complainedAt: r.complained_at,
+  heldAt: r.held_at,
 });
 
 /**
@@ -61,7 +64,7 @@ export function lockMessages(tx: Transaction, emailIds: readonly string[]): Stat
   const ids = enterLevel(tx, 'deliveries', emailIds);
   return tx.sql`
     select d.id, d.email_id, d.recipient, d.recipient_domain, d.kind, d.position, d.status, d.cause, d.attempt_count,
-           d.created_at, d.updated_at, d.next_attempt_at, d.lease_expires_at, d.lease_token, d.delay_reported_at, d.complained_at,
+           d.created_at, d.updated_at, d.next_attempt_at, d.lease_expires_at, d.lease_token, d.delay_reported_at, d.complained_at, d.held_at,
            d.account_id, (select e.sender_id from emails e where e.id = d.email_id) as sender_id
       from deliveries d
      where d.email_id = any(${ids}::text[])

@@ -129,6 +129,7 @@ const newRow = (d: NewDelivery): DeliveryRow => ({
   leaseToken: null,
   delayReportedAt: null,
   complainedAt: null,
+  heldAt: null,
 });
 
 /**
@@ -205,6 +206,7 @@ export function writeTransitions(tx: Transaction, write: TransitionWrite): Writt
       nextAttemptAt: t.nextAttemptAt ?? base.nextAttemptAt,
       leaseExpiresAt: t.to === 'sending' ? t.lease!.expiresAt : null,
       leaseToken: t.to === 'sending' ? t.lease!.token : null,
+      heldAt: effects.hold === 'set' ? t.at : effects.hold === 'clear' ? null : base.heldAt,
     };
     if (t.to === 'sending' && !t.lease) throw new Error(`delivery ${id} claimed without a lease`);
     after.set(id, row);

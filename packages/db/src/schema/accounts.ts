@@ -37,4 +37,6 @@ export const accounts = pgTable('accounts', {
   sendingReason: text('sending_reason'),
   sendingSince: instant('sending_since').notNull().defaultNow(),
   createdAt: createdAt(),
+  /** Set while an operator has disabled it: its keys answer 401 (0030_account_disabled.sql). */
+  disabledAt: instant('disabled_at'),
 });

@@ -101,6 +101,8 @@ export const deliveries = pgTable(
     delayReportedAt: instant('delay_reported_at'),
     /** When the recipient first complained (reports apply once). */
     complainedAt: instant('complained_at'),
+    /** Set while an operator holds it: never claimed until released (0029_queue_holds.sql). */
+    heldAt: instant('held_at'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -113,6 +115,7 @@ export const deliveries = pgTable(
     // stays as small as the backlog; its predicate names the owed statuses (queued, sending,
     // deferred) literally, and so does the one statement that uses it (owedDeliveriesSummary).
     index('deliveries_owed_created_idx').on(t.createdAt).where(sql`status in ('queued', 'sending', 'deferred')`),
+    index('deliveries_held_idx').on(t.heldAt).where(sql`held_at is not null`),
     // Active deliveries per account are counted in account_usage (counterDeltas), not by an index scan.
     check('deliveries_status_check', oneOf(t.status, DELIVERY_STATUSES)),
   ],

@@ -210,3 +210,19 @@ export async function findAccountWithPlan(db: Queryable, accountId: string): Pro
     },
   };
 }
+
+/**
+ * Disables or enables an account (docs/api-decisions.md, "Queue operations"): while disabled its
+ * keys are refused. Undefined when there is no such account; otherwise whether it changed (a
+ * second disable keeps the first time) and when it was disabled (null once enabled).
+ */
+export async function setAccountDisabled(db: Queryable, accountId: string, disabled: boolean, at: Date): Promise<{ changed: boolean; disabledAt: Date | null } | undefined> {
+  const [row] = await db`
+    with before as (select id, disabled_at from accounts where id = ${accountId} for update)
+    update accounts a
+       set disabled_at = case when ${disabled} then coalesce(b.disabled_at, ${at}) else null end
+      from before b
+     where a.id = b.id
+    returning a.disabled_at, (b.disabled_at is null) = ${disabled} as changed`;
+  return row && { changed: row.changed, disabledAt: row.disabled_at };
+}

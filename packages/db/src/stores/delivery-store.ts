@@ -122,6 +122,6 @@ export interface Lease {
  * lease still held (a worker that dies holding one is taken over then).
  */
 export async function nextObligation(db: Database, emailId: string): Promise<Date | undefined> {
-  const rows = await db`select status, next_attempt_at, lease_expires_at from deliveries where email_id = ${emailId}`;
-  return nextObligationOf(rows.map((r) => ({ status: r.status, nextAttemptAt: r.next_attempt_at, leaseExpiresAt: r.lease_expires_at })));
+  const rows = await db`select status, next_attempt_at, lease_expires_at, held_at from deliveries where email_id = ${emailId}`;
+  return nextObligationOf(rows.map((r) => ({ status: r.status, nextAttemptAt: r.next_attempt_at, leaseExpiresAt: r.lease_expires_at, heldAt: r.held_at })));
 }

@@ -35,18 +35,18 @@ export async function* owedDeliveryJobs(db: Database, query: OwedDeliveryQuery):
   const dueBy = new Date(query.now.getTime() - query.graceMs);
   let afterId = '';
   for (;;) {
-    // isOwedAttempt's rule, with the grace on waiting deliveries; each half is a range of
-    // deliveries_status_due_idx, so the scan reads owed deliveries only.
+    // isOwedAttempt's rule, with the grace on waiting deliveries (held ones are never owed); each
+    // half is a range of deliveries_status_due_idx, so the scan reads owed deliveries only.
     const waiting = query.expiredLeasesOnly
       ? db``
       : db`select email_id, account_id, next_attempt_at as due_at from deliveries
-            where status = any(${WAITING_STATUSES}::text[]) and next_attempt_at <= ${dueBy} and email_id > ${afterId}
+            where status = any(${WAITING_STATUSES}::text[]) and next_attempt_at <= ${dueBy} and held_at is null and email_id > ${afterId}
            union all`;
     const rows = await db`
       select email_id, account_id, min(due_at) as due_at
         from (${waiting}
               select email_id, account_id, lease_expires_at as due_at from deliveries
-               where status = 'sending' and lease_expires_at <= ${query.now} and email_id > ${afterId}) owed
+               where status = 'sending' and lease_expires_at <= ${query.now} and held_at is null and email_id > ${afterId}) owed
        group by email_id, account_id
        order by email_id
        limit ${query.pageSize}`;

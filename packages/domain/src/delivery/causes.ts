@@ -30,6 +30,8 @@ export const CAUSE_CODES = [
   'recipient_suppressed',
   /** The message was canceled before any delivery started (POST /v1/emails/{id}/cancel). */
   'canceled',
+  /** An operator deleted the delivery from the queue (`queue delete`): it was never attempted again. */
+  'canceled_by_operator',
 ] as const;
 
 export type CauseCode = (typeof CAUSE_CODES)[number];

@@ -11,3 +11,4 @@ export * from './transitions';
 export * from './tls-policy';
 export * from './dane';
 export * from './tls-failure';
+export * from './hold';

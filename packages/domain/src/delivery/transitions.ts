@@ -1,7 +1,7 @@
 import { suppressesRecipient, type SuppressionReason } from '../suppressions/suppression';
 import { deliveryEventType, type WebhookEventType } from '../webhooks/webhook-events';
 import type { DeliveryCause } from './causes';
-import type { DeliveryStatus } from './message-status';
+import { isTerminal, type DeliveryStatus } from './message-status';
 
 /**
  * Why a delivery changes (docs/api-decisions.md, "Delivery", Transitions). Each reason allows
@@ -32,7 +32,15 @@ export type TransitionReason =
   /** A delivery status notification reported a permanent failure after it was accepted. */
   | 'bounce_reported'
   /** An operator made a waiting delivery due now (`email retry`; `account resume` for every waiting delivery). */
-  | 'made_due';
+  | 'made_due'
+  /** An operator held a waiting delivery (`queue hold`): it keeps its status and is not claimed until released. */
+  | 'held_by_operator'
+  /** An operator released a held delivery (`queue release`): due now. */
+  | 'released_by_operator'
+  /** An operator deleted a waiting delivery from the queue (`queue delete`): it ends `canceled_by_operator`. */
+  | 'deleted_by_operator'
+  /** A held delivery reached its maximum age (isHeldPastMaxAge). */
+  | 'expired_while_held';
 
 /** Reports that add a fact to a delivery without changing its status: each applies once per delivery. */
 export type DeliveryObservation = 'delayed' | 'complained';
@@ -47,12 +55,19 @@ const MOVES: Record<TransitionReason, { from: readonly (DeliveryStatus | null)[]
   canceled: { from: ['queued'], to: ['failed'] },
   bounce_reported: { from: ['accepted'], to: ['bounced'] },
   made_due: { from: ['queued', 'deferred'], to: ['queued', 'deferred'] },
+  held_by_operator: { from: ['queued', 'deferred'], to: ['queued', 'deferred'] },
+  released_by_operator: { from: ['queued', 'deferred'], to: ['queued', 'deferred'] },
+  deleted_by_operator: { from: ['queued', 'deferred'], to: ['failed'] },
+  expired_while_held: { from: ['queued', 'deferred'], to: ['failed'] },
 };
+
+/** Moves that keep the status: they change when (or whether) the delivery is next attempted. */
+const KEEP_STATUS: ReadonlySet<TransitionReason> = new Set(['made_due', 'held_by_operator', 'released_by_operator']);
 
 /** Whether `reason` may move a delivery from `from` (null: it does not exist yet) to `to`. */
 export function isAllowedTransition(reason: TransitionReason, from: DeliveryStatus | null, to: DeliveryStatus): boolean {
   const move = MOVES[reason];
-  return move.from.includes(from) && move.to.includes(to) && (reason !== 'made_due' || from === to);
+  return move.from.includes(from) && move.to.includes(to) && (!KEEP_STATUS.has(reason) || from === to);
 }
 
 export interface TransitionEffects {
@@ -64,13 +79,16 @@ export interface TransitionEffects {
   attempt: boolean;
   /** The suppression entry the move adds for its recipient. */
   suppression: Extract<SuppressionReason, 'hard_bounce'> | null;
+  /** What becomes of the operator's hold (`held_at`): set by a hold, cleared by a release or an end, else kept. */
+  hold: 'set' | 'clear' | 'keep';
 }
 
 /**
  * The side effects of one move, beyond the delivery itself, the message's derived status and
  * the counters (which every move keeps, see counterDeltas). Creation records no delivery
  * event: the message's own `queued` event stands for its deliveries. A release says
- * nothing: no attempt happened. An operator's retry only moves the due time.
+ * nothing: no attempt happened. An operator's retry, hold or release only moves the due time
+ * or the hold; an operator's delete ends the delivery with its event and webhook as any end does.
  */
 export function transitionEffects(
   reason: TransitionReason,
@@ -78,12 +96,13 @@ export function transitionEffects(
   to: DeliveryStatus,
   cause: DeliveryCause | null,
 ): TransitionEffects {
-  const silent = reason === 'created' || reason === 'released' || reason === 'postponed' || reason === 'made_due';
+  const silent = reason === 'created' || reason === 'released' || reason === 'postponed' || KEEP_STATUS.has(reason);
   return {
     event: silent ? null : to,
     webhook: silent ? null : (deliveryEventType(to) ?? null),
     attempt: reason === 'attempted',
     suppression: suppressesRecipient({ kind: delivery.kind, status: to, cause }) ? 'hard_bounce' : null,
+    hold: reason === 'held_by_operator' ? 'set' : reason === 'released_by_operator' || isTerminal(to) ? 'clear' : 'keep',
   };
 }
 
