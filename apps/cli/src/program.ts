@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { isDatabaseUnavailable } from '@mailer/db';
+import { AppError } from '@mailer/domain';
 import type { CliDependencies } from './cli-dependencies';
 import { registerAccountCommands } from './commands/account';
 import { registerDomainCommands } from './commands/domain';
@@ -62,7 +63,7 @@ export async function runCli(argv: string[], deps: CliDependencies): Promise<num
   } catch (error) {
     // Commander has already printed its usage error or the help.
     if (error instanceof CommanderError) return error.exitCode;
-    if (error instanceof CliError) {
+    if (error instanceof CliError || error instanceof AppError) {
       printError(deps.stderr, json, error);
     } else {
       printError(deps.stderr, json, databaseFailure(error) ?? { code: 'internal_error', message: (error as Error)?.message || String(error) });

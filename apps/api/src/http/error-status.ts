@@ -38,4 +38,9 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   internal_error: 500,
   service_unavailable: 503,
   operator_token_not_configured: 503,
+  account_not_found: 404,
+  webhook_delivery_not_found: 404,
+  destination_not_found: 404,
+  webhook_delivery_pending: 409,
+  webhook_endpoint_disabled: 409,
 };

@@ -4,11 +4,13 @@ import { listDestinations } from '@mailer/operations';
 import { MESSAGES_PER_JOB } from '@mailer/queue';
 import { printResult } from '../output';
 import type { CliDependencies } from '../cli-dependencies';
+import { registerQueueActions } from './queue-actions';
 
 const JOB_STATES = ['waiting', 'delayed', 'active', 'failed'] as const;
 
 export function registerQueueCommands(program: Command, deps: CliDependencies): void {
-  const queue = program.command('queue').description('inspect the delivery queue');
+  const queue = program.command('queue').description('inspect the delivery queue and act on it');
+  registerQueueActions(queue, deps);
   queue
     .command('destinations')
     .description(
