@@ -53,3 +53,31 @@ describe('keys made by the CLI, used against the API', () => {
     expect(await outcome(created.management_key)).toEqual({ status: 404, code: 'domain_not_found' });
   });
 });
+
+describe('account disable and enable, against the API', () => {
+  it('refuses every key of a disabled account with 401 until it is enabled, other accounts untouched', async () => {
+    const created = await cli('account', 'create', '--name', 'Disabled');
+    const other = await cli('account', 'create', '--name', 'Bystander');
+    const sendingProbe = () => api.http.get('/v1/emails/em_x').set('Authorization', `Bearer ${created.sending_key}`);
+
+    const disabled = await cli('account', 'disable', created.account.id);
+    expect(disabled).toEqual({ id: created.account.id, status: 'disabled', disabled_at: expect.any(String), changed: true });
+    expect(await outcome(created.management_key)).toEqual({ status: 401, code: 'unauthorized' });
+    const refused = await sendingProbe();
+    expect(refused.status).toBe(401);
+    expect(refused.headers['www-authenticate']).toMatch(/^Bearer/);
+    expect(await outcome(other.management_key)).toEqual({ status: 404, code: 'domain_not_found' });
+    // A second disable keeps the first time.
+    expect(await cli('account', 'disable', created.account.id)).toEqual({ ...disabled, changed: false });
+
+    expect(await cli('account', 'enable', created.account.id)).toEqual({ id: created.account.id, status: 'enabled', disabled_at: null, changed: true });
+    expect(await outcome(created.management_key)).toEqual({ status: 404, code: 'domain_not_found' });
+    expect((await sendingProbe()).body.error.code).toBe('email_not_found');
+  });
+
+  it('refuses an unknown account', async () => {
+    const { status, stderr } = await testCli.run('account', 'disable', 'acc_unknown', '--json');
+    expect(status).toBe(1);
+    expect(JSON.parse(stderr)).toEqual({ error: { code: 'account_not_found', message: 'No account with id acc_unknown.' } });
+  });
+});

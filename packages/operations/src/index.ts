@@ -29,3 +29,4 @@ export { listenOrExplain, type Listener } from './startup/listen-or-explain';
 export { resolveQueueSelection, type DestinationSnapshots, type QueueSelectionInput } from './queue/queue-selection';
 export { listQueue, QUEUE_LIST_MAX, type ListedQueueDelivery, type QueueListInput } from './queue/list-queue';
 export { changeQueue, type QueueChangeDependencies } from './queue/change-queue';
+export { setAccountEnabled } from './accounts/disable-account';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { createAccount, listAccounts } from '@mailer/db';
-import { accountSendingState, pauseSending, resumeSending, type SendingRepresentation, type SendingStatusOutcome } from '@mailer/operations';
+import { accountSendingState, pauseSending, resumeSending, setAccountEnabled, type SendingRepresentation, type SendingStatusOutcome } from '@mailer/operations';
 import { MAX_ACCOUNT_NAME_LENGTH, MAX_SENDING_REASON_LENGTH, normalizeOneLineText, oneLineTextRule } from '@mailer/domain';
 import { CliError, printResult } from '../output';
 import type { CliDependencies } from '../cli-dependencies';
@@ -96,4 +96,23 @@ export function registerAccountCommands(program: Command, deps: CliDependencies)
   change('resume', "take the account's mail again: its rates start afresh and its held deliveries are due at once", async (id, reason) =>
     resumeSending(deps.db, await deps.deliveryQueue(), id, reason, deps.now()),
   );
+
+  for (const [verb, enabled] of [
+    ['disable', false],
+    ['enable', true],
+  ] as const) {
+    account
+      .command(verb)
+      .description(
+        enabled
+          ? "enable a disabled account: its keys work again"
+          : "disable an account: its keys answer 401 unauthorized until it is enabled (its accepted mail is still delivered)",
+      )
+      .argument('<id>', 'the account id (acc_…)')
+      .option('--json', 'print {"id","status","disabled_at","changed"}')
+      .action(async (id: string, options: { json?: boolean }) => {
+        const result = await setAccountEnabled(deps.db, id, enabled, deps.now());
+        printResult(deps.stdout, options.json, result, `Account ${id} is ${result.status}${result.changed ? '' : ' (it already was)'}.`);
+      });
+  }
 }

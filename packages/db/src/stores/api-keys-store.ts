@@ -14,7 +14,8 @@ export type KeyLookup = Batcher<string, StoredKey | undefined>;
 const toStoredKey = (r: Row): StoredKey => ({ id: r.id, accountId: r.account_id, kind: r.kind, keyHash: r.key_hash, scopes: r.scopes });
 
 /**
- * Finds the active (unrevoked) key with a hash. Requests that arrive together share one
+ * Finds the active key with a hash: not revoked, of an account an operator has not disabled
+ * (docs/api-decisions.md, "Queue operations": a disabled account's keys answer 401 as unknown ones). Requests that arrive together share one
  * `key_hash = any(…)` query instead of a round trip each. Nothing is cached: each lookup
  * reads the database after its request arrived, so a revoked key is refused at once.
  */
@@ -22,8 +23,8 @@ export function createKeyLookup(db: Database): KeyLookup {
   return new Batcher(async (hashes) => {
     // One statement text for any number of keys, prepared once per connection.
     const rows = await db`
-      select id, account_id, kind, key_hash, scopes from api_keys
-      where key_hash = any(${[...new Set(hashes)]}::text[]) and revoked_at is null`;
+      select k.id, k.account_id, k.kind, k.key_hash, k.scopes from api_keys k join accounts a on a.id = k.account_id
+      where k.key_hash = any(${[...new Set(hashes)]}::text[]) and k.revoked_at is null and a.disabled_at is null`;
     const byHash = new Map(rows.map((row) => [row.key_hash as string, toStoredKey(row)]));
     return hashes.map((hash) => byHash.get(hash));
   });
