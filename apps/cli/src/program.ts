@@ -10,6 +10,7 @@ import { registerPlanCommands } from './commands/plan';
 import { registerPoolCommands } from './commands/pool';
 import { registerQueueCommands } from './commands/queue';
 import { registerSecretsCommands } from './commands/secrets';
+import { registerWebhookCommands } from './commands/webhook';
 import { CliError, printError } from './output';
 
 /** A command group adds its subcommands (`account create`, …) to the program. */
@@ -24,6 +25,7 @@ const COMMAND_GROUPS: CommandGroup[] = [
   registerDomainCommands,
   registerSecretsCommands,
   registerPoolCommands,
+  registerWebhookCommands,
 ];
 
 /** Failures that are not the command's: the database is unreachable, missing or not migrated. */

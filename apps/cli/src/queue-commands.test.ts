@@ -148,3 +148,10 @@ describe('queue hold, release, delete and flush', () => {
     expect((await json('queue', 'hold', '--account', 'nope')).body.error).toMatchObject({ code: 'validation_error', message: expect.stringContaining('account') });
   });
 });
+
+describe('webhook redeliver and test', () => {
+  it('answers unknown ids with the contract codes', async () => {
+    expect((await json('webhook', 'redeliver', 'whd_unknown')).body.error.code).toBe('webhook_delivery_not_found');
+    expect((await json('webhook', 'test', 'wh_unknown')).body.error.code).toBe('webhook_not_found');
+  });
+});

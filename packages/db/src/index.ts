@@ -45,3 +45,4 @@ export { createKeyLookup, type KeyLookup } from './stores/api-keys-store';
 export { tlsSessionsOfDay, claimTlsReport, settleTlsReport, TLS_REPORT_CLAIM_STALE_MS } from './stores/tls-report-store';
 export * from './stores/queue-actions-store';
 export * from './stores/queue-listing-store';
+export * from './stores/webhook-operator-store';

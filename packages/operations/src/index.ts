@@ -30,3 +30,4 @@ export { resolveQueueSelection, type DestinationSnapshots, type QueueSelectionIn
 export { listQueue, QUEUE_LIST_MAX, type ListedQueueDelivery, type QueueListInput } from './queue/list-queue';
 export { changeQueue, type QueueChangeDependencies } from './queue/change-queue';
 export { setAccountEnabled } from './accounts/disable-account';
+export { redeliverWebhook, sendTestWebhook } from './webhooks/operator-webhooks';

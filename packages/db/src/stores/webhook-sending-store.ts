@@ -1,4 +1,4 @@
-import type { DeliveryCause, WebhookEventType } from '@mailer/domain';
+import type { DeliveryCause, SentWebhookEventType } from '@mailer/domain';
 import { booleansParam, timestampsParam, type Database, type Queryable, type Row, type Statement } from '../database';
 import { lockWebhookDeliveries, lockWebhookEndpoints } from '../lock-order';
 import { inTransaction } from '../transaction';
@@ -13,7 +13,7 @@ export interface LeasedWebhook {
   attemptCount: number;
   event: {
     id: string;
-    type: WebhookEventType;
+    type: SentWebhookEventType;
     occurredAt: Date;
     emailId: string | null;
     recipient: string | null;

@@ -1,4 +1,4 @@
-import { isIdOf, newId, type WebhookDeliveryStatus, type WebhookEventType } from '@mailer/domain';
+import { isIdOf, newId, type SentWebhookEventType, type WebhookDeliveryStatus, type WebhookEventType } from '@mailer/domain';
 import type { Database, Queryable, Row } from '../database';
 import { inTransaction } from '../transaction';
 import { newestFirst, type PagePosition } from './keyset';
@@ -135,7 +135,7 @@ export async function rotateWebhookSecret(db: Queryable, endpoint: WebhookEndpoi
 export interface WebhookDeliveryRecord {
   id: string;
   eventId: string;
-  type: WebhookEventType;
+  type: SentWebhookEventType;
   status: WebhookDeliveryStatus;
   attemptCount: number;
   lastAttemptAt: Date | null;

@@ -15,8 +15,17 @@ export const WEBHOOK_EVENT_TYPES = [
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
+/**
+ * An event an operator sends to one endpoint to try it (`webhook test`, docs/api-decisions.md,
+ * "Queue operations"): not subscribable, sent whatever the endpoint's `events`.
+ */
+export const WEBHOOK_TEST_EVENT_TYPE = 'webhook.test';
+/** Every type a webhook delivery can carry: the subscribable ones and the test event. */
+export const SENT_WEBHOOK_EVENT_TYPES = [...WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT_TYPE] as const;
+export type SentWebhookEventType = (typeof SENT_WEBHOOK_EVENT_TYPES)[number];
+
 /** Whether an event of this type carries its data whole (recorded with it), rather than a delivery's facts. */
-export const carriesData = (type: WebhookEventType): boolean => !type.startsWith('email.');
+export const carriesData = (type: SentWebhookEventType): boolean => !type.startsWith('email.');
 
 /** The event a delivery's move to `status` reports: one per transition, per attempt for a deferral; none for queued or sending. */
 export function deliveryEventType(status: DeliveryStatus): WebhookEventType | undefined {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from '@mailer/domain';
+import { SENT_WEBHOOK_EVENT_TYPES, WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from '@mailer/domain';
 import type { WebhookDeliveryRecord, WebhookEndpoint } from '@mailer/db';
 import { timestampSchema } from '@mailer/operations';
 import { pageQuerySchema } from '../../http/pagination';
@@ -44,7 +44,7 @@ export const createdWebhookSchema = webhookSchema.extend({
 export const webhookDeliverySchema = z.object({
   id: z.string(),
   event_id: z.string().meta({ description: 'evt_…: the `webhook-id` header, the same on every retry.' }),
-  type: z.enum(WEBHOOK_EVENT_TYPES),
+  type: z.enum(SENT_WEBHOOK_EVENT_TYPES),
   status: z.enum(WEBHOOK_DELIVERY_STATUSES),
   attempt_count: z.number().int(),
   last_attempt_at: timestampSchema.nullable(),
