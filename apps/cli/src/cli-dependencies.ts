@@ -16,6 +16,8 @@ export interface CliDependencies {
   returnPath: ReturnPathSettings;
   /** The live daemons' destination snapshots in Redis (docs/api-decisions.md, "Scheduling"). */
   destinationSnapshots: () => Promise<DaemonSnapshot[]>;
+  /** Asks the live daemons to lift a destination's suspension (requestDestinationLift). */
+  requestLift: (destination: string, at: Date) => Promise<void>;
   /** ENCRYPTION_KEY as configured: what `secrets reseal` seals under. */
   encryptionKey: Buffer;
   /** The environment, for the variable `secrets reseal --from-key-env` names. */

@@ -1,7 +1,7 @@
 import { ConfigError, loadConfig } from '@mailer/config';
 import { openDatabase } from '@mailer/db';
 import { createDnsResolver, type DnsResolver } from '@mailer/dns';
-import { createDeliveryQueue, openRedis, readDestinationSnapshots, waitForRedis, type DeliveryQueue, type Redis } from '@mailer/queue';
+import { createDeliveryQueue, openRedis, readDestinationSnapshots, requestDestinationLift, waitForRedis, type DeliveryQueue, type Redis } from '@mailer/queue';
 import { printError } from './output';
 import { runCli } from './program';
 
@@ -38,6 +38,7 @@ async function main(argv: string[]): Promise<number> {
       stderr: process.stderr,
       deliveryQueue: async () => (queue ??= createDeliveryQueue(await connected(), config.redisPrefix)),
       destinationSnapshots: async () => readDestinationSnapshots(await connected(), config.redisPrefix),
+      requestLift: async (destination, at) => requestDestinationLift(await connected(), config.redisPrefix, destination, at),
       dns: () => (dns ??= createDnsResolver(config.dns)),
       encryptionKey: config.encryptionKey,
       returnPath: config.returnPath,

@@ -3,6 +3,7 @@ import { isDatabaseUnavailable } from '@mailer/db';
 import { AppError } from '@mailer/domain';
 import type { CliDependencies } from './cli-dependencies';
 import { registerAccountCommands } from './commands/account';
+import { registerDestinationCommands } from './commands/destination';
 import { registerDomainCommands } from './commands/domain';
 import { registerEmailCommands } from './commands/email';
 import { registerKeyCommands } from './commands/key';
@@ -21,6 +22,7 @@ const COMMAND_GROUPS: CommandGroup[] = [
   registerKeyCommands,
   registerPlanCommands,
   registerQueueCommands,
+  registerDestinationCommands,
   registerEmailCommands,
   registerDomainCommands,
   registerSecretsCommands,

@@ -14,3 +14,4 @@ export {
   type MergedDestination,
 } from './destination-snapshots';
 export { WarmUpCounters } from './warm-up-counters';
+export { LIFT_TTL_MS, readDestinationLifts, requestDestinationLift } from './destination-lifts';

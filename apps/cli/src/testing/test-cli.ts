@@ -1,7 +1,7 @@
 import { loadConfig } from '@mailer/config';
 import type { Database } from '@mailer/db';
 import { createDnsResolver, type DnsResolver } from '@mailer/dns';
-import { createDeliveryQueue, openRedis, readDestinationSnapshots, waitForRedis, type DeliveryQueue, type Redis } from '@mailer/queue';
+import { createDeliveryQueue, openRedis, readDestinationSnapshots, requestDestinationLift, waitForRedis, type DeliveryQueue, type Redis } from '@mailer/queue';
 import { testRedisPrefix } from '@mailer/testing';
 import { runCli } from '../program';
 
@@ -45,6 +45,7 @@ export function startTestCli(db: Database, options: { redisPrefix?: string; dnsS
         stderr: { write: (text: string) => (stderr += text) },
         deliveryQueue,
         destinationSnapshots: async () => readDestinationSnapshots(await connected(), prefix),
+        requestLift: async (destination, at) => requestDestinationLift(await connected(), prefix, destination, at),
         dns: () => (dns ??= createDnsResolver({ servers: options.dnsServers ?? [], timeoutMs: 500 })),
         encryptionKey: loadConfig({}).encryptionKey,
         returnPath: loadConfig({}).returnPath,

@@ -1,6 +1,7 @@
 import {
   destinationId,
   destinationKey,
+  liftSuspension,
   limitRuleFor,
   matchReplyRule,
   providerDestinationKey,
@@ -199,6 +200,19 @@ export class DestinationScheduler {
       });
     }
     return snapshots;
+  }
+
+  /**
+   * An operator's lift of a suspension (`destination lift`, docs/api-decisions.md, "Queue
+   * operations"): the destination is tried again at once. False when it is not suspended here.
+   */
+  liftSuspension(key: string): boolean {
+    const destination = this.destinations.get(key);
+    if (!destination?.suspended(this.now())) return false;
+    destination.state = liftSuspension(destination.state);
+    this.options.logger.info('destination suspension lifted', { destination: key });
+    this.pump();
+    return true;
   }
 
   /** Takes work again after a stop (a daemon started anew in the same process). */

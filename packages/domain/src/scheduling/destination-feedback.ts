@@ -42,6 +42,15 @@ export function isSuspended(state: DestinationState, nowMs: number): boolean {
 }
 
 /**
+ * An operator's lift of a suspension (`destination lift`, docs/api-decisions.md, "Queue
+ * operations"): the destination is tried again at once, from concurrency 1 with its failure
+ * streak forgotten, so that it earns its concurrency back as after any suspension.
+ */
+export function liftSuspension(state: DestinationState): DestinationState {
+  return { ...state, concurrency: 1, successes: 0, consecutiveFailures: 0, suspendedUntil: null };
+}
+
+/**
  * The state after one transaction: +1 after `concurrency` successes in a row (so one step per
  * round of transactions), halved (at least 1) on throttling or a connection failure, and
  * suspended at concurrency 1 after `suspendAfterFailures` connection failures in a row; once

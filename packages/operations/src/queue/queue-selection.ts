@@ -1,6 +1,6 @@
 import { AppError, isIdOf, type ErrorDetail } from '@mailer/domain';
 import type { QueueSelection } from '@mailer/db';
-import { mergeDestinationSnapshots, type DaemonSnapshot } from '@mailer/queue';
+import { mergeDestinationSnapshots, type DaemonSnapshot, type MergedDestination } from '@mailer/queue';
 
 /** What an operator names to act on the queue with (docs/api-decisions.md, "Queue operations"); every criterion given must hold. */
 export interface QueueSelectionInput {
@@ -15,6 +15,17 @@ export interface QueueSelectionInput {
 
 /** The daemons' destination snapshots (readDestinationSnapshots): the only place a destination's recipient domains are known. */
 export type DestinationSnapshots = () => Promise<DaemonSnapshot[]>;
+
+/**
+ * A destination as `queue destinations` names it (its id or its MX host set), merged over the
+ * live daemons; `destination_not_found` when none routes mail to it.
+ */
+export async function findDestination(snapshots: DestinationSnapshots, named: string): Promise<MergedDestination> {
+  const wanted = named.trim().toLowerCase();
+  const found = mergeDestinationSnapshots(await snapshots()).find((d) => d.id === wanted || d.destination === wanted);
+  if (!found) throw new AppError('destination_not_found', `No live daemon routes mail to the destination ${named}.`);
+  return found;
+}
 
 /**
  * The selection's criteria, checked: ids of the right kind, and a destination resolved to the
@@ -36,9 +47,7 @@ export async function resolveQueueSelection(input: QueueSelectionInput, snapshot
   };
   let domains = input.domain !== undefined ? [input.domain.trim().toLowerCase()] : undefined;
   if (input.destination !== undefined) {
-    const named = input.destination.trim().toLowerCase();
-    const found = mergeDestinationSnapshots(await snapshots()).find((d) => d.id === named || d.destination === named);
-    if (!found) throw new AppError('destination_not_found', `No live daemon routes mail to the destination ${input.destination}.`);
+    const found = await findDestination(snapshots, input.destination);
     domains = domains ? domains.filter((d) => found.domains.includes(d)) : found.domains;
   }
   if (domains !== undefined) selection.recipientDomains = domains;
