@@ -1,4 +1,5 @@
-import { ConfigError, loadConfig } from '@mailer/config';
+import { describeStartupFailure, loadConfig } from '@mailer/config';
+import { runService } from '@mailer/logger';
 import { checkEncryptionKey, listenOrExplain, logConfigWarnings } from '@mailer/operations';
 import { closeContainer, createContainer } from './container';
 import { listen } from './server';
@@ -26,7 +27,4 @@ async function main() {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-main().catch((error: Error) => {
-  console.error(error instanceof ConfigError ? error.message : error);
-  process.exit(1);
-});
+runService('api', main, describeStartupFailure);

@@ -1,4 +1,5 @@
-import { ConfigError, loadConfig } from '@mailer/config';
+import { describeStartupFailure, loadConfig } from '@mailer/config';
+import { runService } from '@mailer/logger';
 import { checkEncryptionKey, listenOrExplain, logConfigWarnings, serveMetrics } from '@mailer/operations';
 import { createContainer } from './container';
 import { createInboundServer, listenInbound } from './inbound-server';
@@ -40,7 +41,4 @@ async function main() {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-main().catch((error: Error) => {
-  console.error(error instanceof ConfigError ? error.message : error);
-  process.exit(1);
-});
+runService('inbound', main, describeStartupFailure);

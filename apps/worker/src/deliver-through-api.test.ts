@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { simpleParser } from 'mailparser';
 import { startTestApi, type TestApi } from '@mailer/api/testing';
 import { insertReadyDomain, insertSender, startTestSmtpServer, startWebhookReceiver, type TestSmtpServer } from '@mailer/testing';
+import { LOG_KEY } from '@mailer/logger';
 import { startWorkerHarness, type WorkerHarness } from './testing/worker-harness';
 import { verifyDkim } from './testing/verify-dkim';
 import { Webhook } from 'standardwebhooks';
@@ -137,7 +138,13 @@ describe('POST /v1/emails to the recipient MX', () => {
     }
     for (const line of h.logLines().filter((l) => l.email_id !== undefined)) expect(line.email_id).toMatch(/^em_/);
     expect(h.logLines().some((line) => line.email_id === accepted.body.id)).toBe(true);
-    for (const line of api.logLines()) expect(line.requestId).toMatch(/^req_/);
+    for (const line of api.logLines()) expect(line.request_id).toMatch(/^req_/);
+    // One key style in every line of both services, nested fields included (docs/guide.md, "Logs").
+    const keys = (value: unknown): string[] =>
+      Array.isArray(value) ? value.flatMap(keys) : value && typeof value === 'object' ? Object.entries(value).flatMap(([k, v]) => [k, ...keys(v)]) : [];
+    expect(logs.flatMap(keys).filter((key) => !LOG_KEY.test(key))).toEqual([]);
+    // Delivery lines name the recipient domain they are about.
+    expect(h.logLines().filter((line) => line.message === 'attempt recorded').map((line) => line.recipient_domain)).toContain('one.test');
   });
 
   it('delivers content that breaks naive signers with a signature that verifies on the bytes received', async () => {

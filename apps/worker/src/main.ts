@@ -1,4 +1,5 @@
-import { ConfigError, loadConfig } from '@mailer/config';
+import { describeStartupFailure, loadConfig } from '@mailer/config';
+import { runService } from '@mailer/logger';
 import { checkEncryptionKey, logConfigWarnings } from '@mailer/operations';
 import { DELIVERY_QUEUE } from '@mailer/queue';
 import { createContainer } from './container';
@@ -18,7 +19,4 @@ async function main() {
   deps.logger.info('worker started', { queue: DELIVERY_QUEUE, concurrency: config.worker.concurrency });
 }
 
-main().catch((error: Error) => {
-  console.error(error instanceof ConfigError ? error.message : error);
-  process.exit(1);
-});
+runService('worker', main, describeStartupFailure);

@@ -448,6 +448,25 @@ function toConfig(env: z.infer<typeof envSchema>) {
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
+
+  constructor(
+    message: string,
+    /** Each variable with a bad value, and what is wrong with it. */
+    readonly problems: readonly { variable: string; message: string }[] = [],
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The fields of a start-up failure's log line (runService of @mailer/logger): a configuration
+ * problem names each variable and what is wrong with it, with no stack (nothing is wrong with the
+ * code); any other failure carries its stack as a field of the same one line.
+ */
+export function describeStartupFailure(error: unknown): Record<string, unknown> {
+  if (error instanceof ConfigError) return error.problems.length > 0 ? { error: 'invalid configuration', problems: error.problems } : { error: error.message };
+  if (error instanceof Error) return { error: error.message, stack: error.stack };
+  return { error: String(error) };
 }
 
 /** Parses the environment once at boot; a bad value fails with a message naming the variable. */
@@ -455,8 +474,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const blankToUnset = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = envSchema.safeParse(blankToUnset);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.') || '(environment)'}: ${issue.message}`);
-    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+    const problems = parsed.error.issues.map((issue) => ({ variable: issue.path.join('.') || '(environment)', message: issue.message }));
+    throw new ConfigError(`invalid configuration:\n${problems.map((p) => `  ${p.variable}: ${p.message}`).join('\n')}`, problems);
   }
   return toConfig(parsed.data);
 }

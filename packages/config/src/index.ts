@@ -1,3 +1,3 @@
-export { loadConfig, parseEncryptionKey, ConfigError, type Config } from './config';
+export { loadConfig, parseEncryptionKey, ConfigError, describeStartupFailure, type Config } from './config';
 export { parseDuration } from './duration';
 export { parseDatabaseUrl, withDatabase, type DatabaseUrl } from './database-url';

@@ -1,10 +1,14 @@
-import { loadConfig } from '@mailer/config';
+import { describeStartupFailure, loadConfig } from '@mailer/config';
+import { createLogger, runService } from '@mailer/logger';
 import { migrateDatabase } from './migrate';
 
-migrateDatabase(loadConfig().databaseUrl).then(
-  () => console.log(JSON.stringify({ level: 'info', message: 'migrations applied' })),
-  (error: Error) => {
-    console.error(JSON.stringify({ level: 'error', message: 'migration failed', error: error.message }));
-    process.exit(1);
+runService(
+  'migrate',
+  async () => {
+    const config = loadConfig();
+    await migrateDatabase(config.databaseUrl);
+    createLogger({ level: config.logLevel, service: 'migrate' }).info('migrations applied');
   },
+  describeStartupFailure,
+  'migration failed',
 );

@@ -1,1 +1,2 @@
-export { createLogger, type Logger, type LoggerOptions } from './logger';
+export { createLogger, LOG_KEY, snakeCaseKey, type Logger, type LoggerOptions } from './logger';
+export { runService, type FailureFields } from './fatal';

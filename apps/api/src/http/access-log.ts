@@ -5,12 +5,26 @@ import type { ApiDependencies } from '../container';
 /** Where sendError leaves the code of an error answer, for the access log and the refusal counter. */
 export const ERROR_CODE_LOCAL = 'errorCode';
 
+/** Where a mounted application (the queue dashboard) leaves its mount pattern: its own routes are not the API's. */
+const ROUTE_PATTERN_LOCAL = 'routePattern';
+
 /**
- * The route pattern (`/v1/emails/:id`), never the concrete path: ids and query strings stay out
- * of logs and labels. Requests no API route took (unknown paths, the queue dashboard) are `unmatched`.
+ * Names the requests of an application mounted at `pattern` (`/admin/queues/*`) by that
+ * pattern in the access log and the metrics: routePattern cannot see inside it.
  */
-export function routePattern(req: Request): string {
-  return (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
+export function mountPattern(pattern: string) {
+  return (_req: Request, res: Response, next: NextFunction) => {
+    res.locals[ROUTE_PATTERN_LOCAL] = pattern;
+    next();
+  };
+}
+
+/**
+ * The route pattern (`/v1/emails/:id`, `/admin/queues/*`), never the concrete path: ids and
+ * query strings stay out of logs and labels. Requests no route took (unknown paths) are `unmatched`.
+ */
+export function routePattern(req: Request, res: Response): string {
+  return (res.locals[ROUTE_PATTERN_LOCAL] as string | undefined) ?? (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
 }
 
 /**
@@ -27,12 +41,12 @@ export function accessLog(deps: Pick<ApiDependencies, 'logger' | 'metrics'>) {
       if (code) deps.metrics.refusals.inc({ code });
       deps.logger.info('request', {
         method: req.method,
-        route: routePattern(req),
+        route: routePattern(req, res),
         status: res.statusCode,
-        durationMs: Math.round((performance.now() - started) * 1000) / 1000,
-        requestId: req.id,
-        accountId: req.auth?.accountId ?? null,
-        ...(code ? { errorCode: code } : {}),
+        duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
+        request_id: req.id,
+        account_id: req.auth?.accountId ?? null,
+        ...(code ? { error_code: code } : {}),
         ...(res.writableFinished ? {} : { aborted: true }),
       });
     });

@@ -13,7 +13,7 @@ function recordRequestMetrics(deps: ApiDependencies) {
   return (req: Request, res: Response, next: NextFunction) => {
     const stop = deps.metrics.httpRequestDuration.startTimer();
     res.once('finish', () => {
-      stop({ method: req.method, route: routePattern(req), status: String(res.statusCode) });
+      stop({ method: req.method, route: routePattern(req, res), status: String(res.statusCode) });
     });
     next();
   };

@@ -58,7 +58,7 @@ export function errorHandler(logger: Logger) {
     // An outage is logged; a 503 of our own making (too many bodies in flight) is load, not a failure.
     if (appError.code === 'internal_error' || (appError.code === 'service_unavailable' && appError !== error)) {
       const err = error as Error | undefined;
-      logger.error('request failed', { requestId: req.id, code: appError.code, error: err?.message, stack: err?.stack });
+      logger.error('request failed', { request_id: req.id, code: appError.code, error: err?.message, stack: err?.stack });
     }
     if (res.headersSent) {
       res.destroy();

@@ -5,6 +5,7 @@ import type { Express, NextFunction, Request, Response } from 'express';
 import { AppError, isOperatorAuthorized } from '@mailer/domain';
 import { sessionIdOf, setSessionCookie } from '../console/console-cookie';
 import type { ApiDependencies } from '../container';
+import { mountPattern } from '../http/access-log';
 import { operatorTokenNotConfigured } from '../http/auth';
 import { isCrossSite } from '../http/cross-site';
 import { sendError } from '../http/error-handler';
@@ -84,5 +85,5 @@ export function mountQueueDashboard(app: Express, deps: ApiDependencies): void {
   };
   // Bull Board is an Express app of its own, which would name Express in every answer.
   const dashboard = (serverAdapter.getRouter() as Express).disable('x-powered-by');
-  app.use(QUEUE_DASHBOARD_PATH, contentSecurityPolicy, requireOperator, refuseCrossSiteChanges, dashboard);
+  app.use(QUEUE_DASHBOARD_PATH, mountPattern(`${QUEUE_DASHBOARD_PATH}/*`), contentSecurityPolicy, requireOperator, refuseCrossSiteChanges, dashboard);
 }

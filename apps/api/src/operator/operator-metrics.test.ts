@@ -54,17 +54,27 @@ describe('the access log', () => {
     const accepted = await acme.send(acme.message());
     const missing = await api.http.get('/v1/emails/em_doesnotexist').set('Authorization', acme.auth);
     const lines = api.logLines().filter((l) => l.message === 'request');
-    const of = (requestId: string) => lines.filter((l) => l.requestId === requestId);
+    const of = (requestId: string) => lines.filter((l) => l.request_id === requestId);
 
     expect(of(accepted.headers['x-request-id']!)).toEqual([
-      expect.objectContaining({ level: 'info', method: 'POST', route: '/v1/emails', status: 202, accountId: acme.accountId, durationMs: expect.any(Number) }),
+      expect.objectContaining({ level: 'info', method: 'POST', route: '/v1/emails', status: 202, account_id: acme.accountId, duration_ms: expect.any(Number) }),
     ]);
     expect(of(missing.headers['x-request-id']!)).toEqual([
-      expect.objectContaining({ method: 'GET', route: '/v1/emails/:id', status: 404, accountId: acme.accountId, errorCode: 'email_not_found' }),
+      expect.objectContaining({ method: 'GET', route: '/v1/emails/:id', status: 404, account_id: acme.accountId, error_code: 'email_not_found' }),
     ]);
     const all = JSON.stringify(lines);
     expect(all).not.toContain(acme.sending_key);
     expect(all).not.toContain('em_doesnotexist');
+  });
+
+  it("names the queue dashboard's requests by its mount pattern, and unknown paths unmatched", async () => {
+    const board = await api.http.get('/admin/queues/api/queues').set('Authorization', `Bearer ${OPERATOR_TOKEN}`);
+    const unknown = await api.http.get('/v1/nothing-here');
+    const lines = api.logLines().filter((l) => l.message === 'request');
+    expect(lines.find((l) => l.request_id === board.headers['x-request-id'])).toMatchObject({ route: '/admin/queues/*', status: 200 });
+    expect(lines.find((l) => l.request_id === unknown.headers['x-request-id'])).toMatchObject({ route: 'unmatched', status: 404 });
+    const metrics = await api.http.get('/metrics').set('Authorization', `Bearer ${OPERATOR_TOKEN}`);
+    expect(metrics.text).toContain('route="/admin/queues/*"');
   });
 });
 

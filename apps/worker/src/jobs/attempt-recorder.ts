@@ -58,7 +58,7 @@ export class AttemptRecorder {
   async release(group: LeasedDelivery[], reason: string, dueAt?: Date): Promise<void> {
     const now = this.deps.now();
     await releaseLease(this.deps.db, this.lease, group.map((d) => d.id), now, { reason: 'released', dueAt: dueAt ?? now });
-    this.log.info('lease released', { recipients: group.length, reason });
+    this.log.info('lease released', { recipients: group.length, reason, ...recipientDomainOf(group) });
   }
 
   /**
@@ -67,7 +67,7 @@ export class AttemptRecorder {
    */
   async postpone(group: LeasedDelivery[], until: Date): Promise<void> {
     await releaseLease(this.deps.db, this.lease, group.map((d) => d.id), this.deps.now(), { reason: 'postponed', dueAt: until });
-    this.log.info('postponed for warm-up', { recipients: group.length, until: until.toISOString() });
+    this.log.info('postponed for warm-up', { recipients: group.length, until: until.toISOString(), ...recipientDomainOf(group) });
   }
 
   private async write(group: LeasedDelivery[], outcomeOf: (delivery: LeasedDelivery) => DeliveryOutcome, facts: AttemptFacts): Promise<void> {
@@ -93,6 +93,7 @@ export class AttemptRecorder {
     }
     const { transport } = facts;
     this.log.info('attempt recorded', {
+      ...recipientDomainOf(group),
       outcome,
       cause: cause?.code ?? null,
       recipients: group.length,
@@ -105,6 +106,16 @@ export class AttemptRecorder {
       ...(recorded.applied < group.length ? { lease_lost: group.length - recorded.applied } : {}),
     });
   }
+}
+
+/**
+ * The `recipient_domain` field of a group's lines (docs/guide.md, "Logs"): its one recipient
+ * domain, unless a BCC recipient is among them (nothing derived from a BCC address is logged).
+ */
+function recipientDomainOf(group: readonly LeasedDelivery[]): { recipient_domain?: string } {
+  const domains = new Set(group.map((d) => d.recipientDomain));
+  if (domains.size !== 1 || group.some((d) => d.kind === 'bcc')) return {};
+  return { recipient_domain: group[0]!.recipientDomain };
 }
 
 function decide(policy: RetryPolicy, delivery: LeasedDelivery, outcome: DeliveryOutcome, now: Date, draw: number): DeliveryDecision {
