@@ -3,7 +3,7 @@ import path from 'node:path';
 import { LOG_KEY } from '@mailer/logger';
 
 /**
- * Logs are JSON lines from the first to the last (docs/guide.md, "Logs"): a service that cannot
+ * Logs are JSON lines from the first to the last (docs/guide.md, "Logs (operators)"): a service that cannot
  * start, for a bad setting or an unreachable database, says so in one JSON line and exits 1.
  * The built services, as `npm run start:*` and `npm run migrate` run them (`npm test` builds first).
  */

@@ -139,7 +139,7 @@ describe('POST /v1/emails to the recipient MX', () => {
     for (const line of h.logLines().filter((l) => l.email_id !== undefined)) expect(line.email_id).toMatch(/^em_/);
     expect(h.logLines().some((line) => line.email_id === accepted.body.id)).toBe(true);
     for (const line of api.logLines()) expect(line.request_id).toMatch(/^req_/);
-    // One key style in every line of both services, nested fields included (docs/guide.md, "Logs").
+    // One key style in every line of both services, nested fields included (docs/guide.md, "Logs (operators)").
     const keys = (value: unknown): string[] =>
       Array.isArray(value) ? value.flatMap(keys) : value && typeof value === 'object' ? Object.entries(value).flatMap(([k, v]) => [k, ...keys(v)]) : [];
     expect(logs.flatMap(keys).filter((key) => !LOG_KEY.test(key))).toEqual([]);

@@ -12,7 +12,7 @@ const REDACTED_FIELDS = new Set([
   'privatekey', 'private_key',
 ]);
 
-/** The one key style of log lines (docs/guide.md, "Logs"): lower snake_case. */
+/** The one key style of log lines (docs/guide.md, "Logs (operators)"): lower snake_case. */
 export const LOG_KEY = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
 
 /** `requestId` → `request_id`, `durationMs` → `duration_ms`, `TLSVersion` → `tls_version`, `x-request-id` → `x_request_id`. */

@@ -109,7 +109,7 @@ export class AttemptRecorder {
 }
 
 /**
- * The `recipient_domain` field of a group's lines (docs/guide.md, "Logs"): its one recipient
+ * The `recipient_domain` field of a group's lines (docs/guide.md, "Logs (operators)"): its one recipient
  * domain, unless a BCC recipient is among them (nothing derived from a BCC address is logged).
  */
 function recipientDomainOf(group: readonly LeasedDelivery[]): { recipient_domain?: string } {
