@@ -5,7 +5,7 @@ export type FailureFields = (error: unknown) => Record<string, unknown>;
 
 /**
  * Runs a service's `main` so that its output is JSON lines from the first to the last (docs/guide.md,
- * "Logs"): a failure to start (a configuration problem included) and an exception nothing caught
+ * "Logs (operators)"): a failure to start (a configuration problem included) and an exception nothing caught
  * are written as one `error` line through the logger (`failed`, or what happened), with `describe`'s fields, and the process
  * exits with status 1 once the line is out.
  */
