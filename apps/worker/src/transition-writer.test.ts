@@ -1,10 +1,12 @@
 import fc from 'fast-check';
 import {
   applyDeliveryReport,
+  applyQueueAction,
   cancelEmail,
   claimMessages,
   createAccount,
   createWebhookEndpoint,
+  expireHeldDeliveries,
   makeDeferredDeliveriesDue,
   openDatabase,
   releaseLease,
@@ -18,18 +20,21 @@ import {
   deriveMessageCause,
   deriveMessageStatus,
   isTerminal,
+  QUEUE_ACTIONS,
   reportFinding,
   suppressesRecipient,
   WEBHOOK_EVENT_TYPES,
   type DeliveryCause,
   type DeliveryStatus,
+  type QueueAction,
 } from '@mailer/domain';
 import { createTestDatabase, insertQueuedEmail, insertReadyDomain, insertSender } from '@mailer/testing';
 
 /**
  * The transition writer against a recount: random sequences of everything that changes
  * deliveries (intake with suppressed recipients, claims, takeovers of expired leases,
- * attempt records, releases, cancels, DSNs and complaints, operator retries), then every
+ * attempt records, releases, cancels, DSNs and complaints, operator retries, holds, releases,
+ * deletes and flushes, and the expiry of holds), then every
  * counter, message status, suppression, attempt and webhook event is compared with what the
  * rows say it must be.
  */
@@ -57,7 +62,9 @@ type Op =
   | { kind: 'release'; lease: number; postpone: boolean }
   | { kind: 'cancel'; message: number }
   | { kind: 'report'; message: number; delivery: number; report: 'bounce' | 'delay' | 'complaint' }
-  | { kind: 'made_due'; message: number };
+  | { kind: 'made_due'; message: number }
+  | { kind: 'queue'; action: QueueAction; message: number }
+  | { kind: 'expire_holds' };
 
 const index = fc.nat({ max: 20 });
 const op: fc.Arbitrary<Op> = fc.oneof(
@@ -68,7 +75,12 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant('cancel' as const), message: index }),
   fc.record({ kind: fc.constant('report' as const), message: index, delivery: index, report: fc.constantFrom('bounce' as const, 'delay' as const, 'complaint' as const) }),
   fc.record({ kind: fc.constant('made_due' as const), message: index }),
+  fc.record({ kind: fc.constant('queue' as const), action: fc.constantFrom(...QUEUE_ACTIONS), message: index }),
+  fc.record({ kind: fc.constant('expire_holds' as const) }),
 );
+
+/** The maximum age the expiry of holds runs with: a few operations' worth of the test's clock. */
+const HELD_MAX_AGE_MS = 5_000;
 
 const OUTCOMES = ['accepted', 'accepted', 'deferred', 'bounced', 'bounced', 'failed', 'accepted'] as const;
 
@@ -156,6 +168,14 @@ async function run(ops: Op[]) {
         if (id) await makeDeferredDeliveriesDue(db, id, now);
         break;
       }
+      case 'queue': {
+        const id = pick(messages, o.message);
+        if (id) await applyQueueAction(db, o.action, { emailId: id }, now);
+        break;
+      }
+      case 'expire_holds':
+        await expireHeldDeliveries(db, now, HELD_MAX_AGE_MS);
+        break;
     }
   }
   await recount(accountId, sender.id);
@@ -166,7 +186,7 @@ const count = (rows: readonly { status: DeliveryStatus }[], status: DeliveryStat
 async function recount(accountId: string, senderId: string) {
   const { db } = database;
   const deliveries = await db`
-    select id, email_id, recipient, kind, status, cause, attempt_count, updated_at, lease_token, complained_at from deliveries where account_id = ${accountId}`;
+    select id, email_id, recipient, kind, status, cause, attempt_count, updated_at, lease_token, complained_at, held_at from deliveries where account_id = ${accountId}`;
   const [usage] = await db`select active_deliveries from account_usage where account_id = ${accountId}`;
   expect(usage!.active_deliveries).toBe(deliveries.filter((d) => !isTerminal(d.status)).length);
   const [sender] = await db`select accepted_count, bounced_count, failed_count, deferred_count from senders where id = ${senderId}`;
@@ -177,6 +197,8 @@ async function recount(accountId: string, senderId: string) {
     deferred_count: count(deliveries as never, 'deferred'),
   });
   for (const d of deliveries) expect(d.lease_token !== null).toBe(d.status === 'sending');
+  // Only a waiting delivery is ever held.
+  for (const d of deliveries) if (d.held_at !== null) expect(['queued', 'deferred']).toContain(d.status);
 
   const emails = await db`select id, status, cause from emails where account_id = ${accountId}`;
   for (const e of emails) {
