@@ -12,6 +12,7 @@ const SERVICES = {
   api: 'apps/api/dist/main.js',
   worker: 'apps/worker/dist/main.js',
   inbound: 'apps/inbound/dist/main.js',
+  submission: 'apps/submission/dist/main.js',
   migrate: 'packages/db/dist/migrate-cli.js',
 } as const;
 

@@ -1,5 +1,6 @@
 import type { SMTPServer } from 'smtp-server';
-import { ConfigError, loadConfig } from '@mailer/config';
+import { describeStartupFailure, loadConfig } from '@mailer/config';
+import { runService } from '@mailer/logger';
 import { listenOrExplain, logConfigWarnings, serveMetrics } from '@mailer/operations';
 import { closeContainer, createContainer } from './container';
 import { createSubmissionServer, listenSubmission } from './submission-server';
@@ -50,7 +51,4 @@ async function main() {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-main().catch((error: Error) => {
-  console.error(error instanceof ConfigError ? error.message : error);
-  process.exit(1);
-});
+runService('submission', main, describeStartupFailure);
