@@ -48,7 +48,7 @@ async function deferWithReply(emailId: string, text: string) {
         endedAt: now,
         outcome: 'deferred',
         cause,
-        transport: { mxHost: 'mx.greylist.test', mxAddress: '192.0.2.9', reply: { code: 451, enhancedStatus: '4.7.1', text }, tls: null, policy: 'opportunistic' },
+        transport: { mxHost: 'mx.greylist.test', mxAddress: '192.0.2.9', reply: { code: 451, enhancedStatus: '4.7.1', text }, tls: null, policy: 'opportunistic', tlsResult: null },
       },
       decisions: lease.deliveries.map((d) => ({ deliveryId: d.id, status: 'deferred' as const, cause, nextAttemptAt: new Date(now.getTime() + 3600_000) })),
     },

@@ -552,7 +552,7 @@ export interface components {
         };
         /** @description A normalized delivery cause; never the remote reply text. */
         Cause: {
-            /** @description One of: `recipient_unknown`, `mailbox_full`, `mailbox_disabled`, `recipient_domain_not_found`, `no_mail_server`, `message_rejected`, `message_too_large`, `rate_limited_by_recipient`, `greylisted`, `connection_failed`, `connection_lost`, `timeout`, `tls_required_unavailable`, `tls_policy_failed`, `dns_temporary_failure`, `remote_temporary_failure`, `remote_permanent_failure`, `retries_exhausted`, `sender_disabled`, `domain_not_ready`, `internal_error`, `recipient_suppressed`, `canceled` (docs/api-decisions.md, "Delivery", Causes). */
+            /** @description One of: `recipient_unknown`, `mailbox_full`, `mailbox_disabled`, `recipient_domain_not_found`, `no_mail_server`, `message_rejected`, `message_too_large`, `rate_limited_by_recipient`, `greylisted`, `connection_failed`, `connection_lost`, `timeout`, `tls_required_unavailable`, `tls_policy_failed`, `dns_temporary_failure`, `remote_temporary_failure`, `remote_permanent_failure`, `retries_exhausted`, `sender_disabled`, `domain_not_ready`, `internal_error`, `recipient_suppressed`, `canceled`, `canceled_by_operator` (docs/api-decisions.md, "Delivery", Causes). */
             code: string;
             permanent: boolean;
             smtp_code: number | null;
@@ -1010,7 +1010,7 @@ export interface components {
             /** @description evt_…: the `webhook-id` header, the same on every retry. */
             event_id: string;
             /** @enum {string} */
-            type: "email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "domain.status_changed" | "domain.dkim_rotation_pending" | "account.sending_status_changed";
+            type: "email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "domain.status_changed" | "domain.dkim_rotation_pending" | "account.sending_status_changed" | "webhook.test";
             /** @enum {string} */
             status: "pending" | "succeeded" | "failed";
             attempt_count: number;
