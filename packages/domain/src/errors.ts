@@ -54,9 +54,7 @@ export type ErrorCode =
   | 'account_not_found'
   | 'webhook_delivery_not_found'
   | 'destination_not_found'
-  /** A redelivery of a webhook delivery that is still pending (it will be sent anyway). */
-  | 'webhook_delivery_pending'
-  /** A redelivery or test event for an endpoint that is disabled or deleted (also "Operator console"). */
+  /** A redelivery or test event for an endpoint that is disabled (docs/api-decisions.md, "Operator console", "Queue operations"). */
   | 'webhook_endpoint_disabled';
 
 export interface ErrorDetail {

@@ -41,6 +41,4 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   account_not_found: 404,
   webhook_delivery_not_found: 404,
   destination_not_found: 404,
-  webhook_delivery_pending: 409,
-  webhook_endpoint_disabled: 409,
 };

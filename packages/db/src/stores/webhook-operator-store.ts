@@ -1,37 +1,16 @@
 import { isIdOf, newId, WEBHOOK_TEST_EVENT_TYPE } from '@mailer/domain';
-import type { Database } from '../database';
-import { lockWebhookDeliveries, lockWebhookEndpoints } from '../lock-order';
+import type { Database, Queryable } from '../database';
+import { lockWebhookEndpoints } from '../lock-order';
 import { inTransaction } from '../transaction';
 
-/** Why a redelivery or a test event was not queued: unknown, still pending, or its endpoint not enabled (disabled or deleted). */
-export type WebhookOperatorRefusal = 'not_found' | 'pending' | 'endpoint_disabled';
+/** Why a test event was not queued: no such endpoint (or deleted), or it is disabled. */
+export type WebhookOperatorRefusal = 'not_found' | 'endpoint_disabled';
 
-/**
- * Makes a webhook delivery pending again, due now (`webhook redeliver`, docs/api-decisions.md,
- * "Queue operations"): the same event (same `webhook-id`) sent once more. Its attempt count
- * stays, so a delivery whose retries were used up gets one attempt and is `failed` again if
- * that fails. The endpoint is locked before the delivery (the lock order), so that a change
- * of the endpoint meanwhile is seen; one still pending (or in flight) is left alone.
- */
-export async function redeliverWebhookDelivery(db: Database, deliveryId: string, now: Date): Promise<{ id: string; endpointId: string } | WebhookOperatorRefusal> {
-  if (!isIdOf('webhookDelivery', deliveryId)) return 'not_found';
-  return inTransaction(db, async (tx) => {
-    const [[found]] = await tx.send(tx.sql`select endpoint_id from webhook_deliveries where id = ${deliveryId}`);
-    if (!found) return 'not_found';
-    const endpointId = found.endpoint_id as string;
-    const { state } = await tx.send({
-      locks: [...lockWebhookEndpoints(tx, [endpointId]), ...lockWebhookDeliveries(tx, [deliveryId])],
-      state: tx.sql`
-        select d.status, w.status = 'enabled' and w.deleted_at is null as endpoint_enabled
-          from webhook_deliveries d join webhook_endpoints w on w.id = d.endpoint_id
-         where d.id = ${deliveryId}`,
-    });
-    const row = state[0]!;
-    if (!row.endpoint_enabled) return 'endpoint_disabled';
-    if (row.status === 'pending') return 'pending';
-    await tx.commit(tx.sql`update webhook_deliveries set status = 'pending', next_attempt_at = ${now}, lease_expires_at = null where id = ${deliveryId}`);
-    return { id: deliveryId, endpointId };
-  });
+/** The endpoint and account of a webhook delivery, by its id alone (the operator names no account); undefined when none. */
+export async function findWebhookDeliveryOwner(db: Queryable, deliveryId: string): Promise<{ accountId: string; endpointId: string } | undefined> {
+  if (!isIdOf('webhookDelivery', deliveryId)) return undefined;
+  const [row] = await db`select account_id, endpoint_id from webhook_deliveries where id = ${deliveryId}`;
+  return row && { accountId: row.account_id, endpointId: row.endpoint_id };
 }
 
 /**

@@ -1,27 +1,23 @@
 import { AppError } from '@mailer/domain';
-import { queueTestWebhookEvent, redeliverWebhookDelivery, type Database, type WebhookOperatorRefusal } from '@mailer/db';
+import { findWebhookDeliveryOwner, queueTestWebhookEvent, type Database, type WebhookOperatorRefusal } from '@mailer/db';
+import { redeliverWebhookDelivery } from './redeliver-webhook-delivery';
 
-function refused(refusal: WebhookOperatorRefusal, what: string): AppError {
-  switch (refusal) {
-    case 'not_found':
-      return what.startsWith('whd_')
-        ? new AppError('webhook_delivery_not_found', `No webhook delivery with id ${what}.`)
-        : new AppError('webhook_not_found', `No webhook endpoint with id ${what}.`);
-    case 'pending':
-      return new AppError('webhook_delivery_pending', `Webhook delivery ${what} is still pending: it will be sent without a redelivery.`);
-    case 'endpoint_disabled':
-      return new AppError('webhook_endpoint_disabled', `The endpoint of ${what} is disabled or deleted: enable it first.`);
-  }
+function refused(refusal: WebhookOperatorRefusal, endpointId: string): AppError {
+  return refusal === 'not_found'
+    ? new AppError('webhook_not_found', `No webhook endpoint with id ${endpointId}.`)
+    : new AppError('webhook_endpoint_disabled', `The endpoint ${endpointId} is disabled: enable it first.`);
 }
 
 /**
- * `webhook redeliver whd_…` (docs/api-decisions.md, "Queue operations"): the delivery's event
- * sent once more to its endpoint by the daemons' webhook sender, within a poll.
+ * `webhook redeliver whd_…` (docs/api-decisions.md, "Queue operations"): the console's redelivery
+ * (redeliverWebhookDelivery) of a delivery named by its id alone: the same event sent once more
+ * by the daemons' webhook sender, within a poll.
  */
 export async function redeliverWebhook(db: Database, deliveryId: string, now: Date) {
-  const result = await redeliverWebhookDelivery(db, deliveryId, now);
-  if (typeof result === 'string') throw refused(result, deliveryId);
-  return { id: result.id, webhook_id: result.endpointId, status: 'pending' as const };
+  const owner = await findWebhookDeliveryOwner(db, deliveryId);
+  if (!owner) throw new AppError('webhook_delivery_not_found', `No webhook delivery with id ${deliveryId}.`);
+  await redeliverWebhookDelivery(db, { ...owner, deliveryId }, now);
+  return { id: deliveryId, webhook_id: owner.endpointId, status: 'pending' as const };
 }
 
 /** `webhook test wh_…`: a signed `webhook.test` event to that endpoint, whatever it subscribes to. */
