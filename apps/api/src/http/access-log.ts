@@ -20,11 +20,16 @@ export function mountPattern(pattern: string) {
 }
 
 /**
- * The route pattern (`/v1/emails/:id`, `/admin/queues/*`), never the concrete path: ids and
- * query strings stay out of logs and labels. Requests no route took (unknown paths) are `unmatched`.
+ * The route pattern (`/v1/emails/:id`, `/console/accounts/:accountId`, `/admin/queues/*`), never
+ * the concrete path: ids and query strings stay out of logs and labels. A route of a router mounted
+ * at a path (the console) is prefixed with it (`req.baseUrl`, which Express leaves set once a route
+ * of the router answered). Requests no route took (unknown paths) are `unmatched`.
  */
 export function routePattern(req: Request, res: Response): string {
-  return (res.locals[ROUTE_PATTERN_LOCAL] as string | undefined) ?? (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
+  const mounted = res.locals[ROUTE_PATTERN_LOCAL] as string | undefined;
+  if (mounted !== undefined) return mounted;
+  const route = (req.route as { path?: string } | undefined)?.path;
+  return route === undefined ? 'unmatched' : `${req.baseUrl}${route}`;
 }
 
 /**

@@ -67,12 +67,15 @@ describe('the access log', () => {
     expect(all).not.toContain('em_doesnotexist');
   });
 
-  it("names the queue dashboard's requests by its mount pattern, and unknown paths unmatched", async () => {
+  it("names the queue dashboard's requests by its mount pattern, the console's by its mount path, and unknown paths unmatched", async () => {
     const board = await api.http.get('/admin/queues/api/queues').set('Authorization', `Bearer ${OPERATOR_TOKEN}`);
     const unknown = await api.http.get('/v1/nothing-here');
+    const consolePage = await api.http.get('/console/login');
     const lines = api.logLines().filter((l) => l.message === 'request');
     expect(lines.find((l) => l.request_id === board.headers['x-request-id'])).toMatchObject({ route: '/admin/queues/*', status: 200 });
     expect(lines.find((l) => l.request_id === unknown.headers['x-request-id'])).toMatchObject({ route: 'unmatched', status: 404 });
+    // A route of the console's router carries the console's mount path.
+    expect(lines.find((l) => l.request_id === consolePage.headers['x-request-id'])).toMatchObject({ route: '/console/login', status: 200 });
     const metrics = await api.http.get('/metrics').set('Authorization', `Bearer ${OPERATOR_TOKEN}`);
     expect(metrics.text).toContain('route="/admin/queues/*"');
   });

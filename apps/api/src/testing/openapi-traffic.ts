@@ -29,8 +29,8 @@ interface Document {
   components: { headers: Record<string, HeaderObject>; schemas: object; securitySchemes: Record<string, { scheme: string }> };
 }
 
-/** The routes of the operator dashboard (Bull Board), a browser UI outside the API's document. */
-const OUTSIDE_THE_DOCUMENT = /^\/admin\/queues(?:\/|$)/;
+/** The routes of the operator dashboard (Bull Board) and of the operator console, browser UIs outside the API's document. */
+const OUTSIDE_THE_DOCUMENT = /^\/(?:admin\/queues|console)(?:\/|$)/;
 
 export const apiDocument = openApiDocument(apiRoutes) as unknown as Document;
 
