@@ -1,7 +1,7 @@
-import { listDestinations } from '@mailer/operations';
-import { readDestinationSnapshots } from '@mailer/queue';
-import type { ConsoleRoute } from '../console-route';
-import { page, table } from '../layout';
+import { liftDestination, listDestinations } from '@mailer/operations';
+import { readDestinationSnapshots, requestDestinationLift } from '@mailer/queue';
+import { field, type ConsoleRoute } from '../console-route';
+import { actionButton, CONSOLE_PATH, page, table } from '../layout';
 
 const destinationsPage: ConsoleRoute = {
   method: 'get',
@@ -15,7 +15,7 @@ const destinationsPage: ConsoleRoute = {
       'Destinations',
       table(
         'Providers and MX host sets with owed deliveries, and what the live daemons hold of them (a few seconds old)',
-        ['Provider', 'MX hosts', 'Domains', 'Owed', 'Held', 'In flight', 'Concurrency', 'Suspended until', 'Daemons'],
+        ['Provider', 'MX hosts', 'Domains', 'Owed', 'Held', 'In flight', 'Concurrency', 'Suspended until', 'Daemons', 'Actions'],
         destinations.map((d) => [
           d.provider ?? '—',
           d.mx_hosts.join(', ') || '(not routed yet)',
@@ -26,6 +26,9 @@ const destinationsPage: ConsoleRoute = {
           d.concurrency,
           d.suspended_until ?? '—',
           d.daemons,
+          d.suspended_until && d.id
+            ? actionButton(c.session, `${CONSOLE_PATH}/destinations/lift`, `Lift the suspension of ${d.provider ?? d.mx_hosts.join(', ')}`, { destination: d.id })
+            : '—',
         ]),
         'Nothing is owed to any destination.',
       ),
@@ -33,4 +36,23 @@ const destinationsPage: ConsoleRoute = {
   },
 };
 
-export const destinationRoutes: ConsoleRoute[] = [destinationsPage];
+/** The CLI's `destination lift`: the live daemons try the destination again within a snapshot period. */
+const liftSuspensionChange: ConsoleRoute = {
+  method: 'post',
+  path: '/destinations/lift',
+  title: 'Destinations',
+  async handle(c) {
+    const { redis, config } = c.deps;
+    await liftDestination(
+      {
+        destinationSnapshots: () => readDestinationSnapshots(redis, config.redisPrefix),
+        requestLift: (destination, at) => requestDestinationLift(redis, config.redisPrefix, destination, at),
+      },
+      field(c.form, 'destination') ?? '',
+      c.deps.now(),
+    );
+    c.res.redirect(303, `${CONSOLE_PATH}/destinations`);
+  },
+};
+
+export const destinationRoutes: ConsoleRoute[] = [destinationsPage, liftSuspensionChange];
