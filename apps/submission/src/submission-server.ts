@@ -17,6 +17,8 @@ export const SUBMISSION_USER = 'mailer';
 interface SubmissionUser {
   accountId: string;
   keyId: string;
+  /** Authenticated with the test key: its messages are simulated (docs/api-decisions.md, "Test mode"). */
+  test: boolean;
 }
 
 /** `to[1]`, `content.html`: a schema problem's path in the request's own terms. */
@@ -26,7 +28,7 @@ const issuePath = (path: readonly PropertyKey[]) =>
 /**
  * The SMTP submission listener (docs/api-decisions.md, "SMTP submission"), one per port:
  * STARTTLS (`implicitTls: false`) or implicit TLS. AUTH PLAIN or LOGIN, only over TLS, as
- * `mailer` with a sending key; then each message is read into the send-email request and
+ * `mailer` with a sending key (live or test); then each message is read into the send-email request and
  * handed to the same intake operation as POST /v1/emails (validation, sender policy, plan
  * limits, idempotency and durable storage before the `250`). Only CRLF.CRLF ends the data
  * (smtp-server's reader), so no bare-LF sequence can end a message early.
@@ -69,7 +71,7 @@ export function createSubmissionServer(deps: SubmissionDependencies, tls: TlsMat
       deps.keys.submit(hashApiKey(password)).then(
         (key) => {
           if (!key || key.kind !== 'sending' || !apiKeyMatches(password, key.keyHash)) return refuse();
-          const user: SubmissionUser = { accountId: key.accountId, keyId: key.id };
+          const user: SubmissionUser = { accountId: key.accountId, keyId: key.id, test: key.test };
           callback(null, { user });
         },
         (error: Error) => {
@@ -137,7 +139,7 @@ async function submit(deps: SubmissionDependencies, user: SubmissionUser, raw: B
   if (!parsed.success) {
     throw validationError(parsed.error.issues.map((issue) => ({ path: issuePath(issue.path), message: issue.message })), 'The message is invalid.');
   }
-  const result = await acceptEmail(deps, { accountId: user.accountId, idempotencyKey, body: submission.body, drafts: [parsed.data], batch: false });
+  const result = await acceptEmail(deps, { owner: { accountId: user.accountId, test: user.test }, idempotencyKey, body: submission.body, drafts: [parsed.data], batch: false });
   const emailId = (result.response as { id: string }).id;
   deps.logger.info(result.replayed ? 'submission replayed' : 'submission accepted', { account_id: user.accountId, email_id: emailId });
   return { emailId, replayed: result.replayed };

@@ -145,8 +145,8 @@ async function runHotStatements(): Promise<void> {
   // Reconciler, retention and the reads integrators make most.
   for await (const page of owedDeliveryJobs(db, { now, graceMs: 0, pageSize: 1000 })) expect(page.length).toBeGreaterThan(0);
   for await (const page of owedDeliveryJobs(db, { now, graceMs: 0, pageSize: 1000, expiredLeasesOnly: true })) expect(page).toBeDefined();
-  await listEmails(db, accountId, {}, undefined, 50);
-  await findEmailDetail(db, accountId, email.id);
+  await listEmails(db, { accountId, test: false }, {}, undefined, 50);
+  await findEmailDetail(db, { accountId, test: false }, email.id);
 }
 
 const largeTableScans = (seen: readonly { text: string; plan: string }[]) =>
@@ -180,9 +180,9 @@ it("finds a rare tag among an account's messages through the index of tagged mes
   await explained.db`update emails set tags = '{"env": "production"}' where id in (select 'em_old' || n from generate_series(2, ${MESSAGES}, 2) n)`;
   await explained.db`analyze emails`;
   const from = plans.length;
-  expect(await listEmails(explained.db, accountId, { tag: { key: 'campaign', value: 'spring' } }, undefined, 51)).toHaveLength(25);
+  expect(await listEmails(explained.db, { accountId, test: false }, { tag: { key: 'campaign', value: 'spring' } }, undefined, 51)).toHaveLength(25);
   expect(plans.at(-1)?.plan).toContain('emails_tags_idx');
-  expect(await listEmails(explained.db, accountId, { tag: { key: 'env', value: 'production' } }, undefined, 51)).toHaveLength(51);
+  expect(await listEmails(explained.db, { accountId, test: false }, { tag: { key: 'env', value: 'production' } }, undefined, 51)).toHaveLength(51);
   expect(largeTableScans(plans.slice(from))).toEqual([]);
 }, 60_000);
 

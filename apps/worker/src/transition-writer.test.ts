@@ -146,7 +146,7 @@ async function run(ops: Op[]) {
       }
       case 'cancel': {
         const id = pick(messages, o.message);
-        if (id) await cancelEmail(db, accountId, id, now);
+        if (id) await cancelEmail(db, { accountId, test: false }, id, now);
         break;
       }
       case 'report': {

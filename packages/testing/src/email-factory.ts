@@ -68,6 +68,7 @@ export async function insertQueuedEmail(db: Database, input: QueuedEmailInput): 
     headers: input.headers ?? [],
     tags: input.tags ?? {},
     scheduledAt: input.scheduledAt ?? null,
+    test: false,
     dueAt: firstDueAt(input.scheduledAt ?? null, createdAt),
     recipients: recipients.recipients.map((r) => ({ id: newId('delivery'), ...r, suppressed: input.suppressed?.includes(r.address) ?? false })),
     attachments: (input.attachments ?? []).map((a) => ({ ...a, contentId: a.contentId ?? null })),

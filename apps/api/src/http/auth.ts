@@ -15,6 +15,8 @@ export interface AuthenticatedKey {
   keyId: string;
   accountId: string;
   kind: KeyKind;
+  /** The account's test sending key: its messages are simulated (docs/api-decisions.md, "Test mode"). */
+  test: boolean;
   scopes: string[];
 }
 
@@ -37,7 +39,7 @@ export async function authenticate(keys: KeyLookup, header: string | undefined):
   if (!isWellFormedApiKey(presented)) throw unauthorized('The API key is not valid.');
   const row = await keys.submit(hashApiKey(presented));
   if (!row || !apiKeyMatches(presented, row.keyHash)) throw unauthorized('The API key is not valid.');
-  return { keyId: row.id, accountId: row.accountId, kind: row.kind, scopes: row.scopes };
+  return { keyId: row.id, accountId: row.accountId, kind: row.kind, test: row.test, scopes: row.scopes };
 }
 
 /** Without OPERATOR_TOKEN the operator surface is off, and says so (docs/api-decisions.md, "Operations"). */
@@ -53,7 +55,7 @@ export function authenticateOperator(header: string | undefined, token: string |
 export function authorize(key: AuthenticatedKey, auth: RouteAuth): void {
   if (auth.kind === 'none' || auth.kind === 'operator' || auth.kind === 'account') return;
   if (auth.kind === 'sending') {
-    if (key.kind !== 'sending') throw new AppError('wrong_key_type', 'This route requires the account\'s sending key (svc_live_…).');
+    if (key.kind !== 'sending') throw new AppError('wrong_key_type', 'This route requires one of the account\'s sending keys (svc_live_… or svc_test_…).');
     return;
   }
   if (key.kind !== 'management') throw new AppError('wrong_key_type', 'This route requires a management key (mgmt_live_…).');

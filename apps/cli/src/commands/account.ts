@@ -25,9 +25,9 @@ export function registerAccountCommands(program: Command, deps: CliDependencies)
 
   account
     .command('create')
-    .description('create an account on the free plan with its sending key and a management key holding every scope')
+    .description('create an account on the free plan with its live and test sending keys and a management key holding every scope')
     .requiredOption('--name <name>', 'the account name')
-    .option('--json', 'print {"account":{"id","name","plan"},"sending_key","management_key"}')
+    .option('--json', 'print {"account":{"id","name","plan"},"sending_key","test_sending_key","management_key"}')
     .action(async (options: { name: string; json?: boolean }) => {
       const created = await createAccount(deps.db, accountName(options.name));
       printResult(
@@ -37,8 +37,9 @@ export function registerAccountCommands(program: Command, deps: CliDependencies)
         [
           `Created account ${created.account.id} (${created.account.name}) on the ${created.account.plan} plan.`,
           `Sending key:    ${created.sending_key}`,
+          `Test key:       ${created.test_sending_key}  (simulated outcomes, nothing delivered)`,
           `Management key: ${created.management_key}  (domains:read, domains:write, senders:read, senders:write)`,
-          'Store both keys now: they are not shown again.',
+          'Store the keys now: they are not shown again.',
         ].join('\n'),
       );
     });

@@ -47,17 +47,19 @@ export function registerKeyCommands(program: Command, deps: CliDependencies): vo
 
   key
     .command('rotate-sending')
-    .description("issue a new sending key; the account's previous sending key stops working at once")
+    .description("issue a new sending key; the account's previous sending key of the same mode stops working at once")
     .requiredOption('--account <id>', 'the account (acc_…)')
-    .option('--json', 'print {"sending_key"}')
-    .action(async (options: { account: string; json?: boolean }) => {
+    .option('--test', 'replace the test sending key (svc_test_…) instead of the live one')
+    .option('--json', 'print {"sending_key"} ({"test_sending_key"} with --test)')
+    .action(async (options: { account: string; test?: boolean; json?: boolean }) => {
       await requireAccount(deps.db, options.account);
-      const sendingKey = await rotateSendingKey(deps.db, options.account);
+      const test = options.test === true;
+      const sendingKey = await rotateSendingKey(deps.db, options.account, deps.now(), test);
       printResult(
         deps.stdout,
         options.json,
-        { sending_key: sendingKey },
-        [`New sending key for ${options.account}: ${sendingKey}`, 'The previous one no longer works. Store this key now: it is not shown again.'].join('\n'),
+        test ? { test_sending_key: sendingKey } : { sending_key: sendingKey },
+        [`New ${test ? 'test ' : ''}sending key for ${options.account}: ${sendingKey}`, 'The previous one no longer works. Store this key now: it is not shown again.'].join('\n'),
       );
     });
 
@@ -65,12 +67,13 @@ export function registerKeyCommands(program: Command, deps: CliDependencies): vo
     .command('list')
     .description("list the account's keys, revoked ones included (never a key or its hash)")
     .requiredOption('--account <id>', 'the account (acc_…)')
-    .option('--json', 'print {"keys":[{"id","kind","scopes","created_at","revoked_at"}]}')
+    .option('--json', 'print {"keys":[{"id","kind","test","scopes","created_at","revoked_at"}]}')
     .action(async (options: { account: string; json?: boolean }) => {
       await requireAccount(deps.db, options.account);
       const keys = (await listAccountKeys(deps.db, options.account)).map((k) => ({
         id: k.id,
         kind: k.kind,
+        test: k.test,
         scopes: k.scopes,
         created_at: k.createdAt.toISOString(),
         revoked_at: k.revokedAt?.toISOString() ?? null,
@@ -80,7 +83,7 @@ export function registerKeyCommands(program: Command, deps: CliDependencies): vo
         options.json,
         { keys },
         keys
-          .map((k) => `${k.id}  ${k.kind.padEnd(10)}  ${k.created_at}  ${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}  ${k.scopes.join(',')}`)
+          .map((k) => `${k.id}  ${(k.test ? 'test' : k.kind).padEnd(10)}  ${k.created_at}  ${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}  ${k.scopes.join(',')}`)
           .join('\n'),
       );
     });

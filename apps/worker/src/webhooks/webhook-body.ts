@@ -20,6 +20,7 @@ export function webhookBody(event: LeasedWebhook['event']): string {
           from: event.fromEmail === null ? null : formatMailbox(event.fromEmail, event.fromName),
           subject: event.subject,
           tags: event.tags ?? {},
+          test: event.test === true,
         };
   return JSON.stringify({ type: event.type, timestamp: event.occurredAt.toISOString(), data });
 }

@@ -32,6 +32,11 @@ export interface LockedMessage {
   emailId: string;
   accountId: string;
   senderId: string;
+  /**
+   * A test message: simulated, and its transitions count nothing of usage, suppressions or
+   * reputation (docs/api-decisions.md, "Test mode").
+   */
+  test: boolean;
   /** In id order, as locked. */
   deliveries: DeliveryRow[];
 }
@@ -65,7 +70,8 @@ export function lockMessages(tx: Transaction, emailIds: readonly string[]): Stat
   return tx.sql`
     select d.id, d.email_id, d.recipient, d.recipient_domain, d.kind, d.position, d.status, d.cause, d.attempt_count,
            d.created_at, d.updated_at, d.next_attempt_at, d.lease_expires_at, d.lease_token, d.delay_reported_at, d.complained_at, d.held_at,
-           d.account_id, (select e.sender_id from emails e where e.id = d.email_id) as sender_id
+           d.account_id, (select e.sender_id from emails e where e.id = d.email_id) as sender_id,
+           (select e.test from emails e where e.id = d.email_id) as test
       from deliveries d
      where d.email_id = any(${ids}::text[])
      order by d.id
@@ -77,7 +83,7 @@ export function lockedMessagesFrom(rows: readonly Row[]): Map<string, LockedMess
   const messages = new Map<string, LockedMessage>();
   for (const r of rows) {
     let message = messages.get(r.email_id);
-    if (!message) messages.set(r.email_id, (message = { emailId: r.email_id, accountId: r.account_id, senderId: r.sender_id, deliveries: [] }));
+    if (!message) messages.set(r.email_id, (message = { emailId: r.email_id, accountId: r.account_id, senderId: r.sender_id, test: r.test, deliveries: [] }));
     message.deliveries.push(toDeliveryRow(r));
   }
   return messages;

@@ -141,7 +141,9 @@ const newRow = (d: NewDelivery): DeliveryRow => ({
  * attempts, the events of the message history, the messages' derived states (a message
  * that became terminal loses its body), the counters (counterDeltas), the accounts'
  * reputation counts (reputationCountOf), the suppressions
- * (hard bounces and complaints of to/cc recipients) and the webhook outbox. A BCC
+ * (hard bounces and complaints of to/cc recipients) and the webhook outbox. A test
+ * message's changes move no counter and add no reputation count and no suppression
+ * (docs/api-decisions.md, "Test mode"); its events and webhooks are written as any other's. A BCC
  * delivery's recipient is never written beside it. A change its reason does not allow is a
  * programming error, thrown before anything is sent.
  */
@@ -216,10 +218,12 @@ export function writeTransitions(tx: Transaction, write: TransitionWrite): Writt
     } else {
       updated.add(id);
     }
-    moves.push({ account: message.accountId, sender: message.senderId, from, to: t.to });
+    if (!message.test) moves.push({ account: message.accountId, sender: message.senderId, from, to: t.to });
     if (effects.event) report(message, row, effects.event, row.cause, effects.webhook, t.at);
-    if (effects.suppression) suppressions.push({ reason: effects.suppression, accountId: message.accountId, email: row.recipient, emailId: row.emailId, at: t.at });
-    const counted = reputationCountOf({ reason: t.reason, kind: row.kind, to: t.to, cause: t.cause });
+    if (effects.suppression && !message.test) {
+      suppressions.push({ reason: effects.suppression, accountId: message.accountId, email: row.recipient, emailId: row.emailId, at: t.at });
+    }
+    const counted = !message.test && reputationCountOf({ reason: t.reason, kind: row.kind, to: t.to, cause: t.cause });
     if (counted) reputation.push({ accountId: message.accountId, at: t.at, counts: counted });
     if (t.attempt) attempts.set(t.attempt, [...(attempts.get(t.attempt) ?? []), row]);
     else if (effects.attempt) throw new Error(`delivery ${id} attempted without its attempt`);
@@ -240,8 +244,10 @@ export function writeTransitions(tx: Transaction, write: TransitionWrite): Writt
     updated.add(o.delivery);
     const effects = observationEffects(o.observation, row);
     report(message, row, effects.event, null, effects.webhook, o.at);
-    if (effects.suppression) suppressions.push({ reason: effects.suppression, accountId: message.accountId, email: row.recipient, emailId: row.emailId, at: o.at });
-    const counted = reputationCountOf({ observation: o.observation, kind: row.kind });
+    if (effects.suppression && !message.test) {
+      suppressions.push({ reason: effects.suppression, accountId: message.accountId, email: row.recipient, emailId: row.emailId, at: o.at });
+    }
+    const counted = !message.test && reputationCountOf({ observation: o.observation, kind: row.kind });
     if (counted) reputation.push({ accountId: message.accountId, at: o.at, counts: counted });
   }
 

@@ -16,33 +16,37 @@ export interface PlanSettings extends PlanLimits, ReputationThresholds {
 export interface ProvisionedAccount {
   account: { id: string; name: string; plan: string };
   sending_key: string;
+  /** The test sending key (docs/api-decisions.md, "Test mode"). */
+  test_sending_key: string;
   management_key: string;
 }
 
 /** A new key: its insert, for the caller to send (in its transaction, if any), and the key itself, shown once. */
-function newKey(db: Queryable, accountId: string, kind: 'sending' | 'management', scopes: readonly Scope[]) {
-  const key = generateApiKey(kind);
+function newKey(db: Queryable, accountId: string, kind: 'sending' | 'management', scopes: readonly Scope[], test = false) {
+  const key = generateApiKey(kind, test);
   const id = newId('apiKey');
   const insert = db`
-    insert into api_keys (id, account_id, kind, key_hash, scopes)
-    values (${id}, ${accountId}, ${kind}, ${hashApiKey(key)}, ${[...scopes]}::text[])`;
+    insert into api_keys (id, account_id, kind, key_hash, test, scopes)
+    values (${id}, ${accountId}, ${kind}, ${hashApiKey(key)}, ${test}, ${[...scopes]}::text[])`;
   return { id, key, insert };
 }
 
-/** A new account on the free plan with its sending key and an all-scope management key. */
+/** A new account on the free plan with its live and test sending keys and an all-scope management key. */
 export async function createAccount(db: Database, name: string): Promise<ProvisionedAccount> {
   return inTransaction(db, async (tx) => {
     const id = newId('account');
     const sending = newKey(tx.sql, id, 'sending', []);
+    const testSending = newKey(tx.sql, id, 'sending', [], true);
     const management = newKey(tx.sql, id, 'management', SCOPES);
     await tx.commit(
       tx.sql`insert into accounts (id, name, plan_id) values (${id}, ${name}, ${FREE_PLAN_ID})`,
       // Created with the account: intake only locks and reads it.
       tx.sql`insert into account_usage (account_id) values (${id})`,
       sending.insert,
+      testSending.insert,
       management.insert,
     );
-    return { account: { id, name, plan: 'free' }, sending_key: sending.key, management_key: management.key };
+    return { account: { id, name, plan: 'free' }, sending_key: sending.key, test_sending_key: testSending.key, management_key: management.key };
   });
 }
 
@@ -68,6 +72,7 @@ export async function listAccounts(db: Queryable): Promise<AccountListItem[]> {
 export interface KeyListItem {
   id: string;
   kind: 'sending' | 'management';
+  test: boolean;
   scopes: string[];
   createdAt: Date;
   revokedAt: Date | null;
@@ -76,10 +81,10 @@ export interface KeyListItem {
 /** The account's keys, revoked ones included, oldest first. */
 export async function listAccountKeys(db: Queryable, accountId: string): Promise<KeyListItem[]> {
   const rows = await db`
-    select id, kind, scopes, created_at, revoked_at from api_keys
+    select id, kind, test, scopes, created_at, revoked_at from api_keys
     where account_id = ${accountId}
     order by created_at, id`;
-  return rows.map((r) => ({ id: r.id, kind: r.kind, scopes: r.scopes, createdAt: r.created_at, revokedAt: r.revoked_at }));
+  return rows.map((r) => ({ id: r.id, kind: r.kind, test: r.test, scopes: r.scopes, createdAt: r.created_at, revokedAt: r.revoked_at }));
 }
 
 /** What GET /v1/account shows of the account itself, beside its usage figures (usageFigures). */
@@ -120,13 +125,13 @@ export async function revokeKey(db: Database, keyId: string, at = new Date()): P
   return revoked.length > 0;
 }
 
-/** Issues a new sending key and revokes the previous one in the same transaction. */
-export async function rotateSendingKey(db: Database, accountId: string, at = new Date()): Promise<string> {
+/** Issues a new sending key (live, or test) and revokes the previous one of the same mode in the same transaction. */
+export async function rotateSendingKey(db: Database, accountId: string, at = new Date(), test = false): Promise<string> {
   return inTransaction(db, async (tx) => {
-    const sending = newKey(tx.sql, accountId, 'sending', []);
-    // In this order: an account has one active sending key (api_keys_one_active_sending_key).
+    const sending = newKey(tx.sql, accountId, 'sending', [], test);
+    // In this order: an account has one active sending key of each mode (api_keys_one_active_sending_key).
     await tx.commit(
-      tx.sql`update api_keys set revoked_at = ${at} where account_id = ${accountId} and kind = 'sending' and revoked_at is null`,
+      tx.sql`update api_keys set revoked_at = ${at} where account_id = ${accountId} and kind = 'sending' and test = ${test} and revoked_at is null`,
       sending.insert,
     );
     return sending.key;

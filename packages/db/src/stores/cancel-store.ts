@@ -3,11 +3,12 @@ import type { Database } from '../database';
 import { lockedMessagesFrom, lockMessages } from '../deliveries/locked-messages';
 import { writeTransitions } from '../deliveries/transition-writer';
 import { inTransaction } from '../transaction';
+import type { EmailOwner } from './email-history-store';
 
 export type CancelOutcome = 'canceled' | 'not_cancelable' | 'not_found';
 
 /**
- * Cancels a message of the account while none of its deliveries has started
+ * Cancels a message of the owner while none of its deliveries has started
  * (isCancelable): each queued delivery ends `failed` with cause `canceled` through the
  * transition writer. The deliveries' locks are taken first, waiting for a claim in progress
  * (lock-order): a claim that leased them first makes the cancel find them `sending`; a claim
@@ -15,11 +16,17 @@ export type CancelOutcome = 'canceled' | 'not_cancelable' | 'not_found';
  * is found and before anything is written (the HTTP route checks its body there: resource
  * first, then body); what it throws rolls the transaction back.
  */
-export async function cancelEmail(db: Database, accountId: string, emailId: string, now: Date, checkRequest: () => void = () => {}): Promise<CancelOutcome> {
+export async function cancelEmail(
+  db: Database,
+  owner: EmailOwner,
+  emailId: string,
+  now: Date,
+  checkRequest: () => void = () => {},
+): Promise<CancelOutcome> {
   return inTransaction(db, async (tx) => {
     const { locked } = await tx.send({ locked: lockMessages(tx, [emailId]) });
     const message = lockedMessagesFrom(locked).get(emailId);
-    if (!message || message.accountId !== accountId) return 'not_found';
+    if (!message || message.accountId !== owner.accountId || message.test !== owner.test) return 'not_found';
     checkRequest();
     if (!isCancelable(message.deliveries)) return 'not_cancelable';
     const transitions = message.deliveries

@@ -21,10 +21,21 @@ export interface EmailSummary {
   createdAt: Date;
   updatedAt: Date;
   completedAt: Date | null;
+  /** Sent with the account's test key (docs/api-decisions.md, "Test mode"). */
+  test: boolean;
+}
+
+/**
+ * Whose messages a sending key sees: its account's, of its own mode only; a live key never
+ * sees test messages and a test key never sees live ones (docs/api-decisions.md, "Test mode").
+ */
+export interface EmailOwner {
+  accountId: string;
+  test: boolean;
 }
 
 const summaryColumns = (db: Queryable) => db`
-  id, status, type, from_email, from_name, "to", cc, bcc_count, subject, tags, reply_to, scheduled_at, cause, created_at, updated_at, completed_at`;
+  id, status, type, from_email, from_name, "to", cc, bcc_count, subject, tags, reply_to, scheduled_at, cause, created_at, updated_at, completed_at, test`;
 
 export function toEmailSummary(r: Row): EmailSummary {
   return {
@@ -44,6 +55,7 @@ export function toEmailSummary(r: Row): EmailSummary {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     completedAt: r.completed_at,
+    test: r.test,
   };
 }
 
@@ -59,22 +71,24 @@ export interface EmailListFilters {
 /** An operator's search (docs/api-decisions.md, "Operator console"): any account, or one, and a to/cc recipient. */
 export interface EmailSearchFilters extends EmailListFilters {
   accountId?: string;
+  /** Test messages only, or live ones only (docs/api-decisions.md, "Test mode"); absent: both. */
+  test?: boolean;
   /** A to or cc address by its key (the address in lower case); BCC recipients are never matched. */
   recipientKey?: string;
 }
 
 /**
- * One page of the account's messages that match the filters, newest first; the caller asks for
- * `limit + 1` rows.
+ * One page of the owner's messages (of its mode only) that match the filters, newest first; the
+ * caller asks for `limit + 1` rows.
  */
 export function listEmails(
   db: Queryable,
-  accountId: string,
+  owner: EmailOwner,
   filters: EmailListFilters,
   position: PagePosition | undefined,
   limit: number,
 ): Promise<EmailSummary[]> {
-  return searchEmails(db, { ...filters, accountId }, position, limit);
+  return searchEmails(db, { ...filters, accountId: owner.accountId, test: owner.test }, position, limit);
 }
 
 /**
@@ -102,6 +116,7 @@ export async function searchEmails(
     select ${summaryColumns(db)}, account_id from emails
     where true ${page.after}
       ${filters.accountId ? db`and account_id = ${filters.accountId}` : db``}
+      ${filters.test !== undefined ? db`and test = ${filters.test}` : db``}
       ${filters.status ? db`and status = ${filters.status}` : db``}
       ${filters.tag ? db`and tags @> ${JSON.stringify({ [filters.tag.key]: filters.tag.value })}::text::jsonb and tags <> '{}'::jsonb` : db``}
       ${filters.createdAfter ? db`and created_at > ${filters.createdAfter}` : db``}
@@ -197,13 +212,14 @@ export interface OperatorEmailDetail extends EmailDetail {
 }
 
 /**
- * The account's message with its deliveries, attempts, events and attachment metadata,
- * or undefined when the id is malformed, unknown or another account's (all answered as
- * email_not_found). Bodies, attachment bytes and transport facts are not read.
+ * The owner's message with its deliveries, attempts, events and attachment metadata,
+ * or undefined when the id is malformed, unknown, another account's or of the other mode (all
+ * answered as email_not_found). Bodies, attachment bytes and transport facts are not read.
  */
-export async function findEmailDetail(db: Queryable, accountId: string, id: string): Promise<EmailDetail | undefined> {
+export async function findEmailDetail(db: Queryable, owner: EmailOwner, id: string): Promise<EmailDetail | undefined> {
   if (!isIdOf('email', id)) return undefined;
-  const [email] = await db`select ${summaryColumns(db)} from emails where id = ${id} and account_id = ${accountId} limit 1`;
+  const [email] = await db`
+    select ${summaryColumns(db)} from emails where id = ${id} and account_id = ${owner.accountId} and test = ${owner.test} limit 1`;
   return email && readHistory(db, email, db``, (r) => toEmailAttempt(r));
 }
 

@@ -62,6 +62,8 @@ export interface AcceptedEmail {
   headers: { name: string; value: string }[];
   tags: Record<string, string>;
   scheduledAt: Date | null;
+  /** Sent with the test key: simulated, counting no usage (docs/api-decisions.md, "Test mode"). */
+  test: boolean;
   /** When its deliveries are first owed an attempt: the scheduled instant, or acceptance. */
   dueAt: Date;
   /** `suppressed`: on the account's suppression list, so its delivery is created failed and never attempted. */

@@ -43,12 +43,13 @@ export function admissionStatements(tx: Transaction, a: AdmittedEmails): Stateme
     ),
   );
   const written = writeTransitions(tx, {
-    messages: a.admitted.map((e) => ({ emailId: e.id, accountId: a.accountId, senderId: e.senderId, deliveries: [] })),
+    messages: a.admitted.map((e) => ({ emailId: e.id, accountId: a.accountId, senderId: e.senderId, test: e.test, deliveries: [] })),
     transitions,
   });
-  // Suppressed recipients are never attempted: they count no usage.
+  // Suppressed recipients are never attempted and test messages never delivered: they count no usage.
+  const live = a.admitted.filter((e) => !e.test);
   let total = a.totalBefore;
-  const usage = a.admitted
+  const usage = live
     .map((e) => {
       const recipients = e.recipients.filter((r) => !r.suppressed).length;
       return { emailId: e.id, recipients, cumulative: (total += recipients) };
@@ -67,7 +68,9 @@ export function admissionStatements(tx: Transaction, a: AdmittedEmails): Stateme
                    as x(email_id, recipients, cumulative)`,
         ]
       : []),
-    tx.sql`update account_usage set recipients_total = ${total}, last_accepted_at = ${a.usageAt} where account_id = ${a.accountId}`,
+    ...(live.length > 0
+      ? [tx.sql`update account_usage set recipients_total = ${total}, last_accepted_at = ${a.usageAt} where account_id = ${a.accountId}`]
+      : []),
     tx.sql`
       update senders set last_used_at = ${a.now}
        where id = any(${[...new Set(a.admitted.map((e) => e.senderId))]}::text[]) and (last_used_at is null or last_used_at < ${a.now})`,
@@ -81,19 +84,19 @@ function messageRowsStatements(tx: Transaction, accountId: string, now: Date, me
     tx.sql`
       with new_emails as (
         insert into emails (id, account_id, sender_id, domain_id, from_email, from_name, type, subject, "to", cc, bcc_count,
-                            text_body, html_body, message_id_header, reply_to, headers, tags, scheduled_at, status, created_at, updated_at)
+                            text_body, html_body, message_id_header, reply_to, headers, tags, scheduled_at, test, status, created_at, updated_at)
         select x.id, ${accountId}, x.sender_id, x.domain_id, x.from_email, x.from_name, x.type, x.subject, x."to"::jsonb, x.cc::jsonb,
                x.bcc_count, x.text_body, x.html_body, x.message_id_header, x.reply_to::jsonb, x.headers::jsonb, x.tags::jsonb, x.scheduled_at,
-               'queued', ${now}, ${now}
+               x.test, 'queued', ${now}, ${now}
           from unnest(${column((e) => e.id)}::text[], ${column((e) => e.senderId)}::text[], ${column((e) => e.domainId)}::text[],
                       ${column((e) => e.fromEmail)}::text[], ${column((e) => e.fromName)}::text[], ${column((e) => e.type)}::text[],
                       ${column((e) => e.subject)}::text[], ${column((e) => JSON.stringify(e.to))}::text[], ${column((e) => JSON.stringify(e.cc))}::text[],
                       ${column((e) => e.bccCount)}::int[], ${column((e) => e.text)}::text[], ${column((e) => e.html)}::text[],
                       ${column((e) => e.messageIdHeader)}::text[], ${column((e) => JSON.stringify(e.replyTo))}::text[],
                       ${column((e) => JSON.stringify(e.headers))}::text[], ${column((e) => JSON.stringify(e.tags))}::text[],
-                      ${timestampsParam(column((e) => e.scheduledAt))}::text[]::timestamptz[])
+                      ${timestampsParam(column((e) => e.scheduledAt))}::text[]::timestamptz[], ${column((e) => e.test)}::boolean[])
                as x(id, sender_id, domain_id, from_email, from_name, type, subject, "to", cc, bcc_count, text_body, html_body, message_id_header,
-                    reply_to, headers, tags, scheduled_at)
+                    reply_to, headers, tags, scheduled_at, test)
         returning id
       )
       insert into events (email_id, type, at) select id, 'queued', ${now} from new_emails`,

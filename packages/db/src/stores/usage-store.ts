@@ -1,3 +1,4 @@
+import type { RecentTestMessage } from '@mailer/domain';
 import { timestampsParam, type Row } from '../database';
 import type { Transaction } from '../transaction';
 
@@ -80,3 +81,19 @@ export function usageReachedAt(tx: Transaction, accountId: string, thresholds: n
 }
 
 export const usageReachedAtFrom = (rows: readonly Row[]): (Date | null)[] => rows.map((r) => r.at ?? null);
+
+/**
+ * The account's test messages accepted since `since`, oldest first, with their recipients: what
+ * the test-mode bound is judged on (docs/api-decisions.md, "Test mode"). Read under the
+ * account's usage lock, which orders test requests as it orders live ones.
+ */
+export function recentTestMessages(tx: Transaction, accountId: string, since: Date) {
+  return tx.sql`
+    select e.created_at, (select count(*) from deliveries d where d.email_id = e.id)::int as recipients
+      from emails e
+     where e.account_id = ${accountId} and e.test and e.created_at > ${since}
+     order by e.created_at, e.id`;
+}
+
+export const recentTestMessagesFrom = (rows: readonly Row[]): RecentTestMessage[] =>
+  rows.map((r) => ({ at: r.created_at, recipients: r.recipients }));

@@ -27,6 +27,8 @@ export interface LeasedWebhook {
     fromName: string | null;
     subject: string | null;
     tags: Record<string, string> | null;
+    /** Whether the message is a test message (docs/api-decisions.md, "Test mode"); null for other events. */
+    test: boolean | null;
   };
 }
 
@@ -52,6 +54,7 @@ const toLeased = (r: Row): LeasedWebhook => ({
     fromName: r.from_name,
     subject: r.subject,
     tags: r.tags,
+    test: r.test,
   },
 });
 
@@ -131,7 +134,7 @@ export async function claimWebhookDeliveries(
     select d.id, d.endpoint_id, d.attempt_count, w.url, w.secret_sealed, w.failing_since,
            case when w.previous_secret_expires_at > ${now} then w.previous_secret_sealed end as previous_secret_sealed,
            e.id as event_id, e.type, e.occurred_at, e.email_id, e.recipient, e.recipient_kind, e.status, e.cause,
-           e.attempt_count as event_attempt_count, e.data, m.from_email, m.from_name, m.subject, m.tags
+           e.attempt_count as event_attempt_count, e.data, m.from_email, m.from_name, m.subject, m.tags, m.test
       from leased d
       join webhook_endpoints w on w.id = d.endpoint_id
       join webhook_events e on e.id = d.event_id

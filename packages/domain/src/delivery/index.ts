@@ -12,3 +12,4 @@ export * from './tls-policy';
 export * from './dane';
 export * from './tls-failure';
 export * from './hold';
+export * from './simulated-outcome';

@@ -10,3 +10,4 @@ export * from './email-draft';
 export * from './extra-headers';
 export * from './tags';
 export * from './schedule';
+export * from './test-mode-bound';

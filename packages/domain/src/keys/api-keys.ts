@@ -2,6 +2,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { randomBase62 } from '../ids';
 
 export const SENDING_KEY_PREFIX = 'svc_live_';
+/** The account's test sending key: its messages are simulated (docs/api-decisions.md, "Test mode"). */
+export const TEST_SENDING_KEY_PREFIX = 'svc_test_';
 export const MANAGEMENT_KEY_PREFIX = 'mgmt_live_';
 
 export const SCOPES = [
@@ -17,10 +19,12 @@ export const SCOPES = [
 export type Scope = (typeof SCOPES)[number];
 export type KeyKind = 'sending' | 'management';
 
-const KEY_SHAPE = /^(svc_live_|mgmt_live_)[0-9A-Za-z]{32,128}$/;
+const KEY_SHAPE = /^(svc_live_|svc_test_|mgmt_live_)[0-9A-Za-z]{32,128}$/;
 
-export function generateApiKey(kind: KeyKind): string {
-  return (kind === 'sending' ? SENDING_KEY_PREFIX : MANAGEMENT_KEY_PREFIX) + randomBase62(40);
+/** A new key; `test` only for a sending key. */
+export function generateApiKey(kind: KeyKind, test = false): string {
+  const prefix = kind === 'management' ? MANAGEMENT_KEY_PREFIX : test ? TEST_SENDING_KEY_PREFIX : SENDING_KEY_PREFIX;
+  return prefix + randomBase62(40);
 }
 
 /** Keys are stored only as this hash; they carry 238 random bits, so a fast hash is enough. */

@@ -25,6 +25,9 @@ export const emailSummarySchema = z.object({
   bcc_count: z.number().int(),
   subject: z.string(),
   tags: z.record(z.string(), z.string()).meta({ description: 'The tags the message was sent with.' }),
+  test: z.boolean().meta({
+    description: 'Sent with the test key (svc_test_…): its outcomes are simulated and nothing left the service. Each key sees only its own mode.',
+  }),
   created_at: timestamp,
   updated_at: timestamp,
 }).meta({ id: 'Email' });
@@ -82,6 +85,7 @@ export function toEmailSummary(email: EmailSummary): z.infer<typeof emailSummary
     bcc_count: email.bccCount,
     subject: email.subject,
     tags: email.tags,
+    test: email.test,
     created_at: iso(email.createdAt),
     updated_at: iso(email.updatedAt),
   };

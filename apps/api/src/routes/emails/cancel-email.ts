@@ -21,12 +21,12 @@ export const cancelEmailRoute = defineRoute({
   body: z.strictObject({}),
   responses: { 200: { description: 'Canceled: the message as it now is.', schema: emailDetailSchema } },
   async handle({ res, deps, key, params, body }) {
-    const outcome = await cancelEmail(deps.db, key.accountId, params.id!, deps.now(), body);
+    const outcome = await cancelEmail(deps.db, { accountId: key.accountId, test: key.test }, params.id!, deps.now(), body);
     if (outcome === 'not_found') throw new AppError('email_not_found', 'No such email in this account.');
     if (outcome === 'not_cancelable') {
       throw new AppError('email_not_cancelable', 'A delivery of this message has started (or none is left waiting); it can no longer be canceled.');
     }
-    const detail = await findEmailDetail(deps.db, key.accountId, params.id!);
+    const detail = await findEmailDetail(deps.db, { accountId: key.accountId, test: key.test }, params.id!);
     sendJson(res, 200, toEmailDetail(detail!));
   },
 });

@@ -15,7 +15,7 @@ export const getEmailRoute = defineRoute({
   errors: ['email_not_found'],
   responses: { 200: { description: 'The message.', schema: emailDetailSchema } },
   async handle({ res, deps, key, params }) {
-    const detail = await findEmailDetail(deps.db, key.accountId, params.id!);
+    const detail = await findEmailDetail(deps.db, { accountId: key.accountId, test: key.test }, params.id!);
     if (!detail) throw new AppError('email_not_found', 'No such email in this account.');
     sendJson(res, 200, toEmailDetail(detail));
   },

@@ -38,7 +38,7 @@ export const sendEmailBatchRoute = defineRoute({
     const idempotencyKey = requireIdempotencyKey(req.get('idempotency-key'));
     const drafts = body();
     // The idempotency fingerprint is taken of the request as sent, not as validated.
-    const result = await acceptEmail(deps, { accountId: key.accountId, idempotencyKey, body: json(), drafts, batch: true });
+    const result = await acceptEmail(deps, { owner: { accountId: key.accountId, test: key.test }, idempotencyKey, body: json(), drafts, batch: true });
     sendAccepted(res, deps, result, drafts);
   },
 });

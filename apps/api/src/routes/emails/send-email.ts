@@ -42,7 +42,7 @@ export const sendEmailRoute = defineRoute({
     const idempotencyKey = requireIdempotencyKey(req.get('idempotency-key'));
     const draft = body();
     const result = await acceptEmail(deps, {
-      accountId: key.accountId,
+      owner: { accountId: key.accountId, test: key.test },
       idempotencyKey,
       // The idempotency fingerprint is taken of the request as sent, not as validated.
       body: json(),

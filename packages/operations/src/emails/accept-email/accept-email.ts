@@ -1,5 +1,5 @@
 import { AppError, isValidIdempotencyKey, requestFingerprint, scheduleProblem, validationError, type EmailDraft, type RateLimitHeaders } from '@mailer/domain';
-import type { Database } from '@mailer/db';
+import type { Database, EmailOwner } from '@mailer/db';
 import type { IntakeBatcher } from './intake-batcher';
 import { itemPath, type AcceptedResponse } from './intake-outcomes';
 import { assertMessageSize } from './message-size';
@@ -20,7 +20,8 @@ export interface AcceptEmailDependencies {
 }
 
 export interface AcceptEmailInput {
-  accountId: string;
+  /** The account, and whether the request came with its test key (docs/api-decisions.md, "Test mode"). */
+  owner: EmailOwner;
   idempotencyKey: string;
   /** The request body as parsed JSON: what "the same request" is judged on. */
   body: unknown;
@@ -49,10 +50,11 @@ export async function acceptEmail(deps: AcceptEmailDependencies, input: AcceptEm
     return problem ? [{ path: itemPath(input, index, 'scheduled_at'), message: problem }] : [];
   });
   if (scheduling.length > 0) throw validationError(scheduling);
-  for (const [index, draft] of input.drafts.entries()) await assertMessageSize(deps, input.accountId, draft, input.batch ? `[${index}]` : '(message)');
-  const outcome = await deps.intake.submit(input.accountId, {
+  for (const [index, draft] of input.drafts.entries()) await assertMessageSize(deps, input.owner.accountId, draft, input.batch ? `[${index}]` : '(message)');
+  const outcome = await deps.intake.submit(input.owner, {
     idempotencyKey: input.idempotencyKey,
-    fingerprint: requestFingerprint(input.body),
+    // One key used with both the live and the test key is two requests: a conflict, never a replay across modes.
+    fingerprint: requestFingerprint(input.owner.test ? { test: input.body } : input.body),
     drafts: input.drafts,
     batch: input.batch,
   });

@@ -6,6 +6,8 @@ import {
   inTransaction,
   lockAccountUsage,
   otherRequestsRecords,
+  recentTestMessages,
+  recentTestMessagesFrom,
   releaseIdempotencyKeys,
   sendingIdentitiesFrom,
   sendingIdentitiesStatement,
@@ -17,6 +19,7 @@ import {
   usageReachedAtFrom,
   type AcceptedEmail,
   type Database,
+  type EmailOwner,
   type UsageFigures,
 } from '@mailer/db';
 import {
@@ -28,6 +31,8 @@ import {
   newId,
   rateLimitHeaders,
   recordAdmission,
+  testModeUsage,
+  testUsageReachedAt,
   windowRetryAfter,
   type Admission,
   type RateLimitHeaders,
@@ -86,8 +91,14 @@ type Judged =
  * while they fit the plan (admitInOrder); the third writes what was admitted
  * (admissionStatements), gives back the keys of requests that created nothing and commits.
  * Outcomes are in request order.
+ *
+ * Test requests (docs/api-decisions.md, "Test mode") go the same way under the same lock but
+ * for what they count: no suppressed recipients are looked up, a paused account still takes
+ * them, and instead of the plan they are admitted against the account's test messages of the
+ * last minute (testModeUsage), writing no usage.
  */
-export async function runIntakeBatch(deps: IntakeDependencies, accountId: string, requests: IntakeRequest[]): Promise<IntakeOutcome[]> {
+export async function runIntakeBatch(deps: IntakeDependencies, owner: EmailOwner, requests: IntakeRequest[]): Promise<IntakeOutcome[]> {
+  const { accountId, test } = owner;
   const now = deps.now();
   const ids = requests.map((r) => r.drafts.map(() => newId('email')));
   const responses = requests.map((r, i): AcceptedResponse => {
@@ -103,25 +114,34 @@ export async function runIntakeBatch(deps: IntakeDependencies, accountId: string
       claimed: claimIdempotencyKeys(tx, accountId, claims, now, IDEMPOTENCY_TTL_MS),
       identities: sendingIdentitiesStatement(tx.sql, accountId, [...new Set(drafts.map((d) => d.from.mailbox.key))]),
       records: otherRequestsRecords(tx, accountId, requests.map((r) => r.idempotencyKey), claims.map((c) => c.emailId)),
-      suppressed: suppressedAmong(tx, accountId, recipientKeys),
+      suppressed: test ? [] : [suppressedAmong(tx, accountId, recipientKeys)],
     });
-    const suppressed = suppressedKeysFrom(first.suppressed);
+    const suppressed = first.suppressed[0] ? suppressedKeysFrom(first.suppressed[0]) : new Set<string>();
     const claimedKeys = claimedKeysFrom(first.claimed);
     const identityByKey = new Map(sendingIdentitiesFrom(first.identities).map((s) => [s.emailKey, s]));
     const recordByKey = idempotencyRecordsFrom(first.records);
 
-    const second = await tx.send({ lock: lockAccountUsage(tx, [accountId]), usage: usageFigures(tx, accountId, now, WINDOW_SECONDS) });
+    const second = await tx.send({
+      lock: lockAccountUsage(tx, [accountId]),
+      usage: usageFigures(tx, accountId, now, WINDOW_SECONDS),
+      recentTest: test ? [recentTestMessages(tx, accountId, new Date(now.getTime() - 60_000))] : [],
+    });
     const figures = usageFiguresFrom(second.usage, WINDOW_SECONDS);
-    const initial = usageState(figures);
+    const recentTest = second.recentTest[0] ? recentTestMessagesFrom(second.recentTest[0]) : [];
+    const initial = test ? testModeUsage(recentTest) : usageState(figures);
     const judged = requests.map((request, i): Judged => {
-      const verdict = judgeRequest(request, claimedKeys.has(request.idempotencyKey), recordByKey.get(request.idempotencyKey), (d) =>
-        identityByKey.get(d.from.mailbox.key),
+      const verdict = judgeRequest(
+        request,
+        claimedKeys.has(request.idempotencyKey),
+        recordByKey.get(request.idempotencyKey),
+        (d) => identityByKey.get(d.from.mailbox.key),
+        test,
       );
       if (verdict.kind !== 'candidate') {
         return { kind: 'settled', request, outcome: settledOutcome(verdict, rateLimitHeaders(initial, now)), releasesKey: verdict.kind === 'sender_not_allowed' };
       }
-      if (figures.sendingPaused) return { kind: 'settled', request, outcome: { kind: 'refused', error: sendingPausedError() }, releasesKey: true };
-      const messages = request.drafts.map((draft, j) => toAcceptedEmail(accountId, ids[i]![j]!, draft, verdict.identities[j]!, suppressed, now));
+      if (figures.sendingPaused && !test) return { kind: 'settled', request, outcome: { kind: 'refused', error: sendingPausedError() }, releasesKey: true };
+      const messages = request.drafts.map((draft, j) => toAcceptedEmail(accountId, ids[i]![j]!, draft, verdict.identities[j]!, suppressed, now, test));
       return { kind: 'candidate', request, messages, response: responses[i]! };
     });
     // Usage instants never go back, so that recipient_usage.cumulative grows with accepted_at.
@@ -132,9 +152,13 @@ export async function runIntakeBatch(deps: IntakeDependencies, accountId: string
     const third = await tx.commit({
       admission: admissionStatements(tx, { accountId, now, usageAt, admitted: decided.admitted, totalBefore: figures.total }),
       released: decided.releasedKeys.length > 0 ? [releaseIdempotencyKeys(tx, accountId, decided.releasedKeys)] : [],
-      reachedAt: windows.length > 0 ? [usageReachedAt(tx, accountId, windows.map(({ r, e }) => r.totalWith - e.window.limit))] : [],
+      reachedAt: windows.length > 0 && !test ? [usageReachedAt(tx, accountId, windows.map(({ r, e }) => r.totalWith - e.window.limit))] : [],
     });
-    const reachedAt = third.reachedAt[0] ? usageReachedAtFrom(third.reachedAt[0]) : [];
+    const reachedAt = test
+      ? windows.map(({ e }) => testUsageReachedAt(recentTest, e.mustLeave))
+      : third.reachedAt[0]
+        ? usageReachedAtFrom(third.reachedAt[0])
+        : [];
     return decided.outcomes.map((outcome, index): IntakeOutcome => {
       if (outcome) return outcome;
       const refusal = decided.refusals.find((r) => r.index === index)!;

@@ -1,4 +1,4 @@
-import { isDatabaseUnavailable } from '@mailer/db';
+import { isDatabaseUnavailable, type EmailOwner } from '@mailer/db';
 import { runIntakeBatch, type IntakeDependencies } from './intake-batch';
 import type { IntakeOutcome, IntakeRequest } from './intake-outcomes';
 
@@ -46,45 +46,47 @@ interface Lane {
  * request still gets its own outcome, exactly as alone: admitted while the plan has
  * room, in arrival order within a batch. No two batches in flight hold one
  * Idempotency-Key: a repeat waits for a later batch and finds the first one's record.
+ * An account's test requests have a lane of their own: a batch is of one mode.
  */
 export class IntakeBatcher {
   private readonly lanes = new Map<string, Lane>();
 
   constructor(private readonly deps: IntakeDependencies) {}
 
-  submit(accountId: string, request: IntakeRequest): Promise<FinalOutcome> {
+  submit(owner: EmailOwner, request: IntakeRequest): Promise<FinalOutcome> {
     return new Promise((resolve, reject) => {
-      let lane = this.lanes.get(accountId);
-      if (!lane) this.lanes.set(accountId, (lane = { queue: [], running: 0, keysInFlight: new Set() }));
+      const name = `${owner.accountId}${owner.test ? ':test' : ''}`;
+      let lane = this.lanes.get(name);
+      if (!lane) this.lanes.set(name, (lane = { queue: [], running: 0, keysInFlight: new Set() }));
       lane.queue.push({ request, bytes: payloadBytes(request), resolve, reject });
-      this.startBatches(accountId, lane);
+      this.startBatches(name, owner, lane);
     });
   }
 
   /** Starts batches while the lane has room for them and requests to put in them. */
-  private startBatches(accountId: string, lane: Lane): void {
+  private startBatches(name: string, owner: EmailOwner, lane: Lane): void {
     while (lane.running < MAX_IN_FLIGHT) {
       const batch = takeBatch(lane.queue, lane.keysInFlight);
       if (batch.length === 0) break;
       lane.running++;
       for (const pending of batch) lane.keysInFlight.add(pending.request.idempotencyKey);
-      void this.run(accountId, batch, lane.queue).finally(() => {
+      void this.run(owner, batch, lane.queue).finally(() => {
         lane.running--;
         for (const pending of batch) lane.keysInFlight.delete(pending.request.idempotencyKey);
-        if (lane.running === 0 && lane.queue.length === 0) this.lanes.delete(accountId);
-        else this.startBatches(accountId, lane);
+        if (lane.running === 0 && lane.queue.length === 0) this.lanes.delete(name);
+        else this.startBatches(name, owner, lane);
       });
     }
   }
 
-  private async run(accountId: string, batch: Pending[], queue: Pending[]): Promise<void> {
+  private async run(owner: EmailOwner, batch: Pending[], queue: Pending[]): Promise<void> {
     let outcomes: IntakeOutcome[];
     try {
-      outcomes = await runIntakeBatch(this.deps, accountId, batch.map((p) => p.request));
+      outcomes = await runIntakeBatch(this.deps, owner, batch.map((p) => p.request));
     } catch (error) {
       // One request must not fail the others: unless the database is away, retry each alone.
       if (batch.length > 1 && !isDatabaseUnavailable(error)) {
-        for (const pending of batch) await this.run(accountId, [pending], queue);
+        for (const pending of batch) await this.run(owner, [pending], queue);
       } else {
         for (const pending of batch) pending.reject(error);
       }

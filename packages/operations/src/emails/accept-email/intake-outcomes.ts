@@ -51,13 +51,15 @@ export const itemPath = (request: Pick<IntakeRequest, 'batch'>, index: number, p
 /**
  * A request whose key this transaction claimed goes on to the sender check (every message
  * of a batch must pass it); one whose key is live replays (same request) or conflicts
- * (another request).
+ * (another request). A test request's sender must be active, its domain ready or not
+ * (docs/api-decisions.md, "Test mode").
  */
 export function judgeRequest(
   request: IntakeRequest,
   claimed: boolean,
   record: IdempotencyRecord | undefined,
   identityOf: (draft: EmailDraft) => SendingIdentity | undefined,
+  test: boolean,
 ): Verdict {
   if (!claimed) {
     if (!record) return { kind: 'retry' };
@@ -67,7 +69,7 @@ export function judgeRequest(
   const problems: { path: string; message: string }[] = [];
   request.drafts.forEach((draft, index) => {
     const identity = identityOf(draft);
-    const problem = sendingIdentityProblem(identity && { configuredState: identity.configuredState, domainReady: isDomainReady(identity) });
+    const problem = sendingIdentityProblem(identity && { configuredState: identity.configuredState, domainReady: test || isDomainReady(identity) });
     if (problem || !identity) problems.push({ path: itemPath(request, index, 'from'), message: problem ?? 'no active sender' });
     else identities.push(identity);
   });
@@ -135,6 +137,7 @@ export function toAcceptedEmail(
   identity: SendingIdentity,
   suppressed: ReadonlySet<string>,
   now: Date,
+  test: boolean,
 ): AcceptedEmail {
   return {
     id,
@@ -155,6 +158,7 @@ export function toAcceptedEmail(
     headers: draft.headers,
     tags: draft.tags,
     scheduledAt: draft.scheduledAt,
+    test,
     dueAt: firstDueAt(draft.scheduledAt, now),
     recipients: draft.recipients.recipients.map((r) => ({ id: newId('delivery'), ...r, suppressed: suppressed.has(addressKey(r.address)) })),
     attachments: draft.attachments,
