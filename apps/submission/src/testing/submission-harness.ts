@@ -18,6 +18,8 @@ export const GENEROUS_LIMITS: PlanLimits = { perMinute: 10_000, perHour: 10_000,
 export interface SubmittingAccount {
   accountId: string;
   sendingKey: string;
+  /** The test sending key (svc_test_…). */
+  testSendingKey: string;
   managementKey: string;
   /** An active sender of `domain`. */
   sender: string;
@@ -99,7 +101,7 @@ export async function startSubmissionHarness(env: Record<string, string> = {}): 
       const domain = await insertReadyDomain(deps.db, config.encryptionKey, accountId, options.domain ?? 'acme.test');
       const sender = await insertSender(deps.db, accountId, domain.id, `hello@${domain.name}`, { displayName: 'Acme' });
       await setAccountPlan(deps.db, accountId, { ...GENEROUS_LIMITS, ...options.limits });
-      return { accountId, sendingKey: provisioned.sending_key, managementKey: provisioned.management_key, sender: sender.email, domain };
+      return { accountId, sendingKey: provisioned.sending_key, testSendingKey: provisioned.test_sending_key, managementKey: provisioned.management_key, sender: sender.email, domain };
     },
     async submit(password, message, options = {}) {
       const transport = createTransport({

@@ -1,4 +1,12 @@
-import { decideRetry, deriveMessageStatus, type AttemptOutcome, type DeliveryOutcome, type RetryPolicy } from '@mailer/domain';
+import {
+  decideRetry,
+  deriveMessageStatus,
+  SIMULATED_RETRY_MS,
+  simulatedOutcome,
+  type AttemptOutcome,
+  type DeliveryOutcome,
+  type RetryPolicy,
+} from '@mailer/domain';
 import { isDatabaseUnavailable, releaseLease, type AttemptTransport, type DeliveryDecision, type Lease, type LeasedDelivery } from '@mailer/db';
 import type { Logger } from '@mailer/logger';
 import type { WorkerDependencies } from '../container';
@@ -40,10 +48,45 @@ export class AttemptRecorder {
 
   /** Passes deferrals through the retry policy, then writes the attempt (counted in the daemon's record backlog until stored). */
   record(group: LeasedDelivery[], outcomeOf: (delivery: LeasedDelivery) => DeliveryOutcome, facts: AttemptFacts): Promise<void> {
+    return this.writeRetried(() => {
+      const endedAt = this.deps.now();
+      const outcomes = group.map(outcomeOf);
+      // One jitter draw per transaction: deliveries deferred together come back together.
+      const draw = Math.random();
+      const policy = { scheduleMs: this.deps.config.worker.retryScheduleMs, maxDeliveryAgeMs: this.deps.config.worker.maxDeliveryAgeMs };
+      const decisions = group.map((delivery, i) => decide(policy, delivery, outcomes[i]!, endedAt, draw));
+      return this.write(group, outcomes, decisions, endedAt, facts);
+    });
+  }
+
+  /**
+   * A test message's attempt, decided locally by simulatedOutcome (docs/api-decisions.md,
+   * "Test mode"): a deferral is owed again after SIMULATED_RETRY_MS, whatever the retry
+   * policy says, and a simulated complaint is recorded with the acceptance it follows.
+   */
+  simulate(group: LeasedDelivery[], startedAt: Date): Promise<void> {
+    return this.writeRetried(() => {
+      const endedAt = this.deps.now();
+      const simulated = group.map((d) => simulatedOutcome(d.recipient, d.attemptCount));
+      const decisions = group.map(
+        (d, i): DeliveryDecision => ({
+          deliveryId: d.id,
+          status: simulated[i]!.outcome.outcome,
+          cause: simulated[i]!.outcome.cause,
+          ...(simulated[i]!.outcome.outcome === 'deferred' ? { nextAttemptAt: new Date(endedAt.getTime() + SIMULATED_RETRY_MS) } : {}),
+          ...(simulated[i]!.complained ? { complained: true } : {}),
+        }),
+      );
+      return this.write(group, simulated.map((s) => s.outcome), decisions, endedAt, { startedAt, transport: null });
+    });
+  }
+
+  /** Writes a record, again while the database is away (RECORD_RETRY_MS). */
+  private writeRetried(write: () => Promise<void>): Promise<void> {
     return this.deps.recordBacklog.track(async () => {
       for (let attempt = 1; ; attempt++) {
         try {
-          return await this.write(group, outcomeOf, facts);
+          return await write();
         } catch (error) {
           const pause = RECORD_RETRY_MS[attempt - 1];
           if (pause === undefined || !isDatabaseUnavailable(error)) throw error;
@@ -70,13 +113,7 @@ export class AttemptRecorder {
     this.log.info('postponed for warm-up', { recipients: group.length, until: until.toISOString(), ...recipientDomainOf(group) });
   }
 
-  private async write(group: LeasedDelivery[], outcomeOf: (delivery: LeasedDelivery) => DeliveryOutcome, facts: AttemptFacts): Promise<void> {
-    const endedAt = this.deps.now();
-    const outcomes = group.map(outcomeOf);
-    // One jitter draw per transaction: deliveries deferred together come back together.
-    const draw = Math.random();
-    const policy = { scheduleMs: this.deps.config.worker.retryScheduleMs, maxDeliveryAgeMs: this.deps.config.worker.maxDeliveryAgeMs };
-    const decisions = group.map((delivery, i) => decide(policy, delivery, outcomes[i]!, endedAt, draw));
+  private async write(group: LeasedDelivery[], outcomes: DeliveryOutcome[], decisions: DeliveryDecision[], endedAt: Date, facts: AttemptFacts): Promise<void> {
     const outcome = deriveMessageStatus(outcomes.map((o) => o.outcome)) as AttemptOutcome;
     const cause = outcomes.find((o) => o.outcome === outcome)?.cause ?? null;
     const recorded = await this.deps.attempts.submit({

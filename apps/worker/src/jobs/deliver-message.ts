@@ -101,6 +101,7 @@ class HeldMessage {
   async hold(): Promise<void> {
     const { deps, context, lease } = this;
     if (!context.sender.active) return this.decideAll(failed('sender_disabled'));
+    if (context.email.test) return this.simulate();
     if (context.sendingPaused) return this.holdWhilePaused();
     if (!context.domain.ready) return this.decideAll(deferred('domain_not_ready'));
     const byDomain = new Map<string, LeasedDelivery[]>();
@@ -152,6 +153,15 @@ class HeldMessage {
     this.unsettled = held.size + (expired.length > 0 ? 1 : 0);
     if (expired.length > 0) this.track(this.decide(expired, failed('retries_exhausted')));
     for (const [until, group] of held) this.track(this.recorder.release(group, 'account sending paused', new Date(until)));
+  }
+
+  /**
+   * A test message (docs/api-decisions.md, "Test mode"): nothing is routed, built or sent;
+   * each delivery's outcome is simulated and recorded as an attempt would be.
+   */
+  private simulate(): void {
+    this.unsettled = 1;
+    this.track(this.recorder.simulate(this.lease.deliveries, this.startedAt));
   }
 
   /** Every delivery decided without a transaction. */

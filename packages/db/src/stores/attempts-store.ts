@@ -1,7 +1,7 @@
 import { deriveMessageStatus, isTerminal, type AttemptOutcome, type DeliveryCause } from '@mailer/domain';
 import type { Database } from '../database';
 import { heldBy, lockedMessagesFrom, lockMessages } from '../deliveries/locked-messages';
-import { writeTransitions, type AttemptRecord, type MessageAfter, type Transition } from '../deliveries/transition-writer';
+import { writeTransitions, type AttemptRecord, type MessageAfter, type Observation, type Transition } from '../deliveries/transition-writer';
 import { inTransaction } from '../transaction';
 import type { Lease } from './delivery-store';
 
@@ -12,6 +12,8 @@ export interface DeliveryDecision {
   cause: DeliveryCause | null;
   /** For `deferred`: when it is owed its next attempt. */
   nextAttemptAt?: Date;
+  /** For `accepted`: a complaint follows at once (test mode's simulation, docs/api-decisions.md "Test mode"). */
+  complained?: boolean;
 }
 
 /** One attempt to record: the lease it was made under and what it decided for each delivery. */
@@ -33,7 +35,7 @@ export interface RecordedAttempt {
  * deliveries are locked (lock-order), and each decision whose delivery is still `sending`
  * under its attempt's lease goes through the transition writer (`attempted`); a decision
  * whose delivery was taken over by another worker meanwhile (its lease expired) changes
- * nothing. Answers in the order given.
+ * nothing; a decision that says a complaint followed adds it as an observation. Answers in the order given.
  */
 export async function writeAttempts(db: Database, writes: readonly AttemptWrite[]): Promise<RecordedAttempt[]> {
   return inTransaction(db, async (tx) => {
@@ -48,7 +50,10 @@ export async function writeAttempts(db: Database, writes: readonly AttemptWrite[
         (d): Transition => ({ reason: 'attempted', delivery: d.deliveryId, to: d.status, cause: d.cause, at: w.attempt.endedAt, nextAttemptAt: d.nextAttemptAt, attempt: w.attempt }),
       ),
     );
-    const written = writeTransitions(tx, { messages: [...messages.values()], transitions });
+    const observations = writes.flatMap((w, i) =>
+      applied[i]!.filter((d) => d.complained).map((d): Observation => ({ observation: 'complained', delivery: d.deliveryId, at: w.attempt.endedAt })),
+    );
+    const written = writeTransitions(tx, { messages: [...messages.values()], transitions, observations });
     if (transitions.length > 0) await tx.commit(...written.statements);
     return writes.map((w, i) => {
       const untouched = () => {

@@ -9,7 +9,8 @@ import type { Database } from '../database';
  * Messages claimed together share their sender's and domain's objects.
  */
 export interface DeliveryContext {
-  email: { id: string; accountId: string; fromEmail: string; fromName: string | null; createdAt: Date };
+  /** `test`: simulated, never sent (docs/api-decisions.md, "Test mode"). */
+  email: { id: string; accountId: string; fromEmail: string; fromName: string | null; createdAt: Date; test: boolean };
   /** Its account's sending is paused (docs/api-decisions.md, "Reputation"): its deliveries wait unattempted. */
   sendingPaused: boolean;
   sender: { id: string; email: string; policy: 'require_tls' | 'opportunistic'; active: boolean };

@@ -94,7 +94,7 @@ function messageRowsStatements(tx: Transaction, accountId: string, now: Date, me
                       ${column((e) => e.bccCount)}::int[], ${column((e) => e.text)}::text[], ${column((e) => e.html)}::text[],
                       ${column((e) => e.messageIdHeader)}::text[], ${column((e) => JSON.stringify(e.replyTo))}::text[],
                       ${column((e) => JSON.stringify(e.headers))}::text[], ${column((e) => JSON.stringify(e.tags))}::text[],
-                      ${timestampsParam(column((e) => e.scheduledAt))}::text[]::timestamptz[], ${column((e) => e.test)}::boolean[])
+                      ${timestampsParam(column((e) => e.scheduledAt))}::text[]::timestamptz[], ${column((e) => String(e.test))}::text[]::boolean[])
                as x(id, sender_id, domain_id, from_email, from_name, type, subject, "to", cc, bcc_count, text_body, html_body, message_id_header,
                     reply_to, headers, tags, scheduled_at, test)
         returning id

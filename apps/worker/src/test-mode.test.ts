@@ -1,0 +1,204 @@
+import { randomUUID } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { startTestApi, type TestApi } from '@mailer/api/testing';
+import { startSubmissionHarness, type SubmissionHarness } from '@mailer/submission/testing';
+import { insertReadyDomain, insertSender, startTestSmtpServer, startWebhookReceiver, type TestSmtpServer } from '@mailer/testing';
+import { startWorkerHarness, type WorkerHarness } from './testing/worker-harness';
+
+/**
+ * Test mode (docs/api-decisions.md, "Test mode") through the API, the submission listener and
+ * the delivery daemon: simulated outcomes with their events and webhooks, nothing delivered to
+ * the recipients' MX (a loopback peer), nothing counted, each key seeing its own mode only.
+ */
+let h: WorkerHarness;
+let api: TestApi;
+let submission: SubmissionHarness;
+let peer: TestSmtpServer;
+let accountId: string;
+let live: string;
+let test: string;
+let management: string;
+
+const send = (key: string, body: Record<string, unknown>, from = 'hello@shop.test') =>
+  api.http
+    .post('/v1/emails')
+    .set('Authorization', `Bearer ${key}`)
+    .set('Idempotency-Key', randomUUID())
+    .send({ from, subject: 'Your receipt', content: { plain: 'Hello' }, ...body });
+const detail = (key: string, id: string) => api.http.get(`/v1/emails/${id}`).set('Authorization', `Bearer ${key}`);
+
+async function waitForEvents(id: string, wanted: (events: { type: string; recipient?: string }[]) => boolean) {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const res = await detail(test, id);
+    if (wanted(res.body.events ?? [])) return res.body as Record<string, any>;
+    if (Date.now() > deadline) throw new Error(`events ${JSON.stringify(res.body.events)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const usage = async () => {
+  const [row] = await api.deps.db`select recipients_total, active_deliveries as active from account_usage where account_id = ${accountId}`;
+  const [counted] = await api.deps.db`select count(*)::int as n from recipient_usage where account_id = ${accountId}`;
+  const [suppressed] = await api.deps.db`select count(*)::int as n from suppressions where account_id = ${accountId}`;
+  const [reputation] = await api.deps.db`select count(*)::int as n from account_reputation_hours where account_id = ${accountId}`;
+  const [senders] = await api.deps.db`
+    select sum(accepted_count + bounced_count + failed_count + deferred_count)::int as n from senders where account_id = ${accountId}`;
+  return {
+    total: Number(row!.recipients_total),
+    active: row!.active,
+    usageRows: counted!.n,
+    suppressions: suppressed!.n,
+    reputation: reputation!.n,
+    senderCounts: senders!.n,
+  };
+};
+
+beforeAll(async () => {
+  h = await startWorkerHarness({ WEBHOOK_ALLOW_PRIVATE: 'true' });
+  api = await startTestApi({ DATABASE_URL: h.env.DATABASE_URL!, REDIS_PREFIX: h.env.REDIS_PREFIX!, WEBHOOK_ALLOW_PRIVATE: 'true' });
+  submission = await startSubmissionHarness({ DATABASE_URL: h.env.DATABASE_URL!, REDIS_PREFIX: h.env.REDIS_PREFIX! });
+  const provisioned = await api.createAccount();
+  accountId = provisioned.account.id;
+  live = provisioned.sending_key;
+  test = provisioned.test_sending_key;
+  management = `Bearer ${provisioned.management_key}`;
+  expect(test).toMatch(/^svc_test_[0-9A-Za-z]{40}$/);
+  const ready = await insertReadyDomain(api.deps.db, api.config.encryptionKey, accountId, 'shop.test');
+  await insertSender(api.deps.db, accountId, ready.id, 'hello@shop.test');
+  const pending = await insertReadyDomain(api.deps.db, api.config.encryptionKey, accountId, 'new.test');
+  await api.deps.db`update domains set dkim_status = 'pending', dmarc_status = 'pending' where id = ${pending.id}`;
+  await insertSender(api.deps.db, accountId, pending.id, 'hello@new.test');
+  // The recipients' MX is a loopback peer: a test message must never reach it.
+  h.dns.set('rcpt.test', [{ type: 'MX', exchange: 'mx.rcpt.test', priority: 10 }]);
+  h.dns.set('mx.rcpt.test', [{ type: 'A', address: '127.0.0.43' }]);
+  peer = await startTestSmtpServer({ host: '127.0.0.43', port: h.smtpPort });
+  h.startDaemon();
+});
+afterAll(async () => {
+  await peer.close();
+  await submission.close();
+  await api.close();
+  await h.close();
+});
+
+describe('test mode', () => {
+  it('simulates every outcome by local part, with its events and a signed webhook saying test', async () => {
+    const receiver = await startWebhookReceiver();
+    try {
+      const hook = await api.http
+        .post('/v1/webhooks')
+        .set('Authorization', management)
+        .send({ url: receiver.url, events: ['email.accepted', 'email.bounced', 'email.deferred', 'email.failed', 'email.complained'] });
+      expect(hook.status).toBe(201);
+      const before = await usage();
+      const to = ['bounce@rcpt.test', 'defer-1@rcpt.test', 'complain@rcpt.test', 'suppress@rcpt.test', 'ann@rcpt.test'];
+      const sent = await send(test, { to });
+      expect(sent.status).toBe(202);
+      const email = await waitForEvents(sent.body.id, (events) => events.filter((e) => ['accepted', 'bounced', 'failed'].includes(e.type)).length === 5);
+      expect(email.test).toBe(true);
+      const status = Object.fromEntries(email.deliveries.map((d: any) => [d.recipient, [d.status, d.cause?.code ?? null, d.attempt_count]]));
+      expect(status).toEqual({
+        'bounce@rcpt.test': ['bounced', 'recipient_unknown', 1],
+        'defer-1@rcpt.test': ['accepted', null, 2],
+        'complain@rcpt.test': ['accepted', null, 1],
+        'suppress@rcpt.test': ['failed', 'recipient_suppressed', 1],
+        'ann@rcpt.test': ['accepted', null, 1],
+      });
+      const eventsOf = (recipient: string) => email.events.filter((e: any) => e.recipient === recipient).map((e: any) => e.type);
+      expect(eventsOf('defer-1@rcpt.test')).toEqual(['sending', 'deferred', 'sending', 'accepted']);
+      expect(eventsOf('complain@rcpt.test')).toEqual(['sending', 'accepted', 'complained']);
+      expect(eventsOf('bounce@rcpt.test')).toEqual(['sending', 'bounced']);
+      expect(eventsOf('suppress@rcpt.test')).toEqual(['sending', 'failed']);
+      // One simulated transaction for every recipient, then the deferred one's second attempt.
+      expect(email.attempts.map((a: any) => [a.number, a.recipients.length, a.tls])).toEqual([
+        [1, 5, false],
+        [2, 1, false],
+      ]);
+
+      const deadline = Date.now() + 15_000;
+      while (receiver.received.length < 7 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+      const webhooks = receiver.received.map(({ headers, body }) => new Webhook(hook.body.secret).verify(body, headers as Record<string, string>) as any);
+      expect(webhooks.map((w) => `${w.type} ${w.data.recipient}`).sort()).toEqual([
+        'email.accepted ann@rcpt.test',
+        'email.accepted complain@rcpt.test',
+        'email.accepted defer-1@rcpt.test',
+        'email.bounced bounce@rcpt.test',
+        'email.complained complain@rcpt.test',
+        'email.deferred defer-1@rcpt.test',
+        'email.failed suppress@rcpt.test',
+      ]);
+      expect(webhooks.every((w) => w.data.test === true && w.data.email_id === sent.body.id)).toBe(true);
+
+      // Nothing left the service and nothing was counted: usage, active deliveries, suppressions, reputation.
+      expect(peer.dataReceived()).toBe(0);
+      expect(await usage()).toEqual(before);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('keeps live and test messages apart in lists and by id', async () => {
+    const sentTest = await send(test, { to: ['ann@rcpt.test'] });
+    const sentLive = await send(live, { to: ['ann@rcpt.test'], scheduled_at: new Date(Date.now() + 3_600_000).toISOString() });
+    expect([sentTest.status, sentLive.status]).toEqual([202, 202]);
+    const list = async (key: string) => (await api.http.get('/v1/emails?limit=100').set('Authorization', `Bearer ${key}`)).body.data as any[];
+    const [testList, liveList] = [await list(test), await list(live)];
+    expect(testList.map((e) => e.id)).toContain(sentTest.body.id);
+    expect(testList.map((e) => e.id)).not.toContain(sentLive.body.id);
+    expect(testList.every((e) => e.test === true)).toBe(true);
+    expect(liveList.map((e) => e.id)).toEqual([sentLive.body.id]);
+    expect(liveList[0].test).toBe(false);
+    expect((await detail(live, sentTest.body.id)).status).toBe(404);
+    expect((await detail(test, sentLive.body.id)).status).toBe(404);
+    expect((await api.http.post(`/v1/emails/${sentLive.body.id}/cancel`).set('Authorization', `Bearer ${test}`)).status).toBe(404);
+    expect((await detail(live, sentLive.body.id)).body.test).toBe(false);
+  });
+
+  it('takes a sender whose domain is not ready with the test key only', async () => {
+    const refused = await send(live, { to: ['ann@rcpt.test'] }, 'hello@new.test');
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.code).toBe('sender_not_allowed');
+    const sent = await send(test, { to: ['ann@rcpt.test'] }, 'hello@new.test');
+    expect(sent.status).toBe(202);
+    const email = await waitForEvents(sent.body.id, (events) => events.some((e) => e.type === 'accepted'));
+    expect(email.status).toBe('accepted');
+    expect(peer.dataReceived()).toBe(0);
+  });
+
+  it('takes test mail over SMTP submission, simulated the same way', async () => {
+    const submitted = await submission.submit(test, { from: 'hello@shop.test', to: 'bounce-smtp@rcpt.test', subject: 'Over SMTP', text: 'Hello' });
+    expect(submitted.accepted).toBe(true);
+    const id = /queued as (em_\w+)/.exec(submitted.response)![1]!;
+    const email = await waitForEvents(id, (events) => events.some((e) => e.type === 'bounced'));
+    expect(email.test).toBe(true);
+    expect(email.deliveries).toEqual([expect.objectContaining({ recipient: 'bounce-smtp@rcpt.test', status: 'bounced', cause: expect.objectContaining({ code: 'recipient_unknown' }) })]);
+    expect((await detail(live, id)).status).toBe(404);
+    expect(peer.dataReceived()).toBe(0);
+  });
+
+  it('bounds test mail to 100 recipients a minute, over HTTP (429) and SMTP (452 4.5.3)', async () => {
+    const bound = await api.createAccount();
+    const domain = await insertReadyDomain(api.deps.db, api.config.encryptionKey, bound.account.id, 'bound.test');
+    await insertSender(api.deps.db, bound.account.id, domain.id, 'hello@bound.test');
+    const recipients = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `r${from + i}@rcpt.test`);
+    const first = await send(bound.test_sending_key, { to: recipients(50) }, 'hello@bound.test');
+    expect(first.status).toBe(202);
+    expect(first.headers['ratelimit-remaining']).toBe('50');
+    const second = await send(bound.test_sending_key, { to: recipients(50, 50) }, 'hello@bound.test');
+    expect(second.status).toBe(202);
+    const over = await send(bound.test_sending_key, { to: ['one-more@rcpt.test'] }, 'hello@bound.test');
+    expect(over.status).toBe(429);
+    expect(over.body.error.code).toBe('rate_limit_exceeded');
+    expect(Number(over.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(Number(over.headers['retry-after'])).toBeLessThanOrEqual(60);
+    const overSmtp = await submission.submit(bound.test_sending_key, { from: 'hello@bound.test', to: 'one-more@rcpt.test', subject: 'x', text: 'x' });
+    expect(overSmtp.accepted).toBe(false);
+    expect(overSmtp.response).toMatch(/^452 4\.5\.3/);
+    // The live key of the same account is not bound by it, and the free plan saw no usage.
+    const liveSent = await send(bound.sending_key, { to: ['ann@rcpt.test'], scheduled_at: new Date(Date.now() + 3_600_000).toISOString() }, 'hello@bound.test');
+    expect(liveSent.status).toBe(202);
+    const [row] = await api.deps.db`select recipients_total from account_usage where account_id = ${bound.account.id}`;
+    expect(Number(row!.recipients_total)).toBe(1);
+  });
+});
