@@ -26,18 +26,18 @@ async function failsWith(code: string, ...argv: string[]) {
 
 async function newAccount() {
   const result = await run('account', 'create', '--name', 'Fixture', '--json');
-  return JSON.parse(result.stdout) as { account: { id: string }; sending_key: string; management_key: string };
+  return JSON.parse(result.stdout) as { account: { id: string }; sending_key: string; test_sending_key: string; management_key: string };
 }
 
 const keyRow = async (key: string) =>
   (
     await database.db`
-      select id, account_id as "accountId", kind, scopes, revoked_at as "revokedAt" from api_keys where key_hash = ${hashApiKey(key)}`
+      select id, account_id as "accountId", kind, test, scopes, revoked_at as "revokedAt" from api_keys where key_hash = ${hashApiKey(key)}`
   )[0];
 const accountRow = async (id: string) => (await database.db`select name, plan_id as "planId" from accounts where id = ${id}`)[0];
 
 describe('account create', () => {
-  it('prints the account and both keys as one JSON line, and stores them', async () => {
+  it('prints the account and its three keys as one JSON line, and stores them', async () => {
     const result = await run('account', 'create', '--name', '  Acme Corp ', '--json');
     expect(result.status).toBe(0);
     expect(result.stderr).toBe('');
@@ -46,9 +46,11 @@ describe('account create', () => {
     expect(out).toEqual({
       account: { id: expect.stringMatching(/^acc_[0-9A-Za-z]{22}$/), name: 'Acme Corp', plan: 'free' },
       sending_key: expect.stringMatching(/^svc_live_[0-9A-Za-z]{32,}$/),
+      test_sending_key: expect.stringMatching(/^svc_test_[0-9A-Za-z]{32,}$/),
       management_key: expect.stringMatching(/^mgmt_live_[0-9A-Za-z]{32,}$/),
     });
     const account = await accountRow(out.account.id);
+    expect(await keyRow(out.test_sending_key)).toMatchObject({ accountId: out.account.id, kind: 'sending', test: true, revokedAt: null });
     expect(account).toMatchObject({ name: 'Acme Corp', planId: 'plan_free' });
     expect(await keyRow(out.sending_key)).toMatchObject({ accountId: out.account.id, kind: 'sending', revokedAt: null });
     expect(await keyRow(out.management_key)).toMatchObject({
@@ -129,8 +131,20 @@ describe('key rotate-sending', () => {
     expect(out.sending_key).not.toBe(old);
     expect((await keyRow(old))!.revokedAt).toBeInstanceOf(Date);
     const active = await database.db`
-      select key_hash as "keyHash" from api_keys where account_id = ${account.id} and kind = 'sending' and revoked_at is null`;
+      select key_hash as "keyHash" from api_keys where account_id = ${account.id} and kind = 'sending' and not test and revoked_at is null`;
     expect(active.map((row) => row.keyHash)).toEqual([hashApiKey(out.sending_key)]);
+  });
+
+  it('with --test replaces the test key only', async () => {
+    const { account, sending_key: live, test_sending_key: old } = await newAccount();
+    const result = await run('key', 'rotate-sending', '--account', account.id, '--test', '--json');
+    expect(result.status).toBe(0);
+    const out = JSON.parse(result.stdout);
+    expect(out).toEqual({ test_sending_key: expect.stringMatching(/^svc_test_[0-9A-Za-z]{32,}$/) });
+    expect((await keyRow(old))!.revokedAt).toBeInstanceOf(Date);
+    expect((await keyRow(live))!.revokedAt).toBeNull();
+    expect(await keyRow(out.test_sending_key)).toMatchObject({ accountId: account.id, kind: 'sending', test: true, revokedAt: null });
+    expect((await run('key', 'rotate-sending', '--account', account.id, '--test')).stdout).toMatch(/^New test sending key for acc_\w+: svc_test_/);
   });
 
   it('refuses an unknown account', async () => {
@@ -199,18 +213,20 @@ describe('key list', () => {
     const result = await run('key', 'list', '--account', account.account.id, '--json');
     expect(result.status).toBe(0);
     const { keys } = JSON.parse(result.stdout) as { keys: Record<string, unknown>[] };
-    expect(keys).toHaveLength(4);
-    const sending = keys.filter((k) => k.kind === 'sending');
+    expect(keys).toHaveLength(5);
+    const sending = keys.filter((k) => k.kind === 'sending' && k.test === false);
     expect(sending.map((k) => k.revoked_at === null)).toEqual([false, true]);
+    expect(keys.filter((k) => k.test === true).map((k) => k.revoked_at)).toEqual([null]);
     expect(keys.find((k) => k.id === created.id)).toEqual({
       id: created.id,
       kind: 'management',
+      test: false,
       scopes: ['domains:read'],
       created_at: expect.any(String),
       revoked_at: null,
     });
     const printed = result.stdout + (await run('key', 'list', '--account', account.account.id)).stdout;
-    for (const secret of [account.sending_key, account.management_key, created.key]) {
+    for (const secret of [account.sending_key, account.test_sending_key, account.management_key, created.key]) {
       expect(printed).not.toContain(secret);
       expect(printed).not.toContain(hashApiKey(secret));
     }

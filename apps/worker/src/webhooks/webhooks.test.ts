@@ -87,6 +87,7 @@ describe('webhooks from a delivery', () => {
         from: setup.sender.email,
         subject: 'Your receipt',
         tags: {},
+        test: false,
       },
     });
     expect(byRecipient.get('gone@one.test')).toMatchObject({ type: 'email.bounced', data: { cause: { code: 'recipient_unknown' } } });

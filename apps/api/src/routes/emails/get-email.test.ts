@@ -70,6 +70,7 @@ describe('GET /v1/emails/{id}', () => {
       bcc_count: 1,
       subject: 'Your receipt',
       tags: {},
+      test: false,
       reply_to: [],
       scheduled_at: null,
       created_at: sent.body.created_at,
