@@ -50,7 +50,7 @@ type InputArgument<K extends OperationId> = object extends Input<K> ? [Input<K>?
 export interface MailerClientOptions {
   /** Where the API is, e.g. `https://mail.example.com`. */
   baseUrl: string;
-  /** A sending key (`svc_live_…`) for email operations, a management key (`mgmt_live_…`) for the others. */
+  /** A sending key (`svc_live_…`, or `svc_test_…` for test mode) for email operations, a management key (`mgmt_live_…`) for the others. */
   apiKey: string;
   /** Retries of a 429 or 503 answer, or of a request that got no answer (see the README); 2 unless given. */
   maxRetries?: number;

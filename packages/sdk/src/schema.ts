@@ -226,7 +226,7 @@ export interface paths {
         put?: never;
         /**
          * Accept a message for delivery.
-         * @description Stores the message durably, then answers 202. Every answer that reaches the acceptance decision (202, replays, 409, 422 sender_not_allowed, 429) carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset.
+         * @description Stores the message durably, then answers 202. Every answer that reaches the acceptance decision (202, replays, 409, 422 sender_not_allowed, 429) carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. With the test key (`svc_test_…`) the message is a test message: `from` may be any active sender whatever its domain's state, nothing is delivered or counted, and the only bound is 100 recipients a minute per account (429 rate_limit_exceeded with Retry-After; the RateLimit-* headers describe that bound).
          */
         post: operations["sendEmail"];
         delete?: never;
@@ -720,6 +720,8 @@ export interface components {
             tags: {
                 [key: string]: string;
             };
+            /** @description Sent with the test key (svc_test_…): its outcomes are simulated and nothing left the service. Each key sees only its own mode. */
+            test: boolean;
             /**
              * Format: date-time
              * @description RFC 3339, UTC, milliseconds.
@@ -746,6 +748,8 @@ export interface components {
             tags: {
                 [key: string]: string;
             };
+            /** @description Sent with the test key (svc_test_…): its outcomes are simulated and nothing left the service. Each key sees only its own mode. */
+            test: boolean;
             /**
              * Format: date-time
              * @description RFC 3339, UTC, milliseconds.

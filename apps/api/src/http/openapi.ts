@@ -191,7 +191,14 @@ export function buildOpenApiDocument(routes: RouteDefinition[], description: str
     tags: TAGS,
     components: {
       securitySchemes: {
-        sendingKey: { type: 'http', scheme: 'bearer', description: 'The account\'s sending key, `svc_live_…`; email routes only.' },
+        sendingKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'One of the account\'s sending keys; email routes only. `svc_live_…` sends mail; `svc_test_…` (test mode) sends test ' +
+            'messages, whose outcomes are simulated by the recipient\'s local part and which count no usage. Each key sees only its own ' +
+            'mode\'s messages (`test` on each).',
+        },
         operatorToken: { type: 'http', scheme: 'bearer', description: 'OPERATOR_TOKEN as a Bearer token.' },
         operatorBasic: { type: 'http', scheme: 'basic', description: 'OPERATOR_TOKEN as the HTTP Basic password (any user name), for Prometheus and browsers.' },
         managementKey: { type: 'http', scheme: 'bearer', description: 'A management key, `mgmt_live_…`, with the scopes the route lists.' },

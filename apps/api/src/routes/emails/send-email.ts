@@ -11,7 +11,10 @@ export const sendEmailRoute = defineRoute({
   summary: 'Accept a message for delivery.',
   description:
     'Stores the message durably, then answers 202. Every answer that reaches the acceptance decision (202, replays, 409, ' +
-    '422 sender_not_allowed, 429) carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset.',
+    '422 sender_not_allowed, 429) carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. With the test key (`svc_test_…`) ' +
+    'the message is a test message: `from` may be any active sender whatever its domain\'s state, nothing is delivered or counted, ' +
+    'and the only bound is 100 recipients a minute per account (429 rate_limit_exceeded with Retry-After; the RateLimit-* headers ' +
+    'describe that bound).',
   auth: { kind: 'sending' },
   errors: INTAKE_ERRORS,
   errorHeaders: INTAKE_ERROR_HEADERS,
