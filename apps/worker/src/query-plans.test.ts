@@ -10,6 +10,7 @@ import {
   openDatabase,
   otherRequestsRecords,
   owedDeliveryJobs,
+  recentTestMessages,
   renewLeases,
   purgeExpired,
   releaseLease,
@@ -128,6 +129,7 @@ async function runHotStatements(): Promise<void> {
       sendingIdentitiesStatement(tx.sql, accountId, [sender.email]),
       otherRequestsRecords(tx, accountId, ['key1', 'new-key'], ['em_new']),
       usageReachedAt(tx, accountId, [10, 20_000]),
+      recentTestMessages(tx, accountId, new Date(now.getTime() - 60_000)),
     );
     throw new Error('rolled back');
   }).catch((error: Error) => expect(error.message).toBe('rolled back'));
