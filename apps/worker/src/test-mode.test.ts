@@ -167,14 +167,39 @@ describe('test mode', () => {
   });
 
   it('takes test mail over SMTP submission, simulated the same way', async () => {
-    const submitted = await submission.submit(test, { from: 'hello@shop.test', to: 'bounce-smtp@rcpt.test', subject: 'Over SMTP', text: 'Hello' });
+    const before = await usage();
+    const to = ['bounce-smtp@rcpt.test', 'defer-smtp@rcpt.test', 'complain-smtp@rcpt.test', 'suppress-smtp@rcpt.test', 'bob@rcpt.test'];
+    const submitted = await submission.submit(test, { from: 'hello@shop.test', to, subject: 'Over SMTP', text: 'Hello' });
     expect(submitted.accepted).toBe(true);
     const id = /queued as (em_\w+)/.exec(submitted.response)![1]!;
-    const email = await waitForEvents(id, (events) => events.some((e) => e.type === 'bounced'));
+    const email = await waitForEvents(id, (events) => events.filter((e) => ['accepted', 'bounced', 'failed'].includes(e.type)).length === 5);
     expect(email.test).toBe(true);
-    expect(email.deliveries).toEqual([expect.objectContaining({ recipient: 'bounce-smtp@rcpt.test', status: 'bounced', cause: expect.objectContaining({ code: 'recipient_unknown' }) })]);
+    expect(Object.fromEntries(email.deliveries.map((d: any) => [d.recipient, [d.status, d.cause?.code ?? null]]))).toEqual({
+      'bounce-smtp@rcpt.test': ['bounced', 'recipient_unknown'],
+      'defer-smtp@rcpt.test': ['accepted', null],
+      'complain-smtp@rcpt.test': ['accepted', null],
+      'suppress-smtp@rcpt.test': ['failed', 'recipient_suppressed'],
+      'bob@rcpt.test': ['accepted', null],
+    });
+    const eventsOf = (recipient: string) => email.events.filter((e: any) => e.recipient === recipient).map((e: any) => e.type);
+    expect(eventsOf('defer-smtp@rcpt.test')).toEqual(['sending', 'deferred', 'sending', 'accepted']);
+    expect(eventsOf('complain-smtp@rcpt.test')).toEqual(['sending', 'accepted', 'complained']);
     expect((await detail(live, id)).status).toBe(404);
     expect(peer.dataReceived()).toBe(0);
+    expect(await usage()).toEqual(before);
+  });
+
+  it("never replays one mode's answer to the other: one Idempotency-Key with both keys conflicts", async () => {
+    const key = randomUUID();
+    const body = { from: 'hello@shop.test', to: ['ann@rcpt.test'], subject: 'Once', content: { plain: 'Hello' } };
+    const post = (sendingKey: string) => api.http.post('/v1/emails').set('Authorization', `Bearer ${sendingKey}`).set('Idempotency-Key', key).send(body);
+    const first = await post(test);
+    expect(first.status).toBe(202);
+    const other = await post(live);
+    expect(other.status).toBe(409);
+    expect(other.body.error.code).toBe('idempotency_conflict');
+    const again = await post(test);
+    expect([again.status, again.headers['idempotent-replayed'], again.body.id]).toEqual([202, 'true', first.body.id]);
   });
 
   it('bounds test mail to 100 recipients a minute, over HTTP (429) and SMTP (452 4.5.3)', async () => {
