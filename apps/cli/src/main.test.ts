@@ -20,6 +20,7 @@ describe('the built CLI (node apps/cli/dist/main.js)', () => {
     expect(out).toEqual({
       account: { id: expect.stringMatching(/^acc_/), name: 'Spawned', plan: 'free' },
       sending_key: expect.stringMatching(/^svc_live_/),
+      test_sending_key: expect.stringMatching(/^svc_test_/),
       management_key: expect.stringMatching(/^mgmt_live_/),
     });
     const database = openDatabase(url, 1);
