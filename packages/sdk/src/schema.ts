@@ -246,7 +246,7 @@ export interface paths {
         put?: never;
         /**
          * Accept up to 100 messages at once, all or none.
-         * @description Each item is a POST /v1/emails body. One Idempotency-Key covers the whole batch. Any invalid item refuses the batch (422, each detail path starting with the item index, e.g. `[3].to[0]`); the plan is checked against the recipients of all the items together, so a batch that does not fit is refused whole (429) and stores nothing. The 202 lists the messages in request order.
+         * @description Each item is a POST /v1/emails body. One Idempotency-Key covers the whole batch. Any invalid item refuses the batch (422, each detail path starting with the item index, e.g. `[3].to[0]`); the plan is checked against the recipients of all the items together, so a batch that does not fit is refused whole (429) and stores nothing. The 202 lists the messages in request order. With the test key (`svc_test_…`) every message is a test message, bound by 100 recipients a minute instead of the plan (see POST /v1/emails).
          */
         post: operations["sendEmailBatch"];
         delete?: never;

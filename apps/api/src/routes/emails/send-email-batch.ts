@@ -12,7 +12,8 @@ export const sendEmailBatchRoute = defineRoute({
   description:
     'Each item is a POST /v1/emails body. One Idempotency-Key covers the whole batch. Any invalid item refuses the batch (422, each ' +
     'detail path starting with the item index, e.g. `[3].to[0]`); the plan is checked against the recipients of all the items together, ' +
-    'so a batch that does not fit is refused whole (429) and stores nothing. The 202 lists the messages in request order.',
+    'so a batch that does not fit is refused whole (429) and stores nothing. The 202 lists the messages in request order. With the ' +
+    'test key (`svc_test_…`) every message is a test message, bound by 100 recipients a minute instead of the plan (see POST /v1/emails).',
   auth: { kind: 'sending' },
   errors: INTAKE_ERRORS,
   errorHeaders: INTAKE_ERROR_HEADERS,
