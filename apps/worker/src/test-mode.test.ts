@@ -153,6 +153,11 @@ describe('test mode', () => {
     expect((await detail(test, sentLive.body.id)).status).toBe(404);
     expect((await api.http.post(`/v1/emails/${sentLive.body.id}/cancel`).set('Authorization', `Bearer ${test}`)).status).toBe(404);
     expect((await detail(live, sentLive.body.id)).body.test).toBe(false);
+    // A test list's cursor is of the test list only.
+    const page = await api.http.get('/v1/emails?limit=1').set('Authorization', `Bearer ${test}`);
+    expect(page.body.next_cursor).toEqual(expect.any(String));
+    const crossed = await api.http.get(`/v1/emails?limit=1&cursor=${encodeURIComponent(page.body.next_cursor)}`).set('Authorization', `Bearer ${live}`);
+    expect([crossed.status, crossed.body.error?.code]).toEqual([400, 'invalid_cursor']);
   });
 
   it('takes a sender whose domain is not ready with the test key only', async () => {

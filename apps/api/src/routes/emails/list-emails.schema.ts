@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DELIVERY_STATUSES, parseRfc3339, parseTagFilter, RFC_3339_RULE } from '@mailer/domain';
-import type { EmailListFilters } from '@mailer/db';
+import type { EmailListFilters, EmailOwner } from '@mailer/db';
 import { pageQuerySchema } from '../../http/pagination';
 
 
@@ -40,10 +40,10 @@ export function listFilters(query: z.infer<typeof listEmailsQuerySchema>): Email
 }
 
 /**
- * The cursor scope of a filtered list: the account and the filters, so that a cursor is
- * refused (400 invalid_cursor) with any other filters than those of the page that issued it.
+ * The cursor scope of a filtered list: the account, its mode and the filters, so that a cursor is
+ * refused (400 invalid_cursor) with any other key or filters than those of the page that issued it.
  */
-export function listScope(accountId: string, filters: EmailListFilters): string {
+export function listScope(owner: EmailOwner, filters: EmailListFilters): string {
   const canonical = [filters.status ?? null, filters.tag ? [filters.tag.key, filters.tag.value] : null, filters.createdAfter?.getTime() ?? null, filters.createdBefore?.getTime() ?? null];
-  return `emails:${accountId}:${JSON.stringify(canonical)}`;
+  return `emails:${owner.accountId}${owner.test ? ':test' : ''}:${JSON.stringify(canonical)}`;
 }

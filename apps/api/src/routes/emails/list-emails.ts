@@ -19,9 +19,10 @@ export const listEmailsRoute = defineRoute({
   responses: { 200: { description: 'One page.', schema: pageResponseSchema(emailSummarySchema) } },
   async handle({ res, deps, key, query }) {
     const filters = listFilters(query);
-    const scope = listScope(key.test ? `${key.accountId}:test` : key.accountId, filters);
+    const owner = { accountId: key.accountId, test: key.test };
+    const scope = listScope(owner, filters);
     const position = decodeCursor(deps.cursors, scope, query.cursor);
-    const rows = await listEmails(deps.db, { accountId: key.accountId, test: key.test }, filters, position, query.limit + 1);
+    const rows = await listEmails(deps.db, owner, filters, position, query.limit + 1);
     const page = toPage(deps.cursors, scope, rows, query.limit);
     sendJson(res, 200, { data: page.rows.map(toEmailSummary), next_cursor: page.nextCursor });
   },
