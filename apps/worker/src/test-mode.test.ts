@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { startTestApi, type TestApi } from '@mailer/api/testing';
+import { pauseSending } from '@mailer/operations';
 import { startSubmissionHarness, type SubmissionHarness } from '@mailer/submission/testing';
 import { insertReadyDomain, insertSender, startTestSmtpServer, startWebhookReceiver, type TestSmtpServer } from '@mailer/testing';
 import { startWorkerHarness, type WorkerHarness } from './testing/worker-harness';
@@ -27,11 +28,16 @@ const send = (key: string, body: Record<string, unknown>, from = 'hello@shop.tes
     .send({ from, subject: 'Your receipt', content: { plain: 'Hello' }, ...body });
 const detail = (key: string, id: string) => api.http.get(`/v1/emails/${id}`).set('Authorization', `Bearer ${key}`);
 
+/**
+ * The test message once its events satisfy `wanted`, read once more then: an answer's message
+ * row, deliveries and events are read by separate statements, so only a later read is sure to
+ * hold every write the events show.
+ */
 async function waitForEvents(id: string, wanted: (events: { type: string; recipient?: string }[]) => boolean) {
   const deadline = Date.now() + 15_000;
   for (;;) {
     const res = await detail(test, id);
-    if (wanted(res.body.events ?? [])) return res.body as Record<string, any>;
+    if (wanted(res.body.events ?? [])) return (await detail(test, id)).body as Record<string, any>;
     if (Date.now() > deadline) throw new Error(`events ${JSON.stringify(res.body.events)}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -230,5 +236,23 @@ describe('test mode', () => {
     expect(liveSent.status).toBe(202);
     const [row] = await api.deps.db`select recipients_total from account_usage where account_id = ${bound.account.id}`;
     expect(Number(row!.recipients_total)).toBe(1);
+  });
+
+  it("takes and simulates test mail while the account's live sending is paused", async () => {
+    const paused = await api.createAccount();
+    const domain = await insertReadyDomain(api.deps.db, api.config.encryptionKey, paused.account.id, 'paused.test');
+    await insertSender(api.deps.db, paused.account.id, domain.id, 'hello@paused.test');
+    expect(await pauseSending(api.deps.db, paused.account.id, 'abuse desk report', new Date())).toMatchObject({ changed: true });
+    const refused = await send(paused.sending_key, { to: ['ann@rcpt.test'] }, 'hello@paused.test');
+    expect([refused.status, refused.body.error.code]).toEqual([403, 'sending_paused']);
+    const sent = await send(paused.test_sending_key, { to: ['ann@rcpt.test'] }, 'hello@paused.test');
+    expect(sent.status).toBe(202);
+    const deadline = Date.now() + 15_000;
+    let status = '';
+    while (status !== 'accepted' && Date.now() < deadline) {
+      status = (await detail(paused.test_sending_key, sent.body.id)).body.status;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(status).toBe('accepted');
   });
 });
