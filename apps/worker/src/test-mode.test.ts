@@ -50,7 +50,10 @@ const usage = async () => {
   const [reputation] = await api.deps.db`select count(*)::int as n from account_reputation_hours where account_id = ${accountId}`;
   const [senders] = await api.deps.db`
     select sum(accepted_count + bounced_count + failed_count + deferred_count)::int as n from senders where account_id = ${accountId}`;
+  const account = await api.http.get('/v1/account').set('Authorization', management);
+  expect(account.status).toBe(200);
   return {
+    api: account.body.usage,
     total: Number(row!.recipients_total),
     active: row!.active,
     usageRows: counted!.n,

@@ -27,8 +27,11 @@ describe('the test-mode bound', () => {
   });
 
   it('a request over 100 recipients never fits', () => {
-    const admission = decideAdmission(testModeUsage([]), 101);
-    expect(admission).toMatchObject({ admitted: false, exceeded: [{ neverFits: true }] });
-    expect(testUsageReachedAt([], 101)).toBeNull();
+    expect(decideAdmission(testModeUsage([]), 101)).toMatchObject({
+      admitted: false,
+      code: 'plan_limit_exceeded',
+      windows: [{ planField: 'per_minute', limit: 100 }],
+    });
+    expect(testUsageReachedAt([], 1)).toBeNull();
   });
 });
