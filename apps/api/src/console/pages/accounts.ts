@@ -79,6 +79,7 @@ const createAccountChange: ConsoleRoute = {
     return issuedKeys(c, `Created account ${created.account.name}`, created.account.id, [
       { label: 'Account', key: created.account.id },
       { label: 'Sending key', key: created.sending_key },
+      { label: 'Test key', key: created.test_sending_key },
       { label: 'Management key', key: created.management_key },
     ]);
   },
@@ -113,7 +114,7 @@ ${table(
   ['Key', 'Kind', 'Scopes', 'Created', 'Revoked', ''],
   keys.map((k) => [
     html`<code>${k.id}</code>`,
-    k.kind,
+    k.test ? 'sending (test)' : k.kind,
     k.scopes.join(', '),
     when(k.createdAt),
     when(k.revokedAt),
