@@ -10,7 +10,7 @@ import { writeBenchmarkSection } from './benchmarks-file';
 import { fmt } from './format';
 import { CONNECTIONS, CPU_ROLES, deliveryTarget, measureDelivery, SINK_PORT, type Run } from './measure-delivery';
 import { median } from './median';
-import { findSmtpSink, SMTP_SINK_MISSING, startSmtpSink, type SmtpSink } from './smtp-sink';
+import { requireSmtpSink, startSmtpSink, type SmtpSink } from './smtp-sink';
 
 /**
  * This build's one-recipient delivery against other builds of the service:
@@ -89,11 +89,7 @@ async function main() {
     console.error('usage: npm run bench:compare -- <built checkout>… (compared with this one)');
     process.exit(2);
   }
-  const sinkBinary = findSmtpSink();
-  if (!sinkBinary) {
-    console.error(SMTP_SINK_MISSING);
-    process.exit(2);
-  }
+  const sinkBinary = requireSmtpSink();
   // The others first: a start of this build is compared with the starts just before it.
   const builds: Build[] = [
     ...others.map((checkout) => ({ name: `${path.basename(checkout)} (${commitOf(checkout)})`, checkout, provisioning: provisioningOf(checkout) })),

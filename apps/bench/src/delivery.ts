@@ -12,7 +12,7 @@ import { median } from './median';
 import { fmt } from './format';
 import { CONNECTIONS, CPU_ROLES, deliveryTarget, measureDelivery, SINK_PORT, STALL_MS, type Run } from './measure-delivery';
 import { runPostfixRound, type PostfixRound } from './postfix-relay';
-import { findSmtpSink, SMTP_SINK_MISSING, startSmtpSink, type SmtpSink } from './smtp-sink';
+import { requireSmtpSink, startSmtpSink, type SmtpSink } from './smtp-sink';
 import { percentile } from './percentile';
 
 /**
@@ -69,11 +69,7 @@ function peakRssMiB(pid: number): number {
 }
 
 async function main() {
-  const sinkBinary = findSmtpSink();
-  if (!sinkBinary) {
-    console.error(SMTP_SINK_MISSING);
-    process.exit(2);
-  }
+  const sinkBinary = requireSmtpSink();
   const config = loadConfig();
   console.log('preparing the benchmark database, DNS, sinks, the API and the worker (production builds)…');
   const databaseUrl = await freshDatabase(config, DATABASE);

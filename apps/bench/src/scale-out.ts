@@ -11,7 +11,7 @@ import { fmt } from './format';
 import { CONNECTIONS, SINK_PORT, STALL_MS } from './measure-delivery';
 import { median } from './median';
 import { postMessages } from './post-messages';
-import { findSmtpSink, SMTP_SINK_MISSING, startSmtpSink, type SmtpSink } from './smtp-sink';
+import { requireSmtpSink, startSmtpSink, type SmtpSink } from './smtp-sink';
 
 /**
  * `npm run bench:scale`: delivery throughput end to end with 1, 2 and 3 daemon processes and 1
@@ -49,11 +49,7 @@ interface LayoutFigures {
 }
 
 async function main() {
-  const sinkBinary = findSmtpSink();
-  if (!sinkBinary) {
-    console.error(SMTP_SINK_MISSING);
-    process.exit(2);
-  }
+  const sinkBinary = requireSmtpSink();
   const config = loadConfig();
   const startLoad = loadavg()[0]!.toFixed(2);
   const dns = await startTestDnsServer();

@@ -8,7 +8,7 @@ import { endProcess } from '@mailer/testing';
  * Postfix's `smtp-sink` (from Debian's postfix package) as the benchmark's recipient MX:
  * a fast SMTP server that discards what it receives and counts it (`-c`).
  */
-export function findSmtpSink(): string | undefined {
+function findSmtpSink(): string | undefined {
   for (const dir of [...(process.env.PATH ?? '').split(':'), '/usr/sbin', '/usr/local/sbin']) {
     const candidate = path.join(dir, 'smtp-sink');
     if (dir && spawnSync('test', ['-x', candidate]).status === 0) return candidate;
@@ -16,11 +16,19 @@ export function findSmtpSink(): string | undefined {
   return undefined;
 }
 
-export const SMTP_SINK_MISSING = [
+const SMTP_SINK_MISSING = [
   'smtp-sink was not found. It comes with Debian\'s postfix package:',
   '  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y postfix',
   '(installing the package does not need the system Postfix to run).',
 ].join('\n');
+
+/** smtp-sink's path; without it the benchmark cannot run, says how to install it and exits 2. */
+export function requireSmtpSink(): string {
+  const binary = findSmtpSink();
+  if (binary) return binary;
+  console.error(SMTP_SINK_MISSING);
+  process.exit(2);
+}
 
 export interface SmtpSink {
   address: string;

@@ -1,6 +1,6 @@
 import { describeStartupFailure, loadConfig } from '@mailer/config';
 import { runService } from '@mailer/logger';
-import { checkEncryptionKey, listenOrExplain, logConfigWarnings, serveMetrics } from '@mailer/operations';
+import { checkEncryptionKey, listenOrExplain, logConfigWarnings, serveMetrics, stopListenersOnSignal } from '@mailer/operations';
 import { createContainer } from './container';
 import { createInboundServer, listenInbound } from './inbound-server';
 
@@ -20,25 +20,7 @@ async function main() {
   if (port === undefined) return void deps.database.close().finally(() => process.exit(1));
   const metrics = serveMetrics(deps.metrics.registry, { port: config.inbound.metricsPort, host: config.host, operatorToken: config.operatorToken }, deps.logger);
   deps.logger.info('inbound listening', { port, host: config.returnPath.inboundHost });
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    deps.logger.info('inbound stopping', { signal });
-    setTimeout(() => process.exit(1), 15_000).unref();
-    metrics.close();
-    server.close(() => {
-      deps.database.close().then(
-        () => {
-          deps.logger.info('inbound stopped');
-          setTimeout(() => process.exit(0), 200).unref();
-        },
-        () => process.exit(1),
-      );
-    });
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  stopListenersOnSignal(deps.logger, 'inbound', { servers: [server], metrics, close: () => deps.database.close() });
 }
 
 runService('inbound', main, describeStartupFailure);

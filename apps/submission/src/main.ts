@@ -1,7 +1,7 @@
 import type { SMTPServer } from 'smtp-server';
 import { describeStartupFailure, loadConfig } from '@mailer/config';
 import { runService } from '@mailer/logger';
-import { listenOrExplain, logConfigWarnings, serveMetrics } from '@mailer/operations';
+import { listenOrExplain, logConfigWarnings, serveMetrics, stopListenersOnSignal } from '@mailer/operations';
 import { closeContainer, createContainer } from './container';
 import { createSubmissionServer, listenSubmission } from './submission-server';
 import { loadTlsMaterial } from './tls-material';
@@ -30,25 +30,7 @@ async function main() {
   }
   const metrics = serveMetrics(deps.metrics.registry, { port: config.submission.metricsPort, host: config.host, operatorToken: config.operatorToken }, deps.logger);
   deps.logger.info('submission listening', { starttls_port: ports[0], tls_port: ports[1], self_signed_certificate: tls.selfSigned });
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    deps.logger.info('submission stopping', { signal });
-    setTimeout(() => process.exit(1), 15_000).unref();
-    metrics.close();
-    Promise.all(listeners.map((l) => new Promise<void>((resolve) => l.server.close(() => resolve()))))
-      .then(() => closeContainer(deps))
-      .then(
-        () => {
-          deps.logger.info('submission stopped');
-          setTimeout(() => process.exit(0), 200).unref();
-        },
-        () => process.exit(1),
-      );
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  stopListenersOnSignal(deps.logger, 'submission', { servers: listeners.map((l) => l.server), metrics, close: () => closeContainer(deps) });
 }
 
 runService('submission', main, describeStartupFailure);

@@ -26,6 +26,7 @@ export { addSender } from './senders/add-sender';
 export { accountView, accountViewSchema, type AccountView } from './accounts/account-view';
 export { logConfigWarnings } from './startup/config-warnings';
 export { listenOrExplain, type Listener } from './startup/listen-or-explain';
+export { stopListenersOnSignal, type ListenerResources } from './startup/stop-listeners-on-signal';
 export { findDestination, resolveQueueSelection, type DestinationSnapshots, type QueueSelectionInput } from './queue/queue-selection';
 export { listQueue, QUEUE_LIST_MAX, type ListedQueueDelivery, type QueueListInput } from './queue/list-queue';
 export { changeQueue, type QueueChangeDependencies } from './queue/change-queue';
