@@ -13,7 +13,7 @@ let peer: TestSmtpServer;
 
 beforeAll(async () => {
   h = await startWorkerHarness({ DKIM_ROTATION_INTERVAL: '30d' });
-  // insertReadyDomain writes the domain as a database migrated by 0027 holds it: no Ed25519 key.
+  // insertReadyDomain writes the domain as a database migrated by 0024 holds it: no Ed25519 key.
   setup = await h.createSendingSetup({ domain: 'rotate.test' });
   h.dns.set('inbox.test', [{ type: 'MX', exchange: 'mx.inbox.test', priority: 10 }]);
   h.dns.set('mx.inbox.test', [{ type: 'A', address: '127.0.0.5' }]);

@@ -30,13 +30,13 @@ export const accounts = pgTable('accounts', {
   id: text('id').primaryKey(),
   name: text('name').notNull(),
   planId: text('plan_id').notNull().references(() => plans.id),
-  /** Its egress pool (egress_pools.name, migration 0034); null: the `default` pool, or the machine's own address. */
+  /** Its egress pool (egress_pools.name, migration 0030); null: the `default` pool, or the machine's own address. */
   egressPool: text('egress_pool'),
   /** enabled, under_review or paused (SENDING_STATUSES), with why and since when. */
   sendingStatus: text('sending_status', { enum: ['enabled', 'under_review', 'paused'] }).notNull().default('enabled'),
   sendingReason: text('sending_reason'),
   sendingSince: instant('sending_since').notNull().defaultNow(),
   createdAt: createdAt(),
-  /** Set while an operator has disabled it: its keys answer 401 (0030_account_disabled.sql). */
+  /** Set while an operator has disabled it: its keys answer 401 (0027_account_disabled.sql). */
   disabledAt: instant('disabled_at'),
 });

@@ -103,7 +103,7 @@ export const deliveries = pgTable(
     delayReportedAt: instant('delay_reported_at'),
     /** When the recipient first complained (reports apply once). */
     complainedAt: instant('complained_at'),
-    /** Set while an operator holds it: never claimed until released (0029_queue_holds.sql). */
+    /** Set while an operator holds it: never claimed until released (0026_queue_holds.sql). */
     heldAt: instant('held_at'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),

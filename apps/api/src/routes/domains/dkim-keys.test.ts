@@ -60,7 +60,7 @@ async function readyDomain(name: string) {
 describe('Ed25519 keys', () => {
   it('gives a domain created before Ed25519 its key at the first read, once, sealed like the RSA key', async () => {
     const id = await createDomain('older.example.test');
-    // As a domain of a database migrated by 0027 reads: no Ed25519 key.
+    // As a domain of a database migrated by 0024 reads: no Ed25519 key.
     await api.deps.db`
       update domains set dkim_ed25519_selector = null, dkim_ed25519_public_key = null, dkim_ed25519_private_key_sealed = null where id = ${id}`;
     // Concurrent first reads agree on one key.
