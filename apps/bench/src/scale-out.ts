@@ -19,7 +19,7 @@ import { requireSmtpSink, startSmtpSink, type SmtpSink } from './smtp-sink';
  * posted through the APIs (their share each, at once) after a warm-up, timed from the first
  * request until smtp-sink counted them all, RUNS times. With each run, what a delivered message
  * costs PostgreSQL (commits and WAL bytes, read from pg_stat_database and the WAL position) and
- * how long intake waited on the account's usage lock (pg_locks sampled), the two costs that
+ * how often a backend waited for another transaction's lock (pg_locks sampled): the costs that
  * grow with the fleet rather than with the machine. Writes BENCHMARKS.md ("Scale-out").
  */
 const N = Number(process.env.N ?? 5_000);
@@ -44,7 +44,7 @@ interface LayoutFigures {
   perSecond: number[];
   commitsPerMessage: number;
   walBytesPerMessage: number;
-  /** Share of lock samples during intake in which some intake transaction waited on another's lock. */
+  /** Share of samples during the runs in which some backend waited for a lock another transaction held. */
   lockWaitShare: number;
 }
 
@@ -74,9 +74,9 @@ async function main() {
 Each layout of built API and daemon processes (default settings) on a fresh database: ${N} one-recipient messages of one account posted through the APIs
 (${CONNECTIONS} keep-alive connections in all, shared between them) after a ${WARMUP}-message warm-up, timed from the first request until \`smtp-sink\` counted them; ${RUNS} runs.
 The anchor is the first row (one API, one daemon) of the same run. Commits and WAL bytes are per delivered message, over the measured runs; the lock-wait
-share is the share of samples (every 20 ms while intake ran) in which an intake transaction waited for another's lock (the account's usage row).
+share is the share of samples (every 20 ms while the runs went) in which some backend of the service waited for a lock another transaction held.
 
-| APIs | daemons | deliveries/s, each run | median | against 1 API, 1 daemon | commits / message | WAL bytes / message | intake lock waits |
+| APIs | daemons | deliveries/s, each run | median | against 1 API, 1 daemon | commits / message | WAL bytes / message | lock waits |
 |---|---|---|---|---|---|---|---|
 ${rows.join('\n')}`,
   );
