@@ -1,12 +1,15 @@
 import { Webhook } from 'standardwebhooks';
 import { updateWebhookEndpoint } from '@mailer/db';
 import { newWebhookSecret, seal, WEBHOOK_SECRET_SEAL_PURPOSE } from '@mailer/domain';
-import { redeliverWebhook, sendTestWebhook } from '@mailer/operations';
+import { redeliverWebhook, redeliverWebhookDelivery, sendTestWebhook } from '@mailer/operations';
 import { insertWebhookEndpoint, startWebhookReceiver, type WebhookReceiver } from '@mailer/testing';
 import { startWorkerHarness, type SendingSetup, type WorkerHarness } from '../testing/worker-harness';
 import { startWebhookSender, type WebhookSender } from './webhook-sender';
 
-/** `webhook test` and `webhook redeliver` (docs/api-decisions.md, "Queue operations"), sent by a real sender to a real receiver. */
+/**
+ * `webhook test` and `webhook redeliver` (docs/api-decisions.md, "Queue operations") and the
+ * console's redelivery they share, sent by a real sender to a real receiver.
+ */
 let h: WorkerHarness;
 let sender: WebhookSender;
 let setup: SendingSetup;
@@ -85,5 +88,42 @@ describe('webhook test and redeliver', () => {
     await expect(sendTestWebhook(h.deps.db, hook.id, new Date())).rejects.toMatchObject({ code: 'webhook_endpoint_disabled' });
     await expect(sendTestWebhook(h.deps.db, 'wh_unknown', new Date())).rejects.toMatchObject({ code: 'webhook_not_found' });
     await expect(redeliverWebhook(h.deps.db, 'whd_unknown', new Date())).rejects.toMatchObject({ code: 'webhook_delivery_not_found' });
+  });
+});
+
+describe('redeliverWebhookDelivery', () => {
+  it('sends a failed delivery again, with the same event id, to the receiver', async () => {
+    const endpoint = await insertWebhookEndpoint(h.deps.db, {
+      accountId: setup.accountId,
+      url: hooks.url,
+      events: ['email.accepted', 'email.failed', 'email.bounced', 'email.deferred'],
+      description: null,
+      secretSealed: seal(h.config.encryptionKey, WEBHOOK_SECRET_SEAL_PURPOSE, newWebhookSecret()),
+      now: new Date(),
+    });
+    const earlier = hooks.received.length;
+    hooks.status = 500;
+    // A message to a domain with no MX fails at once: one email.failed event for the endpoint.
+    const emailId = await h.queueEmail(setup, { to: ['ann@nowhere.invalid'] });
+    await h.runJob(emailId);
+    const [delivery] = await h.deps.db`select id from webhook_deliveries where endpoint_id = ${endpoint.id}`;
+    const id = delivery!.id as string;
+    await until(async () => ((await deliveryStatus(id)).status === 'failed' ? true : undefined));
+    const firstRound = hooks.received.length;
+    expect(firstRound - earlier).toBe(2);
+
+    hooks.status = 200;
+    const target = { accountId: setup.accountId, endpointId: endpoint.id, deliveryId: id };
+    await redeliverWebhookDelivery(h.deps.db, target, new Date());
+    await until(async () => ((await deliveryStatus(id)).status === 'succeeded' ? true : undefined));
+    expect(await deliveryStatus(id)).toEqual({ status: 'succeeded', attempt_count: 1 });
+    expect(hooks.received).toHaveLength(firstRound + 1);
+    expect(hooks.received[firstRound]!.headers['webhook-id']).toBe(hooks.received[earlier]!.headers['webhook-id']);
+
+    await expect(redeliverWebhookDelivery(h.deps.db, { ...target, accountId: 'acc_someoneelse' }, new Date())).rejects.toMatchObject({ code: 'webhook_not_found' });
+    await expect(redeliverWebhookDelivery(h.deps.db, { ...target, deliveryId: 'whd_unknown' }, new Date())).rejects.toMatchObject({ code: 'webhook_not_found' });
+    await updateWebhookEndpoint(h.deps.db, endpoint, { status: 'disabled' }, new Date());
+    await expect(redeliverWebhookDelivery(h.deps.db, target, new Date())).rejects.toMatchObject({ code: 'webhook_endpoint_disabled' });
+    expect(await deliveryStatus(id)).toEqual({ status: 'succeeded', attempt_count: 1 });
   });
 });
