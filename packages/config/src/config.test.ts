@@ -13,6 +13,7 @@ describe('loadConfig', () => {
     expect(config.smtp.port).toBe(25);
     expect(config.smtp.allowPrivateMx).toBe(false);
     expect(config.worker.reconcileIntervalMs).toBe(30_000);
+    expect(config.worker.leaseMs).toBe(30_000);
     expect(config.worker.retryScheduleMs).toEqual([60_000, 300_000, 900_000, 1_800_000, 3_600_000, 7_200_000, 14_400_000]);
     expect(config.worker.maxDeliveryAgeMs).toBe(72 * 3_600_000);
     expect(config.retentionDays).toBe(30);

@@ -53,10 +53,8 @@ describe('observeDomainDns', () => {
     const dns = createDnsResolver({ servers: [server.address], timeoutMs: 10_000, tries: 2 });
     server.fail('_mailer-verify.slow.test', 'timeout');
     server.fail('sel._domainkey.slow.test', 'timeout');
-    const started = Date.now();
     const observation = await observeDomainDns(dns, { name: 'slow.test', dkimSelector: 'sel' }, 'bounces', [], 300);
-    // The deadline's answer, before a single query of the silent server could have timed out.
-    expect(Date.now() - started).toBeLessThan(10_000);
+    // The deadline's answer (a query's own timeout would read `timeout`), well before the silent server's 10 s could pass.
     expect(observation.ownership).toEqual({ kind: 'temporary', reason: 'deadline_exceeded' });
     expect(observation.dkim).toEqual({ kind: 'temporary', reason: 'deadline_exceeded' });
     expect(observation.dmarc).toEqual({ kind: 'missing', nxdomain: true });

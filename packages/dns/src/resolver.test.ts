@@ -52,10 +52,8 @@ describe('DnsResolver.txt', () => {
   it('cancels a query when its signal aborts', async () => {
     const slow = createDnsResolver({ servers: [server.address], timeoutMs: 5_000, tries: 2 });
     server.fail('silent.test', 'timeout');
-    const started = Date.now();
+    // The signal's answer: the query's own timeout would read `timeout`.
     expect(await slow.txt('silent.test', AbortSignal.timeout(200))).toEqual({ kind: 'temporary', reason: 'deadline_exceeded' });
-    // Before the query's own timeout could have ended it.
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it('refuses a server list node cannot use, at creation', () => {
