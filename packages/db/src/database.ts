@@ -46,7 +46,14 @@ export interface DatabaseOptions {
   genericPlans?: boolean;
   /** Receives the server's notices, which the service itself ignores (e.g. "relation already exists, skipping"). */
   onNotice?: (notice: postgres.Notice) => void;
+  /** The clock (milliseconds) that ages the connections' plans; `performance.now` unless a test reads it at chosen times. */
+  planClock?: () => number;
 }
+
+const planClocks = new WeakMap<Database, () => number>();
+
+/** The clock that ages `db`'s plans (DatabaseOptions.planClock). */
+export const planClockOf = (db: Database): (() => number) => planClocks.get(db) ?? (() => performance.now());
 
 /**
  * Of several hosts (a primary and its standbys), only the one out of recovery: after a
@@ -80,5 +87,6 @@ export function openDatabase(url: string, poolSize = 20, options: DatabaseOption
       random_page_cost: '1.1',
     },
   });
+  if (options.planClock) planClocks.set(db, options.planClock);
   return { db, close: () => db.end({ timeout: 5 }) };
 }

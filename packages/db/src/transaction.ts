@@ -1,5 +1,5 @@
 import type postgres from 'postgres';
-import type { Database, Statement } from './database';
+import { planClockOf, type Database, type Statement } from './database';
 
 type Results<T extends readonly Statement[]> = { -readonly [K in keyof T]: postgres.RowList<postgres.Row[]> };
 /** Statements (or lists of them) sent together under names, so that their results are read by name. */
@@ -55,8 +55,7 @@ const plansDiscardedAt = new WeakMap<object, number>();
  * Whether the connection's plans are PLAN_LIFETIME_MS old, in which case their clock starts
  * again; a connection seen for the first time starts its clock.
  */
-function plansAgedOut(backend: object): boolean {
-  const now = performance.now();
+function plansAgedOut(backend: object, now: number): boolean {
   const since = plansDiscardedAt.get(backend);
   if (since !== undefined && now - since < PLAN_LIFETIME_MS) return false;
   plansDiscardedAt.set(backend, now);
@@ -68,8 +67,8 @@ function plansAgedOut(backend: object): boolean {
  * (its prepared statements stay, and each is planned again at its next execution); the
  * transaction's caller does not wait for that.
  */
-function release(sql: postgres.ReservedSql, backend: object | undefined): void {
-  if (!backend || !plansAgedOut(backend)) return sql.release();
+function release(sql: postgres.ReservedSql, backend: object | undefined, now: number): void {
+  if (!backend || !plansAgedOut(backend, now)) return sql.release();
   void sql`discard plans`
     .execute()
     .catch(() => undefined)
@@ -125,6 +124,6 @@ export async function inTransaction<T>(db: Database, work: (tx: Transaction) => 
     await sql`rollback`.catch(() => undefined);
     throw error;
   } finally {
-    release(sql, backend);
+    release(sql, backend, planClockOf(db)());
   }
 }

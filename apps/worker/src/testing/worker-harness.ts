@@ -56,9 +56,10 @@ export interface WorkerHarness {
 /**
  * The delivery daemon's composition root against a database and Redis prefix of this
  * test file's own, a test DNS server as DNS_SERVERS, the test CA as SMTP_CA_FILE,
- * private MX addresses allowed and short timeouts. `env` overrides any of it.
+ * private MX addresses allowed and short timeouts. `env` overrides any of it; `now` is the
+ * daemon's clock (claims, leases, retry times), for tests that must read it at a chosen time.
  */
-export async function startWorkerHarness(env: Record<string, string> = {}): Promise<WorkerHarness> {
+export async function startWorkerHarness(env: Record<string, string> = {}, options: { now?: () => Date } = {}): Promise<WorkerHarness> {
   const dns = await startTestDnsServer();
   const smtpPort = await freePort();
   const fullEnv: Record<string, string> = {
@@ -89,7 +90,7 @@ export async function startWorkerHarness(env: Record<string, string> = {}): Prom
   const stream = new PassThrough();
   const lines: string[] = [];
   stream.on('data', (chunk: Buffer) => lines.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
-  const deps = createContainer(config, { logger: createLogger({ level: 'debug', service: 'worker', stream }) });
+  const deps = createContainer(config, { logger: createLogger({ level: 'debug', service: 'worker', stream }), now: options.now });
   const daemons: Daemon[] = [];
 
   const readEmail = (emailId: string) => readStoredEmail(deps.db, emailId);
