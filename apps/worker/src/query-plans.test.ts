@@ -125,9 +125,9 @@ async function runHotStatements(): Promise<void> {
   const email = await insertQueuedEmail(db, { accountId, senderId: sender.id, domainId: sender.domainId, from: sender.email, to: ['x@example.test', 'y@example.test'] });
   await inTransaction(db, async (tx) => {
     await tx.send(
-      claimIdempotencyKeys(tx, accountId, [{ key: 'new-key', requestHash: 'h', emailId: 'em_new', response: {} }], now, 60_000),
+      claimIdempotencyKeys(tx, { accountId, test: false }, [{ key: 'new-key', requestHash: 'h', emailId: 'em_new', response: {} }], now, 60_000),
       sendingIdentitiesStatement(tx.sql, accountId, [sender.email]),
-      otherRequestsRecords(tx, accountId, ['key1', 'new-key'], ['em_new']),
+      otherRequestsRecords(tx, { accountId, test: false }, ['key1', 'new-key'], ['em_new']),
       usageReachedAt(tx, accountId, [10, 20_000]),
       recentTestMessages(tx, accountId, new Date(now.getTime() - 60_000)),
     );

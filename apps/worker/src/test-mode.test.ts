@@ -119,11 +119,18 @@ describe('test mode', () => {
       expect(eventsOf('complain@rcpt.test')).toEqual(['sending', 'accepted', 'complained']);
       expect(eventsOf('bounce@rcpt.test')).toEqual(['sending', 'bounced']);
       expect(eventsOf('suppress@rcpt.test')).toEqual(['sending', 'failed']);
-      // One simulated transaction for every recipient, then the deferred one's second attempt.
-      expect(email.attempts.map((a: any) => [a.number, a.recipients.length, a.tls])).toEqual([
-        [1, 5, false],
-        [2, 1, false],
-      ]);
+      // One simulated attempt per outcome, naming only the recipients it shows, then the deferred one's second attempt.
+      const attempts = email.attempts.map((a: any) => [a.outcome, a.cause?.code ?? null, [...a.recipients].sort(), a.tls]);
+      expect(attempts.sort()).toEqual(
+        [
+          ['accepted', null, ['ann@rcpt.test', 'complain@rcpt.test'], false],
+          ['accepted', null, ['defer-1@rcpt.test'], false],
+          ['bounced', 'recipient_unknown', ['bounce@rcpt.test'], false],
+          ['deferred', 'greylisted', ['defer-1@rcpt.test'], false],
+          ['failed', 'recipient_suppressed', ['suppress@rcpt.test'], false],
+        ].sort(),
+      );
+      expect(email.attempts.map((a: any) => a.number)).toEqual([1, 2, 3, 4, 5]);
 
       const deadline = Date.now() + 15_000;
       while (receiver.received.length < 7 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
@@ -203,17 +210,31 @@ describe('test mode', () => {
     expect(await usage()).toEqual(before);
   });
 
-  it("never replays one mode's answer to the other: one Idempotency-Key with both keys conflicts", async () => {
+  it('keeps separate idempotency spaces for the test and the live key, over HTTP and SMTP', async () => {
     const key = randomUUID();
-    const body = { from: 'hello@shop.test', to: ['ann@rcpt.test'], subject: 'Once', content: { plain: 'Hello' } };
+    const body = { from: 'hello@shop.test', to: ['ann@rcpt.test'], subject: 'Once', content: { plain: 'Hello' }, scheduled_at: new Date(Date.now() + 3_600_000).toISOString() };
     const post = (sendingKey: string) => api.http.post('/v1/emails').set('Authorization', `Bearer ${sendingKey}`).set('Idempotency-Key', key).send(body);
-    const first = await post(test);
-    expect(first.status).toBe(202);
-    const other = await post(live);
-    expect(other.status).toBe(409);
-    expect(other.body.error.code).toBe('idempotency_conflict');
-    const again = await post(test);
-    expect([again.status, again.headers['idempotent-replayed'], again.body.id]).toEqual([202, 'true', first.body.id]);
+    const firstTest = await post(test);
+    expect(firstTest.status).toBe(202);
+    const firstLive = await post(live);
+    expect([firstLive.status, firstLive.headers['idempotent-replayed']]).toEqual([202, undefined]);
+    expect(firstLive.body.id).not.toBe(firstTest.body.id);
+    const againTest = await post(test);
+    expect([againTest.status, againTest.headers['idempotent-replayed'], againTest.body.id]).toEqual([202, 'true', firstTest.body.id]);
+    const againLive = await post(live);
+    expect([againLive.status, againLive.headers['idempotent-replayed'], againLive.body.id]).toEqual([202, 'true', firstLive.body.id]);
+    expect((await detail(live, firstLive.body.id)).body.test).toBe(false);
+
+    // Over SMTP the Message-ID is the key: a test message's never makes a live one a replay.
+    const messageId = `<${randomUUID()}@shop.test>`;
+    const message = { from: 'hello@shop.test', to: 'ann@nowhere.test', subject: 'Once', text: 'Hello', messageId };
+    const idOf = (response: string) => /queued as (em_\w+)/.exec(response)![1]!;
+    const testSmtp = await submission.submit(test, message);
+    const liveSmtp = await submission.submit(live, message);
+    expect([testSmtp.accepted, liveSmtp.accepted]).toEqual([true, true]);
+    expect(idOf(liveSmtp.response)).not.toBe(idOf(testSmtp.response));
+    expect((await detail(live, idOf(liveSmtp.response))).body.test).toBe(false);
+    expect(idOf((await submission.submit(live, message)).response)).toBe(idOf(liveSmtp.response));
   });
 
   it('bounds test mail to 100 recipients a minute, over HTTP (429) and SMTP (452 4.5.3)', async () => {

@@ -6,6 +6,7 @@ import {
   type AttemptOutcome,
   type DeliveryOutcome,
   type RetryPolicy,
+  type SimulatedOutcome,
 } from '@mailer/domain';
 import { isDatabaseUnavailable, releaseLease, type AttemptTransport, type DeliveryDecision, type Lease, type LeasedDelivery } from '@mailer/db';
 import type { Logger } from '@mailer/logger';
@@ -62,23 +63,35 @@ export class AttemptRecorder {
   /**
    * A test message's attempt, decided locally by simulatedOutcome (docs/api-decisions.md,
    * "Test mode"): a deferral is owed again after SIMULATED_RETRY_MS, whatever the retry
-   * policy says, and a simulated complaint is recorded with the acceptance it follows.
+   * policy says, and a simulated complaint is recorded with the acceptance it follows. No
+   * transaction joins the recipients, so each outcome is an attempt of its own: an attempt's
+   * recipients are those whose outcome it shows.
    */
-  simulate(group: LeasedDelivery[], startedAt: Date): Promise<void> {
-    return this.writeRetried(() => {
-      const endedAt = this.deps.now();
-      const simulated = group.map((d) => simulatedOutcome(d.recipient, d.attemptCount));
-      const decisions = group.map(
-        (d, i): DeliveryDecision => ({
-          deliveryId: d.id,
-          status: simulated[i]!.outcome.outcome,
-          cause: simulated[i]!.outcome.cause,
-          ...(simulated[i]!.outcome.outcome === 'deferred' ? { nextAttemptAt: new Date(endedAt.getTime() + SIMULATED_RETRY_MS) } : {}),
-          ...(simulated[i]!.complained ? { complained: true } : {}),
-        }),
-      );
-      return this.write(group, simulated.map((s) => s.outcome), decisions, endedAt, { startedAt, transport: null });
-    });
+  async simulate(group: LeasedDelivery[], startedAt: Date): Promise<void> {
+    const byOutcome = new Map<string, { deliveries: LeasedDelivery[]; simulated: SimulatedOutcome[] }>();
+    for (const delivery of group) {
+      const simulated = simulatedOutcome(delivery.recipient, delivery.attemptCount);
+      const key = `${simulated.outcome.outcome} ${simulated.outcome.cause?.code ?? ''}`;
+      const entry = byOutcome.get(key) ?? { deliveries: [], simulated: [] };
+      entry.deliveries.push(delivery);
+      entry.simulated.push(simulated);
+      byOutcome.set(key, entry);
+    }
+    for (const { deliveries, simulated } of byOutcome.values()) {
+      await this.writeRetried(() => {
+        const endedAt = this.deps.now();
+        const decisions = deliveries.map(
+          (d, i): DeliveryDecision => ({
+            deliveryId: d.id,
+            status: simulated[i]!.outcome.outcome,
+            cause: simulated[i]!.outcome.cause,
+            ...(simulated[i]!.outcome.outcome === 'deferred' ? { nextAttemptAt: new Date(endedAt.getTime() + SIMULATED_RETRY_MS) } : {}),
+            ...(simulated[i]!.complained ? { complained: true } : {}),
+          }),
+        );
+        return this.write(deliveries, simulated.map((s) => s.outcome), decisions, endedAt, { startedAt, transport: null });
+      });
+    }
   }
 
   /** Writes a record, again while the database is away (RECORD_RETRY_MS). */

@@ -1,14 +1,16 @@
-import { bigint, index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { createdAt, instant } from './columns';
 
-/** Account-scoped Idempotency-Key records; live for 24 hours from the first accepted request. */
+/** Idempotency-Key records scoped to an account and mode; live for 24 hours from the first accepted request. */
 export const idempotencyKeys = pgTable(
   'idempotency_keys',
   {
     // No foreign key: see 0005_unchecked_parent_references.sql (parents are never deleted).
     accountId: text('account_id').notNull(),
     key: text('key').notNull(),
+    /** Whether the key was used with the test key: each mode has its own key space (migration 0032). */
+    test: boolean('test').notNull().default(false),
     /** SHA-256 of the canonical request (parsed JSON with sorted members). */
     requestHash: text('request_hash').notNull(),
     emailId: text('email_id').notNull(),
@@ -19,7 +21,7 @@ export const idempotencyKeys = pgTable(
   },
   // Led by the key: a generic plan of `account_id = $1 and key = any($2)` probes each key,
   // where led by the account it may walk every key of the account (migration 0019).
-  (t) => [primaryKey({ columns: [t.key, t.accountId] }), index('idempotency_keys_expiry_idx').on(t.expiresAt)],
+  (t) => [primaryKey({ columns: [t.key, t.accountId, t.test] }), index('idempotency_keys_expiry_idx').on(t.expiresAt)],
 );
 
 /**

@@ -1,5 +1,6 @@
 import type { Row } from '../database';
 import type { Transaction } from '../transaction';
+import type { EmailOwner } from './email-history-store';
 
 export interface IdempotencyClaim {
   key: string;
@@ -20,17 +21,18 @@ export interface IdempotencyRecord {
  * earlier requests. A key being claimed by a concurrent transaction makes this wait until
  * that one ends, which is what lets concurrent requests with one key create one message.
  * Keys of one statement must be distinct; they are written in sorted order so that
- * transactions claiming overlapping sets cannot deadlock.
+ * transactions claiming overlapping sets cannot deadlock. Keys are the owner's: an account's
+ * test and live requests have separate key spaces (docs/api-decisions.md, "Test mode").
  */
-export function claimIdempotencyKeys(tx: Transaction, accountId: string, claims: IdempotencyClaim[], now: Date, ttlMs: number) {
+export function claimIdempotencyKeys(tx: Transaction, owner: EmailOwner, claims: IdempotencyClaim[], now: Date, ttlMs: number) {
   const sorted = [...claims].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   return tx.sql`
-    insert into idempotency_keys (account_id, key, request_hash, email_id, response, created_at, expires_at)
-    select ${accountId}, x.key, x.request_hash, x.email_id, x.response::jsonb, ${now}, ${new Date(now.getTime() + ttlMs)}
+    insert into idempotency_keys (account_id, test, key, request_hash, email_id, response, created_at, expires_at)
+    select ${owner.accountId}, ${owner.test}, x.key, x.request_hash, x.email_id, x.response::jsonb, ${now}, ${new Date(now.getTime() + ttlMs)}
       from unnest(${sorted.map((c) => c.key)}::text[], ${sorted.map((c) => c.requestHash)}::text[], ${sorted.map((c) => c.emailId)}::text[],
                   ${sorted.map((c) => JSON.stringify(c.response))}::text[]) with ordinality as x(key, request_hash, email_id, response, n)
      order by x.n
-        on conflict (account_id, key) do update
+        on conflict (key, account_id, test) do update
        set request_hash = excluded.request_hash, email_id = excluded.email_id, response = excluded.response,
            created_at = excluded.created_at, expires_at = excluded.expires_at
      where idempotency_keys.expires_at <= ${now}
@@ -44,16 +46,16 @@ export const claimedKeysFrom = (rows: readonly Row[]) => new Set(rows.map((r) =>
  * after claimIdempotencyKeys in the same transaction, the live records of the keys it did
  * not claim. Read with idempotencyRecordsFrom.
  */
-export function otherRequestsRecords(tx: Transaction, accountId: string, keys: string[], ownEmailIds: string[]) {
+export function otherRequestsRecords(tx: Transaction, owner: EmailOwner, keys: string[], ownEmailIds: string[]) {
   return tx.sql`
     select key, request_hash, response from idempotency_keys
-     where account_id = ${accountId} and key = any(${keys}::text[]) and email_id <> all(${ownEmailIds}::text[])`;
+     where account_id = ${owner.accountId} and test = ${owner.test} and key = any(${keys}::text[]) and email_id <> all(${ownEmailIds}::text[])`;
 }
 
 export const idempotencyRecordsFrom = (rows: readonly Row[]): Map<string, IdempotencyRecord> =>
   new Map(rows.map((r) => [r.key as string, { requestHash: r.request_hash, response: r.response }]));
 
 /** Gives keys back (their requests were refused): a later request may use them. */
-export function releaseIdempotencyKeys(tx: Transaction, accountId: string, keys: string[]) {
-  return tx.sql`delete from idempotency_keys where account_id = ${accountId} and key = any(${keys}::text[])`;
+export function releaseIdempotencyKeys(tx: Transaction, owner: EmailOwner, keys: string[]) {
+  return tx.sql`delete from idempotency_keys where account_id = ${owner.accountId} and test = ${owner.test} and key = any(${keys}::text[])`;
 }

@@ -1,5 +1,5 @@
 import { TERMINAL_STATUSES } from '@mailer/domain';
-import type { Database } from '../database';
+import { booleansParam, type Database } from '../database';
 import { lockMessages } from '../deliveries/locked-messages';
 import { inTransaction } from '../transaction';
 
@@ -82,12 +82,13 @@ export async function purgeExpired(db: Database, policy: RetentionPolicy): Promi
   );
   // Each batch picks its rows through an index, then deletes them by primary key.
   const idempotencyKeys = await deleteInBatches(async () => {
-    const expired = await db`select account_id, key from idempotency_keys where expires_at <= ${policy.now} limit ${policy.batchSize}`;
+    const expired = await db`select account_id, test, key from idempotency_keys where expires_at <= ${policy.now} limit ${policy.batchSize}`;
     if (expired.length === 0) return 0;
     const deleted = await db`
       delete from idempotency_keys k
-       using unnest(${expired.map((r) => r.account_id as string)}::text[], ${expired.map((r) => r.key as string)}::text[]) as x(account_id, key)
-       where k.account_id = x.account_id and k.key = x.key`;
+       using unnest(${expired.map((r) => r.account_id as string)}::text[], ${booleansParam(expired.map((r) => r.test as boolean))}::text[]::boolean[],
+                    ${expired.map((r) => r.key as string)}::text[]) as x(account_id, test, key)
+       where k.account_id = x.account_id and k.test = x.test and k.key = x.key`;
     return deleted.count;
   }, policy.batchSize);
   const usageRows = await deleteInBatches(async () => {

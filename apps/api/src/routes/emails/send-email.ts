@@ -34,7 +34,7 @@ export const sendEmailRoute = defineRoute({
   headers: {
     'Idempotency-Key': {
       required: true,
-      description: '1 to 255 characters, scoped to the account and live for 24 hours from the first accepted request.',
+      description: '1 to 255 characters, scoped to the account and the key mode (one used with the test key never blocks a live request) and live for 24 hours from the first accepted request.',
     },
   },
   body: sendEmailBodySchema,

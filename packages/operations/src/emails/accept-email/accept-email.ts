@@ -53,8 +53,7 @@ export async function acceptEmail(deps: AcceptEmailDependencies, input: AcceptEm
   for (const [index, draft] of input.drafts.entries()) await assertMessageSize(deps, input.owner.accountId, draft, input.batch ? `[${index}]` : '(message)');
   const outcome = await deps.intake.submit(input.owner, {
     idempotencyKey: input.idempotencyKey,
-    // One key used with both the live and the test key is two requests: a conflict, never a replay across modes.
-    fingerprint: requestFingerprint(input.owner.test ? { test: input.body } : input.body),
+    fingerprint: requestFingerprint(input.body),
     drafts: input.drafts,
     batch: input.batch,
   });

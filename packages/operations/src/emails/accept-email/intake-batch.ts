@@ -111,9 +111,9 @@ export async function runIntakeBatch(deps: IntakeDependencies, owner: EmailOwner
   return inTransaction(deps.db, async (tx) => {
     const recipientKeys = [...new Set(drafts.flatMap((d) => d.recipients.recipients.map((recipient) => addressKey(recipient.address))))];
     const first = await tx.send({
-      claimed: claimIdempotencyKeys(tx, accountId, claims, now, IDEMPOTENCY_TTL_MS),
+      claimed: claimIdempotencyKeys(tx, owner, claims, now, IDEMPOTENCY_TTL_MS),
       identities: sendingIdentitiesStatement(tx.sql, accountId, [...new Set(drafts.map((d) => d.from.mailbox.key))]),
-      records: otherRequestsRecords(tx, accountId, requests.map((r) => r.idempotencyKey), claims.map((c) => c.emailId)),
+      records: otherRequestsRecords(tx, owner, requests.map((r) => r.idempotencyKey), claims.map((c) => c.emailId)),
       suppressed: test ? [] : [suppressedAmong(tx, accountId, recipientKeys)],
     });
     const suppressed = first.suppressed[0] ? suppressedKeysFrom(first.suppressed[0]) : new Set<string>();
@@ -151,7 +151,7 @@ export async function runIntakeBatch(deps: IntakeDependencies, owner: EmailOwner
     const windows = exceededWindows(decided.refusals);
     const third = await tx.commit({
       admission: admissionStatements(tx, { accountId, now, usageAt, admitted: decided.admitted, totalBefore: figures.total }),
-      released: decided.releasedKeys.length > 0 ? [releaseIdempotencyKeys(tx, accountId, decided.releasedKeys)] : [],
+      released: decided.releasedKeys.length > 0 ? [releaseIdempotencyKeys(tx, owner, decided.releasedKeys)] : [],
       reachedAt: windows.length > 0 && !test ? [usageReachedAt(tx, accountId, windows.map(({ r, e }) => r.totalWith - e.window.limit))] : [],
     });
     const reachedAt = test
