@@ -28,6 +28,8 @@ export interface QueuedEmailInput {
   tags?: Record<string, string>;
   /** Deliveries are due then (or at createdAt when earlier). */
   scheduledAt?: Date;
+  /** A test message (docs/api-decisions.md, "Test mode"). */
+  test?: boolean;
   /** Recipients on the account's suppression list: their deliveries are created failed. */
   suppressed?: string[];
 }
@@ -68,7 +70,7 @@ export async function insertQueuedEmail(db: Database, input: QueuedEmailInput): 
     headers: input.headers ?? [],
     tags: input.tags ?? {},
     scheduledAt: input.scheduledAt ?? null,
-    test: false,
+    test: input.test ?? false,
     dueAt: firstDueAt(input.scheduledAt ?? null, createdAt),
     recipients: recipients.recipients.map((r) => ({ id: newId('delivery'), ...r, suppressed: input.suppressed?.includes(r.address) ?? false })),
     attachments: (input.attachments ?? []).map((a) => ({ ...a, contentId: a.contentId ?? null })),

@@ -64,4 +64,16 @@ describe("the console's email search", () => {
     expect((await api.http.get('/console/emails/em_doesnotexist').set('Cookie', session)).status).toBe(404);
     expect((await search('id=nonsense')).text).toContain('email_not_found');
   });
+  it('marks a test message in the list and in its detail', async () => {
+    const base = { accountId: acme.accountId, senderId: acme.sender.id, domainId: acme.domain.id, from: acme.sender.email, to: ['marked@example.test'] };
+    const testEmail = await insertQueuedEmail(api.deps.db, { ...base, test: true });
+    const liveEmail = await insertQueuedEmail(api.deps.db, base);
+    const found = await search('recipient=marked@example.test');
+    const rowOf = (id: string) => new RegExp(`<tr>(?:(?!</tr>).)*${id}(?:(?!</tr>).)*</tr>`, 's').exec(found.text)![0];
+    expect(rowOf(testEmail.id)).toContain('class="test-mark">test<');
+    expect(rowOf(liveEmail.id)).not.toContain('test-mark');
+    const detailOf = async (id: string) => (await api.http.get(`/console/emails/${id}`).set('Cookie', session)).text;
+    expect(await detailOf(testEmail.id)).toMatch(/<dt>Mode<\/dt><dd> <strong class="test-mark">test<\/strong> sent with the test key/);
+    expect(await detailOf(liveEmail.id)).toContain('<dt>Mode</dt><dd>live</dd>');
+  });
 });

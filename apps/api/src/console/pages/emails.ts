@@ -60,6 +60,9 @@ function searchForm(c: ConsoleContext) {
 <button type="submit">Search</button></form>`;
 }
 
+/** Marks a test message (docs/api-decisions.md, "Test mode") wherever the console shows one. */
+const testMark = html` <strong class="test-mark">test</strong>`;
+
 const searchEmailsPage: ConsoleRoute = {
   method: 'get',
   path: '/emails',
@@ -84,7 +87,7 @@ ${table(
   'Messages found, newest first',
   ['Message', 'Account', 'Status', 'To', 'Cc', 'BCC', 'Subject', 'Created'],
   found.rows.map((e) => [
-    html`<a href="${emailPath(e.id)}">${e.id}</a>`,
+    html`<a href="${emailPath(e.id)}">${e.id}</a>${e.test ? testMark : ''}`,
     html`<a href="${accountPath(e.accountId)}">${e.accountId}</a>`,
     e.status,
     e.to.join(', '),
@@ -116,6 +119,7 @@ const emailPage: ConsoleRoute = {
       `Email ${e.id}`,
       html`<dl class="facts">
 <dt>Account</dt><dd><a href="${accountPath(e.account_id)}">${e.account_id}</a></dd>
+<dt>Mode</dt><dd>${e.test ? html`${testMark} sent with the test key: simulated, never delivered` : 'live'}</dd>
 <dt>Status</dt><dd>${e.status}${e.cause ? ` (${e.cause.code})` : ''}</dd>
 <dt>From</dt><dd>${e.from}</dd><dt>Subject</dt><dd>${e.subject}</dd>
 <dt>To</dt><dd>${e.to.join(', ') || '—'}</dd><dt>Cc</dt><dd>${e.cc.join(', ') || '—'}</dd><dt>BCC recipients</dt><dd>${e.bcc_count}</dd>
