@@ -1,8 +1,11 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { openDatabase } from '@mailer/db';
 import { createTestDatabase } from '@mailer/testing';
+import { withDatabase } from '@mailer/config';
 
 /** The built CLI, as `npm run cli` runs it: `npm test` runs `tsc -b` first, so dist is current. */
 const CLI = path.resolve(__dirname, '../dist/main.js');
@@ -41,5 +44,27 @@ describe('the built CLI (node apps/cli/dist/main.js)', () => {
     expect(JSON.parse((failure as { stderr: string }).stderr)).toEqual({
       error: { code: 'invalid_configuration', message: expect.stringContaining('DATABASE_URL') },
     });
+  });
+  it('reads DATABASE_URL from .env in its working directory, and names the variable when that database does not exist', async () => {
+    const directory = mkdtempSync(path.join(tmpdir(), 'mailer-cli-'));
+    try {
+      const url = await createTestDatabase();
+      writeFileSync(path.join(directory, '.env'), `DATABASE_URL=${url}\n`);
+      const created = await run(process.execPath, [CLI, 'account', 'create', '--name', 'From dotenv', '--json'], { cwd: directory, env: { PATH: process.env.PATH }, timeout: 20_000 });
+      expect(JSON.parse(created.stdout).account.name).toBe('From dotenv');
+
+      // The real environment wins over the file: here it names a database that does not exist.
+      const missing = withDatabase(url, 'mailer_no_such_database');
+      const failure = await run(process.execPath, [CLI, 'account', 'list', '--json'], { cwd: directory, env: { PATH: process.env.PATH, DATABASE_URL: missing }, timeout: 20_000 }).catch(
+        (error: { code: number; stderr: string }) => error,
+      );
+      expect(failure).toMatchObject({ code: 1 });
+      const { error } = JSON.parse((failure as { stderr: string }).stderr);
+      expect(error.code).toBe('database_unavailable');
+      expect(error.message).toContain('database "mailer_no_such_database" does not exist');
+      expect(error.message).toContain('DATABASE_URL names this database');
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 });

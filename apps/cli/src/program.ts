@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { databaseUrlProblem } from '@mailer/config';
 import { isDatabaseUnavailable } from '@mailer/db';
 import { AppError } from '@mailer/domain';
 import type { CliDependencies } from './cli-dependencies';
@@ -35,9 +36,9 @@ function databaseFailure(error: unknown): { code: string; message: string } | un
   const { code, message } = (error ?? {}) as { code?: string; message?: string };
   // PostgreSQL's "undefined table": the database exists but has not been migrated.
   if (code === '42P01') return { code: 'database_not_migrated', message: 'The database is not migrated; run npm run migrate first.' };
-  // Besides an outage: no such database (3D000) or credentials refused (class 28).
-  const unreachable = (code !== undefined && /^(3D000|28)/.test(code)) || isDatabaseUnavailable(error);
-  if (unreachable) return { code: 'database_unavailable', message: `The database is not reachable: ${message}` };
+  const misnamed = databaseUrlProblem(error);
+  if (misnamed) return { code: 'database_unavailable', message: misnamed.message };
+  if (isDatabaseUnavailable(error)) return { code: 'database_unavailable', message: `The database is not reachable: ${message}` };
   return undefined;
 }
 

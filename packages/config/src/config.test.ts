@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
-import { loadConfig, ConfigError, parseEncryptionKey } from './config';
+import { describeStartupFailure, loadConfig, ConfigError, parseEncryptionKey } from './config';
 
 describe('loadConfig', () => {
   it('applies the contract defaults', () => {
@@ -209,5 +209,15 @@ describe('first-run defaults (docs/api-decisions.md, "First run")', () => {
       expect(loadConfig({ SMTP_HELO_NAME: name }).warnings).toEqual([]);
       expect(loadConfig({ NODE_ENV: 'production', ENCRYPTION_KEY: key, SMTP_HELO_NAME: name }).smtp.heloName).toBe(name);
     }
+  });
+});
+
+describe('a start-up failure of the database DATABASE_URL names', () => {
+  it('names the variable when the database does not exist or refuses the credentials', () => {
+    for (const code of ['3D000', '28P01']) {
+      const fields = describeStartupFailure(Object.assign(new Error('database "mailer" does not exist'), { code }));
+      expect(fields).toEqual({ error: 'invalid configuration', problems: [{ variable: 'DATABASE_URL', message: expect.stringContaining('DATABASE_URL names this database') }] });
+    }
+    expect(describeStartupFailure(Object.assign(new Error('boom'), { code: '42P01' }))).toMatchObject({ error: 'boom' });
   });
 });

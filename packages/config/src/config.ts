@@ -3,6 +3,7 @@ import { availableParallelism, hostname } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { parseDatabaseUrl } from './database-url';
+import { withDotEnv } from './dot-env';
 import { parseDuration } from './duration';
 import { replyRulesSetting } from './reply-rules';
 import { HELO_NAME_PROBLEM, isFullyQualifiedHostName } from './helo-name';
@@ -459,18 +460,35 @@ export class ConfigError extends Error {
 }
 
 /**
+ * PostgreSQL's answer that the database DATABASE_URL names does not exist (3D000) or refuses its
+ * credentials (class 28), as a problem of that variable; undefined for any other error.
+ */
+export function databaseUrlProblem(error: unknown): { variable: 'DATABASE_URL'; message: string } | undefined {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code !== 'string' || !/^(3D000|28)/.test(code)) return undefined;
+  const what = code === '3D000' ? 'create it (npm run migrate does) or' : 'fix its user and password, or';
+  return { variable: 'DATABASE_URL', message: `${String(message)}: DATABASE_URL names this database; ${what} set DATABASE_URL in the environment or in .env` };
+}
+
+/**
  * The fields of a start-up failure's log line (runService of @mailer/logger): a configuration
  * problem names each variable and what is wrong with it, with no stack (nothing is wrong with the
  * code); any other failure carries its stack as a field of the same one line.
  */
 export function describeStartupFailure(error: unknown): Record<string, unknown> {
+  const database = databaseUrlProblem(error);
+  if (database) return { error: 'invalid configuration', problems: [database] };
   if (error instanceof ConfigError) return error.problems.length > 0 ? { error: 'invalid configuration', problems: error.problems } : { error: error.message };
   if (error instanceof Error) return { error: error.message, stack: error.stack };
   return { error: String(error) };
 }
 
-/** Parses the environment once at boot; a bad value fails with a message naming the variable. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/**
+ * Parses the environment once at boot; a bad value fails with a message naming the variable.
+ * Without an argument it reads the process's environment, to which `.env` of the working
+ * directory adds what it does not set (withDotEnv): what every role and the CLI do.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = withDotEnv(process.env, process.cwd())): Config {
   const blankToUnset = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = envSchema.safeParse(blankToUnset);
   if (!parsed.success) {

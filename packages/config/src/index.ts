@@ -1,3 +1,4 @@
-export { loadConfig, parseEncryptionKey, ConfigError, describeStartupFailure, type Config } from './config';
+export { loadConfig, parseEncryptionKey, ConfigError, databaseUrlProblem, describeStartupFailure, type Config } from './config';
+export { withDotEnv } from './dot-env';
 export { parseDuration } from './duration';
 export { parseDatabaseUrl, withDatabase, type DatabaseUrl } from './database-url';
