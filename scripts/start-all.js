@@ -91,6 +91,6 @@ const answers = (url) => fetch(url).then((r) => r.ok, () => false);
   if (exiting) return;
   log('info', 'mailer started', {
     ...Object.assign({}, ...ROLES.map((role) => role.shows)),
-    first_account: 'npm run cli -- account create --name "My company" --json',
+    first_account: 'npm run -s cli -- account create --name "My company" --json',
   });
 })();

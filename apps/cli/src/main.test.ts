@@ -7,7 +7,7 @@ import { openDatabase } from '@mailer/db';
 import { createTestDatabase } from '@mailer/testing';
 import { withDatabase } from '@mailer/config';
 
-/** The built CLI, as `npm run cli` runs it: `npm test` runs `tsc -b` first, so dist is current. */
+/** The built CLI, as `npm run -s cli --` runs it: `npm test` runs `tsc -b` first, so dist is current. */
 const CLI = path.resolve(__dirname, '../dist/main.js');
 const run = promisify(execFile);
 
@@ -66,5 +66,15 @@ describe('the built CLI (node apps/cli/dist/main.js)', () => {
     } finally {
       rmSync(directory, { recursive: true, force: true });
     }
+  });
+  it('answers JSON alone on stdout as `npx mailer` and `npm run -s cli --` run it, for a pipe into jq', async () => {
+    const url = await createTestDatabase();
+    const root = path.resolve(__dirname, '../../..');
+    const env = { PATH: process.env.PATH, DATABASE_URL: url };
+    // `npx mailer` runs the workspace's bin, linked by npm ci into node_modules/.bin.
+    const bin = await run(path.join(root, 'node_modules/.bin/mailer'), ['account', 'create', '--name', 'Bin', '--json'], { cwd: root, env, timeout: 20_000 });
+    expect(JSON.parse(bin.stdout).account.name).toBe('Bin');
+    const script = await run('npm', ['run', '-s', 'cli', '--', 'account', 'create', '--name', 'Script', '--json'], { cwd: root, env, timeout: 30_000 });
+    expect(JSON.parse(script.stdout).account.name).toBe('Script');
   });
 });

@@ -6,7 +6,7 @@ import { printError } from './output';
 import { runCli } from './program';
 
 /**
- * `npm run cli -- <command>`: configuration from the environment (DATABASE_URL, …), one
+ * `npm run -s cli -- <command>` or `npx mailer <command>`: configuration from the environment (DATABASE_URL, …, and .env), one
  * command against the database, then the pool is closed so the process exits. The CLI
  * does not migrate: it expects a database `npm run migrate` (or `npm start`) has prepared.
  */

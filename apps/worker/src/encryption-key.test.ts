@@ -103,7 +103,7 @@ describe('secrets reseal --from-key-env', () => {
     // The domain's Ed25519 key and a pending rotation's two keys are sealed too.
     const domain = await ensureEd25519Key(h.deps.db, h.config.encryptionKey, (await findDomain(h.deps.db, setup.accountId, setup.domain.id))!);
     expect(await startDkimRotation(h.deps.db, h.config.encryptionKey, h.config.returnPath, domain, new Date())).toBe('started');
-    // `npm run cli -- secrets reseal …` with ENCRYPTION_KEY set to the new key and the old one in OLD_KEY.
+    // `npm run -s cli -- secrets reseal …` with ENCRYPTION_KEY set to the new key and the old one in OLD_KEY.
     const reseal = async (variable: string) => {
       const cli = start(CLI_MAIN, { ENCRYPTION_KEY: keyB, OLD_KEY: keyA, WRONG_KEY: randomBytes(32).toString('base64') }, [
         'secrets',

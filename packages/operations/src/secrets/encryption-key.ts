@@ -39,7 +39,7 @@ export async function checkEncryptionKey(db: Queryable, config: Config, logger: 
   if (stored && !opens(config.encryptionKey, stored)) {
     throw new ConfigError(
       `ENCRYPTION_KEY cannot open the stored DKIM private keys (domain ${stored.id}): start with the key they were sealed ` +
-        'under, or re-seal them under this one with `npm run cli -- secrets reseal --from-key-env VAR`',
+        'under, or re-seal them under this one with `npm run -s cli -- secrets reseal --from-key-env VAR`',
     );
   }
 }
