@@ -1,3 +1,4 @@
+import { WEBHOOK_EVENT_TYPES } from '@mailer/domain';
 import { buildApi } from '../server';
 import { apiRoutes } from '../routes';
 import { openApiPath } from './openapi';
@@ -45,6 +46,13 @@ describe('/openapi.json', () => {
       const op = res.body.paths[openApiPath(route.path)][route.method];
       expect(op.requestBody.content['application/json'].schema).toBeDefined();
     }
+  });
+
+  it("opens with the guide, whose webhook section lists every event type an endpoint can subscribe to", async () => {
+    const res = await api.http.get('/openapi.json');
+    const guide = res.body.info.description as string;
+    const section = guide.slice(guide.indexOf('# Webhook verification'), guide.indexOf('# Send over SMTP'));
+    expect(WEBHOOK_EVENT_TYPES.filter((type) => !section.includes(`\`${type}\``))).toEqual([]);
   });
 });
 

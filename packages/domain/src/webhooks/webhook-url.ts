@@ -1,9 +1,13 @@
 import ipaddr from 'ipaddr.js';
 import { isDeliverableAddress } from '../delivery/mx-order';
 
+/** What lifts a refusal meant for production: a laptop's receiver is http:// on a private address. */
+const PRIVATE_HINT = '; http:// and private or local hosts are taken with WEBHOOK_ALLOW_PRIVATE=true (development only)';
+
 /**
  * Why a webhook URL is refused, or null: https only (http too with `allowPrivate`), no
- * credentials, and a literal IP address must be public. A host name is checked again at
+ * credentials, and a literal IP address must be public. A refusal `allowPrivate` would lift
+ * names WEBHOOK_ALLOW_PRIVATE. A host name is checked again at
  * connection time, for every address it resolves to (docs/api-decisions.md, "Webhooks").
  */
 export function webhookUrlProblem(text: string, allowPrivate: boolean): string | null {
@@ -13,11 +17,13 @@ export function webhookUrlProblem(text: string, allowPrivate: boolean): string |
   } catch {
     return 'must be an absolute URL';
   }
-  if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) return 'must be an https:// URL';
+  if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) {
+    return allowPrivate ? 'must be an https:// or http:// URL' : `must be an https:// URL${PRIVATE_HINT}`;
+  }
   if (url.username || url.password) return 'must not carry credentials';
   if (text.length > 2048) return 'must be at most 2048 characters';
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (ipaddr.isValid(host) && !isDeliverableAddress(host, allowPrivate)) return 'must not point at a private, loopback or reserved address';
-  if (!ipaddr.isValid(host) && !host.includes('.') && !allowPrivate) return 'must name a public host';
+  if (ipaddr.isValid(host) && !isDeliverableAddress(host, allowPrivate)) return `must not point at a private, loopback or reserved address${allowPrivate ? '' : PRIVATE_HINT}`;
+  if (!ipaddr.isValid(host) && !host.includes('.') && !allowPrivate) return `must name a public host${PRIVATE_HINT}`;
   return null;
 }

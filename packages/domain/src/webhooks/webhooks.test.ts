@@ -29,13 +29,13 @@ describe('webhook rules', () => {
 
   it('takes public https URLs only, unless private networks are allowed', () => {
     expect(webhookUrlProblem('https://hooks.example.com/mailer', false)).toBeNull();
-    expect(webhookUrlProblem('http://hooks.example.com/mailer', false)).toBe('must be an https:// URL');
-    expect(webhookUrlProblem('ftp://hooks.example.com', true)).toBe('must be an https:// URL');
+    expect(webhookUrlProblem('http://hooks.example.com/mailer', false)).toMatch(/^must be an https:\/\/ URL; .*WEBHOOK_ALLOW_PRIVATE=true/);
+    expect(webhookUrlProblem('ftp://hooks.example.com', true)).toBe('must be an https:// or http:// URL');
     expect(webhookUrlProblem('https://user:pw@hooks.example.com', false)).toBe('must not carry credentials');
-    expect(webhookUrlProblem('https://127.0.0.1/x', false)).toMatch(/private/);
+    expect(webhookUrlProblem('https://127.0.0.1/x', false)).toMatch(/private.*WEBHOOK_ALLOW_PRIVATE=true/);
     expect(webhookUrlProblem('https://[::1]/x', false)).toMatch(/private/);
     expect(webhookUrlProblem('https://10.1.2.3/x', false)).toMatch(/private/);
-    expect(webhookUrlProblem('https://localhost/x', false)).toBe('must name a public host');
+    expect(webhookUrlProblem('https://localhost/x', false)).toMatch(/^must name a public host; .*WEBHOOK_ALLOW_PRIVATE=true/);
     expect(webhookUrlProblem('not a url', false)).toBe('must be an absolute URL');
     expect(webhookUrlProblem('http://127.0.0.1:8080/x', true)).toBeNull();
   });
