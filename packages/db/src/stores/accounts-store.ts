@@ -93,19 +93,20 @@ export interface AccountProfile {
   name: string;
   createdAt: Date;
   maxDomains: number;
+  maxWebhookEndpoints: number;
 }
 
 /** The account's profile, to be sent with usageFigures in one transaction; read with accountProfileFrom. */
 export function accountProfile(db: Queryable, accountId: string) {
   return db`
-    select a.id, a.name, a.created_at, p.max_domains
+    select a.id, a.name, a.created_at, p.max_domains, p.max_webhook_endpoints
     from accounts a join plans p on p.id = a.plan_id
     where a.id = ${accountId}`;
 }
 
 export function accountProfileFrom(rows: readonly Row[]): AccountProfile | undefined {
   const row = rows[0];
-  return row && { id: row.id, name: row.name, createdAt: row.created_at, maxDomains: row.max_domains };
+  return row && { id: row.id, name: row.name, createdAt: row.created_at, maxDomains: row.max_domains, maxWebhookEndpoints: row.max_webhook_endpoints };
 }
 
 export async function accountExists(db: Queryable, accountId: string): Promise<boolean> {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { accountProfile, accountProfileFrom, inTransaction, usageFigures, usageFiguresFrom, type Database } from '@mailer/db';
-import { USAGE_WINDOWS, type PlanWindowField } from '@mailer/domain';
+import { accountProfile, accountProfileFrom, inTransaction, recentTestMessages, recentTestMessagesFrom, usageFigures, usageFiguresFrom, type Database } from '@mailer/db';
+import { TEST_RECIPIENTS_PER_MINUTE, testModeUsage, USAGE_WINDOWS, type PlanWindowField } from '@mailer/domain';
 import { accountSendingState } from './account-sending-state';
 import { sendingSchema } from './sending-representation';
 
@@ -20,6 +20,7 @@ export const accountViewSchema = z
         >),
         max_active: count.meta({ description: 'Recipient deliveries queued, sending or deferred at once.' }),
         max_domains: count.meta({ description: 'Active sending domains.' }),
+        max_webhook_endpoints: count.meta({ description: 'Webhook endpoints (enabled or disabled, not deleted); one more is `409 webhook_limit_exceeded`.' }),
       })
       .meta({ id: 'Plan' }),
     usage: z
@@ -32,6 +33,12 @@ export const accountViewSchema = z
       })
       .meta({ id: 'Usage' }),
     sending: sendingSchema,
+    test_mode: z
+      .object({
+        per_minute: count.meta({ description: `Recipients of test messages (sent with the test key) accepted per rolling minute: ${TEST_RECIPIENTS_PER_MINUTE}, whatever the plan.` }),
+        minute: count.meta({ description: 'Recipients of test messages accepted in the last minute, as that bound counts them.' }),
+      })
+      .meta({ id: 'TestModeBound', description: 'The one bound test messages have instead of the plan; they count nothing of `plan` and `usage`.' }),
   })
   .meta({ id: 'Account' });
 
@@ -40,11 +47,18 @@ export type AccountView = z.infer<typeof accountViewSchema>;
 /**
  * GET /v1/account: the plan and the usage read from the same counters and windows intake
  * judges requests by (usageFigures, USAGE_WINDOWS), in one read-only transaction so that
- * the figures are those of one moment, and the sending state (accountSendingState).
+ * the figures are those of one moment, and the sending state (accountSendingState). The test
+ * messages of the last minute are read as intake's test bound reads them (testModeUsage).
  */
 export async function accountView(db: Database, accountId: string, now: Date): Promise<AccountView> {
   const seconds = USAGE_WINDOWS.map((w) => w.seconds);
-  const read = await inTransaction(db, (tx) => tx.commit({ profile: accountProfile(tx.sql, accountId), usage: usageFigures(tx, accountId, now, seconds) }));
+  const read = await inTransaction(db, (tx) =>
+    tx.commit({
+      profile: accountProfile(tx.sql, accountId),
+      usage: usageFigures(tx, accountId, now, seconds),
+      recentTest: recentTestMessages(tx, accountId, new Date(now.getTime() - 60_000)),
+    }),
+  );
   const profile = accountProfileFrom(read.profile);
   // Keys reference their account and accounts are never deleted.
   if (!profile) throw new Error(`no account ${accountId}`);
@@ -58,11 +72,13 @@ export async function accountView(db: Database, accountId: string, now: Date): P
       ...(Object.fromEntries(USAGE_WINDOWS.map((w) => [w.planField, w.limit(figures.plan)])) as Record<PlanWindowField, number>),
       max_active: figures.plan.maxActive,
       max_domains: profile.maxDomains,
+      max_webhook_endpoints: profile.maxWebhookEndpoints,
     },
     usage: {
       ...(Object.fromEntries(USAGE_WINDOWS.map((w, i) => [w.usageField, figures.windows[i]!.used])) as Record<UsageField, number>),
       active: figures.active,
     },
     sending,
+    test_mode: { per_minute: TEST_RECIPIENTS_PER_MINUTE, minute: testModeUsage(recentTestMessagesFrom(read.recentTest)).windows[0]!.used },
   };
 }

@@ -27,9 +27,10 @@ describe('GET /v1/account', () => {
     expect(fresh.body).toEqual({
       id: acc.accountId,
       name: 'Test account',
-      plan: { per_minute: 30, per_hour: 300, per_day: 300, per_30_days: 3000, max_active: 250, max_domains: 100 },
+      plan: { per_minute: 30, per_hour: 300, per_day: 300, per_30_days: 3000, max_active: 250, max_domains: 100, max_webhook_endpoints: 10 },
       usage: { minute: 0, hour: 0, day: 0, thirty_days: 0, active: 0 },
       sending: { status: 'enabled', reason: null, since: (account!.created_at as Date).toISOString(), bounce_rate: 0, complaint_rate: 0 },
+      test_mode: { per_minute: 100, minute: 0 },
     });
 
     api.clock.now = new Date(T0);
@@ -64,7 +65,22 @@ describe('GET /v1/account', () => {
       per_30_days: 1_000_000,
       max_active: 50_000,
       max_domains: 500,
+      max_webhook_endpoints: 10,
     });
+  });
+
+  it("shows the test mode's bound and the test recipients it counts, apart from the plan's usage", async () => {
+    const acc = await sendingAccount(api, { domain: 'account-test-mode.test' });
+    const sent = await api.http
+      .post('/v1/emails')
+      .set('Authorization', `Bearer ${acc.test_sending_key}`)
+      .set('Idempotency-Key', 'account-view-test-mode')
+      .send(acc.message({ to: recipients(3, 't') }));
+    expect(sent.status).toBe(202);
+    for (const key of [acc.sending_key, acc.test_sending_key]) {
+      const res = await view(key);
+      expect([res.body.test_mode, res.body.usage.minute]).toEqual([{ per_minute: 100, minute: 3 }, 0]);
+    }
   });
 
   it('refuses a request without a valid key', async () => {
