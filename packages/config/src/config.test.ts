@@ -200,6 +200,15 @@ describe('first-run defaults (docs/api-decisions.md, "First run")', () => {
     expect(loadConfig({ INBOUND_PORT: '' }).inbound.port).toBe(2525);
   });
 
+  it('defaults SMTP_HELO_NAME to the placeholder mailer.invalid outside production, with a warning; refuses a placeholder in production', () => {
+    for (const env of [{}, { NODE_ENV: 'test' }]) {
+      const config = loadConfig(env);
+      expect([config.smtp.heloName, config.returnPath.inboundHost]).toEqual(['mailer.invalid', 'mailer.invalid']);
+      expect(config.warnings).toEqual([{ variable: 'SMTP_HELO_NAME', message: expect.stringContaining('"mailer.invalid" is a placeholder') }]);
+    }
+    expect(() => loadConfig({ NODE_ENV: 'production', ENCRYPTION_KEY: key, SMTP_HELO_NAME: 'mta.example.invalid' })).toThrow(/SMTP_HELO_NAME: "mta.example.invalid" is a placeholder/);
+  });
+
   it('warns of an SMTP_HELO_NAME that is not fully qualified, and refuses it in production', () => {
     for (const name of ['vm', 'localhost', 'mail.localhost', '10.0.0.1', '-bad.example.com', 'mail_1.example.com']) {
       expect(loadConfig({ SMTP_HELO_NAME: name }).warnings).toEqual([{ variable: 'SMTP_HELO_NAME', message: expect.stringContaining(`"${name}" is not a fully qualified host name`) }]);

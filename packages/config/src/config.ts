@@ -6,7 +6,7 @@ import { parseDatabaseUrl } from './database-url';
 import { withDotEnv } from './dot-env';
 import { parseDuration } from './duration';
 import { replyRulesSetting } from './reply-rules';
-import { HELO_NAME_PROBLEM, isFullyQualifiedHostName } from './helo-name';
+import { DEVELOPMENT_HELO_NAME, HELO_NAME_PROBLEM, isFullyQualifiedHostName, isPlaceholderHostName, PLACEHOLDER_HOST_PROBLEM } from './helo-name';
 
 const duration = (fallback: string) =>
   z
@@ -186,7 +186,7 @@ const envSchema = z
       .pipe(z.array(hostPort)),
     DNS_TIMEOUT: duration('2s'),
     SMTP_PORT: int(25, 1, 65535),
-    SMTP_HELO_NAME: z.string().min(1).default(hostname()),
+    SMTP_HELO_NAME: z.string().min(1).optional(),
     SMTP_CA_FILE: z.string().optional(),
     SMTP_CONNECT_TIMEOUT: duration('30s'),
     SMTP_COMMAND_TIMEOUT: duration('5m'),
@@ -264,14 +264,31 @@ const envSchema = z
     if (env.NODE_ENV === 'production' && !env.ENCRYPTION_KEY) {
       ctx.addIssue({ code: 'custom', path: ['ENCRYPTION_KEY'], message: 'is required in production' });
     }
-    if (env.NODE_ENV === 'production' && !isFullyQualifiedHostName(env.SMTP_HELO_NAME)) {
-      ctx.addIssue({ code: 'custom', path: ['SMTP_HELO_NAME'], message: `"${env.SMTP_HELO_NAME}" ${HELO_NAME_PROBLEM}` });
+    const heloName = heloNameOf(env);
+    if (env.NODE_ENV === 'production' && !isFullyQualifiedHostName(heloName)) {
+      ctx.addIssue({ code: 'custom', path: ['SMTP_HELO_NAME'], message: `"${heloName}" ${HELO_NAME_PROBLEM}` });
+    } else if (env.NODE_ENV === 'production' && isPlaceholderHostName(heloName)) {
+      ctx.addIssue({ code: 'custom', path: ['SMTP_HELO_NAME'], message: `"${heloName}" ${PLACEHOLDER_HOST_PROBLEM}` });
     }
   });
+
+/** SMTP_HELO_NAME, else the machine's host name in production and the placeholder DEVELOPMENT_HELO_NAME elsewhere. */
+const heloNameOf = (env: { NODE_ENV: string; SMTP_HELO_NAME?: string | undefined }): string =>
+  env.SMTP_HELO_NAME ?? (env.NODE_ENV === 'production' ? hostname() : DEVELOPMENT_HELO_NAME);
+
+/** What is allowed outside production but wrong for it: a HELO name that is not fully qualified, or a placeholder. */
+function heloNameWarnings(heloName: string): { variable: string; message: string }[] {
+  if (!isFullyQualifiedHostName(heloName)) {
+    return [{ variable: 'SMTP_HELO_NAME', message: `SMTP_HELO_NAME "${heloName}" ${HELO_NAME_PROBLEM}; set it (an error with NODE_ENV=production)` }];
+  }
+  if (isPlaceholderHostName(heloName)) return [{ variable: 'SMTP_HELO_NAME', message: `SMTP_HELO_NAME "${heloName}" ${PLACEHOLDER_HOST_PROBLEM} (an error with NODE_ENV=production)` }];
+  return [];
+}
 
 export type Config = ReturnType<typeof toConfig>;
 
 function toConfig(env: z.infer<typeof envSchema>) {
+  const heloName = heloNameOf(env);
   return {
     env: env.NODE_ENV,
     logLevel: env.LOG_LEVEL,
@@ -305,7 +322,7 @@ function toConfig(env: z.infer<typeof envSchema>) {
     dns: { servers: env.DNS_SERVERS, timeoutMs: env.DNS_TIMEOUT },
     smtp: {
       port: env.SMTP_PORT,
-      heloName: env.SMTP_HELO_NAME,
+      heloName,
       caFile: env.SMTP_CA_FILE,
       connectTimeoutMs: env.SMTP_CONNECT_TIMEOUT,
       commandTimeoutMs: env.SMTP_COMMAND_TIMEOUT,
@@ -371,7 +388,7 @@ function toConfig(env: z.infer<typeof envSchema>) {
       /** The return-path host of a domain is `<label>.<domain>` (docs/api-decisions.md, "Return path"). */
       label: env.RETURN_PATH_LABEL,
       /** What every return-path host's MX names: the host the inbound listener is reachable at. */
-      inboundHost: (env.INBOUND_HOST ?? env.SMTP_HELO_NAME).toLowerCase().replace(/\.$/, ''),
+      inboundHost: (env.INBOUND_HOST ?? heloName).toLowerCase().replace(/\.$/, ''),
       /** Published in the return-path SPF record: `include:` this domain, and these addresses as ip4:/ip6:. */
       spfInclude: env.SPF_INCLUDE,
       outboundIps: env.OUTBOUND_IPS,
@@ -420,7 +437,7 @@ function toConfig(env: z.infer<typeof envSchema>) {
       dnssecValidatingResolver: env.DNSSEC_VALIDATING_RESOLVER,
       /** TLS reports (RFC 8460): the submitter named in them, and the address `mailto:` reports come from (none sent without it). */
       tlsReports: {
-        organization: env.TLSRPT_ORGANIZATION ?? env.SMTP_HELO_NAME,
+        organization: env.TLSRPT_ORGANIZATION ?? heloName,
         from: env.TLSRPT_FROM?.toLowerCase(),
         /** Mailed reports are DKIM-signed for TLSRPT_FROM's domain with this selector and PEM key (RSA or Ed25519) when set. */
         dkim: env.TLSRPT_DKIM_SELECTOR && env.TLSRPT_DKIM_KEY_FILE ? { selector: env.TLSRPT_DKIM_SELECTOR, keyFile: env.TLSRPT_DKIM_KEY_FILE } : undefined,
@@ -443,7 +460,7 @@ function toConfig(env: z.infer<typeof envSchema>) {
     /** ENCRYPTION_KEY is unset and the development key seals secrets: the API and the daemon warn at start. */
     usesDevelopmentEncryptionKey: env.ENCRYPTION_KEY === undefined,
     /** What is allowed outside production but wrong for it: each process logs these at start. */
-    warnings: isFullyQualifiedHostName(env.SMTP_HELO_NAME) ? [] : [{ variable: 'SMTP_HELO_NAME', message: `SMTP_HELO_NAME "${env.SMTP_HELO_NAME}" ${HELO_NAME_PROBLEM}; set it (an error with NODE_ENV=production)` }],
+    warnings: heloNameWarnings(heloName),
   };
 }
 

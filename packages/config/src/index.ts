@@ -2,3 +2,4 @@ export { loadConfig, parseEncryptionKey, ConfigError, databaseUrlProblem, descri
 export { withDotEnv } from './dot-env';
 export { parseDuration } from './duration';
 export { parseDatabaseUrl, withDatabase, type DatabaseUrl } from './database-url';
+export { DEVELOPMENT_HELO_NAME, isPlaceholderHostName } from './helo-name';

@@ -67,7 +67,7 @@ const domainPage: ConsoleRoute = {
   async handle(c) {
     const account = await requireAccount(c);
     const domain = serializeDomain(await requireDomainView(c.deps.db, account.id, c.params.domainId!));
-    const records = await domainDnsRecords(c.deps, await requireDomain(c.deps.db, account.id, domain.id));
+    const { records, warnings } = await domainDnsRecords(c.deps, await requireDomain(c.deps.db, account.id, domain.id));
     const senders = await listSenders(c.deps.db, domain.id, undefined, LIST_LIMIT);
     return page(
       c.session,
@@ -83,6 +83,7 @@ ${table('Each component', ['Component', 'Status'], [
 ])}
 ${actionButton(c.session, `${domainPath(account.id, domain.id)}/check`, 'Check DNS now')}
 <h2>DNS records to publish</h2>
+${warnings.map((w) => html`<p class="error" role="note">${w.message} <code>${w.code}</code></p>`)}
 ${table(
   'Records',
   ['Purpose', 'Type', 'Name', 'Value', 'State'],

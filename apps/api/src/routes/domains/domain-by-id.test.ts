@@ -64,13 +64,28 @@ describe('GET /v1/domains/:id/dns', () => {
           state: 'active',
         },
         { purpose: 'dmarc', type: 'TXT', name: '_dmarc.records.example.com', value: 'v=DMARC1; p=none;' },
-        { purpose: 'return_path_mx', type: 'MX', name: 'bounces.records.example.com', value: `10 ${api.deps.config.returnPath.inboundHost}` },
-        { purpose: 'return_path_spf', type: 'TXT', name: 'bounces.records.example.com', value: `v=spf1 a:${api.deps.config.returnPath.inboundHost} -all` },
+        { purpose: 'return_path_mx', type: 'MX', name: 'bounces.records.example.com', value: '10 mailer.invalid' },
+        { purpose: 'return_path_spf', type: 'TXT', name: 'bounces.records.example.com', value: 'v=spf1 a:mailer.invalid -all' },
       ],
+      // SMTP_HELO_NAME unset outside production: the development placeholder, said so.
+      warnings: [{ code: 'placeholder_host', message: expect.stringMatching(/mailer\.invalid, a development placeholder: .*SMTP_HELO_NAME/) }],
     });
     expect(dns.queryCount()).toBe(before);
     const again = await api.http.get(`/v1/domains/${domain.id}/dns`).set(auth());
     expect(again.body).toEqual(res.body);
+  });
+
+  it('warns of nothing once SMTP_HELO_NAME names the service', async () => {
+    const named = await startTestApi({ SMTP_HELO_NAME: 'mail.example.net' });
+    try {
+      const account = await named.createAccount();
+      const created = await named.http.post('/v1/domains').set(auth(account.management_key)).send({ name: 'named.example.com' });
+      const res = await named.http.get(`/v1/domains/${created.body.id}/dns`).set(auth(account.management_key));
+      expect(res.body.warnings).toEqual([]);
+      expect(res.body.records.find((r: { purpose: string }) => r.purpose === 'return_path_mx').value).toBe('10 mail.example.net');
+    } finally {
+      await named.close();
+    }
   });
 });
 

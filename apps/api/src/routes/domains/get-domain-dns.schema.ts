@@ -20,4 +20,14 @@ export const domainDnsSchema = z.object({
       retiring_until: timestampSchema.optional().meta({ description: 'Retiring DKIM records only: when the record becomes safe to remove (seven days after it was replaced).' }),
     }),
   ),
+  warnings: z
+    .array(
+      z.object({
+        code: z.enum(['placeholder_host']).meta({
+          description: "`placeholder_host`: the service's host name is a development placeholder (`….invalid`), so the return-path MX and SPF records cannot be published as they are.",
+        }),
+        message: z.string(),
+      }),
+    )
+    .meta({ description: 'What keeps these records from being published as they stand; empty when nothing does.' }),
 }).meta({ id: 'DomainDnsRecords' });

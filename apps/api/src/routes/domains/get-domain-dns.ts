@@ -23,6 +23,6 @@ export const getDomainDnsRoute = defineRoute({
   errors: ['domain_not_found'],
   responses: { 200: { description: 'The records.', schema: domainDnsSchema } },
   async handle({ res, deps, key, params }) {
-    sendJson(res, 200, { records: await domainDnsRecords(deps, await requireDomain(deps.db, key.accountId, params.id!)) });
+    sendJson(res, 200, await domainDnsRecords(deps, await requireDomain(deps.db, key.accountId, params.id!)));
   },
 });

@@ -30,6 +30,6 @@ export const rotateDkimKeysRoute = defineRoute({
     const domain = await requireDomain(deps.db, key.accountId, params.id!);
     body();
     const started = await startDkimRotation(deps.db, deps.config.encryptionKey, deps.config.returnPath, domain, deps.now());
-    sendJson(res, started === 'started' ? 201 : 200, { records: await domainDnsRecords(deps, domain) });
+    sendJson(res, started === 'started' ? 201 : 200, await domainDnsRecords(deps, domain));
   },
 });
