@@ -29,7 +29,13 @@ async function main() {
     ports.push(port);
   }
   const metrics = serveMetrics(deps.metrics.registry, { port: config.submission.metricsPort, host: config.host, operatorToken: config.operatorToken }, deps.logger);
-  deps.logger.info('submission listening', { starttls_port: ports[0], tls_port: ports[1], self_signed_certificate: tls.selfSigned });
+  deps.logger.info('submission listening', {
+    starttls_port: ports[0],
+    tls_port: ports[1],
+    self_signed_certificate: tls.selfSigned,
+    sha256_fingerprint: tls.fingerprint256,
+    ...(tls.certFile ? { cert_file: tls.certFile } : {}),
+  });
   stopListenersOnSignal(deps.logger, 'submission', { servers: listeners.map((l) => l.server), metrics, close: () => closeContainer(deps) });
 }
 

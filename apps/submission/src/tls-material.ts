@@ -1,4 +1,6 @@
-import { readFile } from 'node:fs/promises';
+import { X509Certificate } from 'node:crypto';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { generate } from 'selfsigned';
 import type { Config } from '@mailer/config';
 import type { Logger } from '@mailer/logger';
@@ -7,26 +9,92 @@ export interface TlsMaterial {
   key: string;
   cert: string;
   selfSigned: boolean;
+  /** The certificate's SHA-256 fingerprint (`AA:BB:…`), what a client pins. */
+  fingerprint256: string;
+  /** Where a self-signed certificate is kept (the file a client trusts); absent for SUBMISSION_TLS_CERT. */
+  certFile?: string;
 }
+
+export const SELF_SIGNED_CERT_FILE = 'submission-cert.pem';
+export const SELF_SIGNED_KEY_FILE = 'submission-key.pem';
+const VALIDITY_MS = 825 * 24 * 3600 * 1000;
+/** A kept certificate this close to its end is replaced at start. */
+const RENEW_BEFORE_MS = 30 * 24 * 3600 * 1000;
 
 /**
  * The certificate both ports present: SUBMISSION_TLS_CERT and SUBMISSION_TLS_KEY when set, else a
- * self-signed one for SMTP_HELO_NAME made now (docs/api-decisions.md, "SMTP submission"), with a
- * warning: clients then have to skip verification, which only suits development.
+ * self-signed one (docs/api-decisions.md, "SMTP submission"), with a warning. The self-signed pair
+ * is kept in SUBMISSION_TLS_DIR and used again at the next start, so that a client can trust that
+ * file or pin its fingerprint; it is made anew only when missing, unreadable, near its end or not
+ * valid for SMTP_HELO_NAME.
  */
 export async function loadTlsMaterial(config: Config, logger: Logger): Promise<TlsMaterial> {
-  const { tlsCertFile, tlsKeyFile } = config.submission;
+  const { tlsCertFile, tlsKeyFile, selfSignedDir } = config.submission;
   if (tlsCertFile && tlsKeyFile) {
     const [cert, key] = await Promise.all([readFile(tlsCertFile, 'utf8'), readFile(tlsKeyFile, 'utf8')]);
-    return { cert, key, selfSigned: false };
+    return { cert, key, selfSigned: false, fingerprint256: new X509Certificate(cert).fingerprint256 };
   }
   const host = config.smtp.heloName;
+  const directory = resolve(selfSignedDir);
+  const certFile = join(directory, SELF_SIGNED_CERT_FILE);
+  const keyFile = join(directory, SELF_SIGNED_KEY_FILE);
+  let pair = await keptPair(certFile, keyFile, host);
+  const made = !pair;
+  if (!pair) {
+    pair = await selfSignedPair(host);
+    await mkdir(directory, { recursive: true, mode: 0o700 });
+    // Key first, each through a rename: a crash never leaves a certificate without its key.
+    await writeAtomically(keyFile, pair.key, 0o600);
+    await writeAtomically(certFile, pair.cert, 0o644);
+  }
+  const fingerprint256 = new X509Certificate(pair.cert).fingerprint256;
+  logger.warn('SMTP submission uses a self-signed certificate; set SUBMISSION_TLS_CERT and SUBMISSION_TLS_KEY, or have clients trust its file or pin its fingerprint', {
+    host,
+    cert_file: certFile,
+    sha256_fingerprint: fingerprint256,
+    made_now: made,
+  });
+  return { ...pair, selfSigned: true, fingerprint256, certFile };
+}
+
+/** The kept pair when both files read, the certificate is valid for `host` and not near its end. */
+async function keptPair(certFile: string, keyFile: string, host: string): Promise<{ cert: string; key: string } | undefined> {
+  try {
+    const [cert, key] = await Promise.all([readFile(certFile, 'utf8'), readFile(keyFile, 'utf8')]);
+    const x509 = new X509Certificate(cert);
+    const fresh = Date.parse(x509.validTo) - Date.now() > RENEW_BEFORE_MS;
+    return fresh && x509.checkHost(host) !== undefined ? { cert, key } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** For SMTP_HELO_NAME and the loopback names a development client connects to. */
+async function selfSignedPair(host: string): Promise<{ cert: string; key: string }> {
   const pems = await generate([{ name: 'commonName', value: host }], {
     keySize: 2048,
     algorithm: 'sha256',
-    notAfterDate: new Date(Date.now() + 365 * 24 * 3600 * 1000),
-    extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: host }] }],
+    notAfterDate: new Date(Date.now() + VALIDITY_MS),
+    extensions: [
+      { name: 'basicConstraints', cA: true, critical: true },
+      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, keyCertSign: true, critical: true },
+      { name: 'extKeyUsage', serverAuth: true },
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2, value: host },
+          { type: 2, value: 'localhost' },
+          { type: 7, ip: '127.0.0.1' },
+          { type: 7, ip: '::1' },
+        ],
+      },
+    ],
   });
-  logger.warn('SMTP submission uses a self-signed certificate made at start; set SUBMISSION_TLS_CERT and SUBMISSION_TLS_KEY', { host });
-  return { cert: pems.cert, key: pems.private, selfSigned: true };
+  return { cert: pems.cert, key: pems.private };
+}
+
+async function writeAtomically(file: string, text: string, mode: number): Promise<void> {
+  const partial = `${file}.${process.pid}.partial`;
+  await writeFile(partial, text, { mode });
+  await rename(partial, file);
 }

@@ -236,6 +236,7 @@ const envSchema = z
     SUBMISSION_TLS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
     SUBMISSION_TLS_CERT: z.string().min(1).optional(),
     SUBMISSION_TLS_KEY: z.string().min(1).optional(),
+    SUBMISSION_TLS_DIR: z.string().min(1).default('.mailer'),
     SUBMISSION_METRICS_PORT: int(3003, 0, 65535),
     SPF_INCLUDE: z.string().regex(/^[A-Za-z0-9._-]+$/, 'expected a domain name').optional(),
     OUTBOUND_IPS: z
@@ -418,9 +419,11 @@ function toConfig(env: z.infer<typeof envSchema>) {
       port: env.SUBMISSION_PORT ?? (env.NODE_ENV === 'production' ? 587 : 2587),
       /** Implicit TLS. */
       tlsPort: env.SUBMISSION_TLS_PORT ?? (env.NODE_ENV === 'production' ? 465 : 2465),
-      /** Paths of the PEM certificate (chain) and key; without them a self-signed certificate is made at start. */
+      /** Paths of the PEM certificate (chain) and key; without them a self-signed certificate kept in selfSignedDir. */
       tlsCertFile: env.SUBMISSION_TLS_CERT,
       tlsKeyFile: env.SUBMISSION_TLS_KEY,
+      /** Where the self-signed certificate and key are kept across starts (relative: to the working directory). */
+      selfSignedDir: env.SUBMISSION_TLS_DIR,
       /** `/metrics` (behind OPERATOR_TOKEN) and `/healthz`. */
       metricsPort: env.SUBMISSION_METRICS_PORT,
     },

@@ -1,4 +1,7 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import { connect as netConnect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { PassThrough } from 'node:stream';
 import { createTransport, type SendMailOptions } from 'nodemailer';
@@ -10,7 +13,7 @@ import { createLogger } from '@mailer/logger';
 import { createTestDatabase, insertReadyDomain, insertSender, testRedisPrefix, type ReadyDomain } from '@mailer/testing';
 import { closeContainer, createContainer, type SubmissionDependencies } from '../container';
 import { createSubmissionServer, listenSubmission, SUBMISSION_USER } from '../submission-server';
-import { loadTlsMaterial } from '../tls-material';
+import { loadTlsMaterial, type TlsMaterial } from '../tls-material';
 
 /** A plan no submission test reaches unless it means to. */
 export const GENEROUS_LIMITS: PlanLimits = { perMinute: 10_000, perHour: 10_000, perDay: 10_000, per30Days: 10_000, maxActive: 10_000 };
@@ -46,6 +49,8 @@ export interface RawSession {
 export interface SubmissionHarness {
   deps: SubmissionDependencies;
   config: Config;
+  /** The certificate both ports present (self-signed, kept in SUBMISSION_TLS_DIR). */
+  tls: TlsMaterial;
   starttlsPort: number;
   tlsPort: number;
   /** An account with a ready domain (`domain`, default acme.test), a sender `hello@<domain>` and GENEROUS_LIMITS unless `limits`. */
@@ -65,6 +70,8 @@ export interface SubmissionHarness {
  * `env` names (shared with an API or a delivery harness).
  */
 export async function startSubmissionHarness(env: Record<string, string> = {}): Promise<SubmissionHarness> {
+  // The self-signed pair is kept in a directory of this harness's own, never in the checkout.
+  const tlsDir = env.SUBMISSION_TLS_DIR ? undefined : mkdtempSync(join(tmpdir(), 'mailer-submission-tls-'));
   const config = loadConfig({
     NODE_ENV: 'test',
     DATABASE_URL: env.DATABASE_URL ?? (await createTestDatabase()),
@@ -72,6 +79,7 @@ export async function startSubmissionHarness(env: Record<string, string> = {}): 
     SMTP_HELO_NAME: 'submission.mailer.test',
     SUBMISSION_PORT: '0',
     SUBMISSION_TLS_PORT: '0',
+    ...(tlsDir ? { SUBMISSION_TLS_DIR: tlsDir } : {}),
     ...env,
   });
   const logger = createLogger({ level: 'error', service: 'submission', stream: new PassThrough().resume() });
@@ -93,6 +101,7 @@ export async function startSubmissionHarness(env: Record<string, string> = {}): 
   return {
     deps,
     config,
+    tls,
     starttlsPort: starttlsPort!,
     tlsPort: tlsPort!,
     async account(options = {}) {
@@ -135,6 +144,7 @@ export async function startSubmissionHarness(env: Record<string, string> = {}): 
       for (const socket of sessions) socket.destroy();
       await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
       await closeContainer(deps);
+      if (tlsDir) rmSync(tlsDir, { recursive: true, force: true });
     },
   };
 }
