@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerAuthentication, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { isDatabaseUnavailable } from '@mailer/db';
 import { apiKeyMatches, AppError, connectionSource, hashApiKey, isValidIdempotencyKey, isWellFormedApiKey, MAX_UNIQUE_RECIPIENTS, MIME_MAX_BYTES, validationError } from '@mailer/domain';
-import { acceptEmail, sendEmailBodySchema } from '@mailer/operations';
+import { acceptEmail, submittedEmailBodySchema } from '@mailer/operations';
 import type { SubmissionDependencies } from './container';
 import { readSubmission } from './read-submission';
 import { replyForError, smtpReply, temporaryFailure } from './smtp-replies';
@@ -135,7 +135,7 @@ async function submit(deps: SubmissionDependencies, user: SubmissionUser, raw: B
     submission.problems.push({ path: 'Idempotency-Key', message: 'the Idempotency-Key header, else the Message-ID, must hold 1 to 255 characters' });
   }
   if (submission.problems.length > 0) throw validationError(submission.problems, 'The message is invalid.');
-  const parsed = sendEmailBodySchema.safeParse(submission.body);
+  const parsed = submittedEmailBodySchema.safeParse(submission.body);
   if (!parsed.success) {
     throw validationError(parsed.error.issues.map((issue) => ({ path: issuePath(issue.path), message: issue.message })), 'The message is invalid.');
   }

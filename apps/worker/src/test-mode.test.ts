@@ -210,6 +210,24 @@ describe('test mode', () => {
     expect(await usage()).toEqual(before);
   });
 
+  it('takes over SMTP a message whose recipients are all BCC (To: undisclosed-recipients:;), shown with an empty to', async () => {
+    const submitted = await submission.submit(test, {
+      from: 'hello@shop.test',
+      envelope: { from: 'app@shop.test', to: ['hidden-1@rcpt.test', 'hidden-2@rcpt.test'] },
+      headers: { To: 'undisclosed-recipients:;' },
+      subject: 'All BCC',
+      text: 'Hello',
+    });
+    expect([submitted.accepted, submitted.response]).toEqual([true, expect.stringMatching(/^250 2\.0\.0 queued as em_/)]);
+    const id = /queued as (em_\w+)/.exec(submitted.response)![1]!;
+    const email = await waitForEvents(id, (events) => events.filter((e) => e.type === 'accepted').length === 2);
+    expect(email).toMatchObject({ to: [], cc: [], bcc_count: 2, deliveries: [], status: 'accepted' });
+    expect(email.bcc_deliveries.accepted).toBe(2);
+    expect(email.events.every((e: { recipient?: string }) => e.recipient === undefined)).toBe(true);
+    const listed = await api.http.get('/v1/emails?limit=5').set('Authorization', `Bearer ${test}`);
+    expect(listed.body.data.find((e: { id: string }) => e.id === id)).toMatchObject({ to: [], bcc_count: 2 });
+  });
+
   it('keeps separate idempotency spaces for the test and the live key, over HTTP and SMTP', async () => {
     const key = randomUUID();
     const body = { from: 'hello@shop.test', to: ['ann@rcpt.test'], subject: 'Once', content: { plain: 'Hello' }, scheduled_at: new Date(Date.now() + 3_600_000).toISOString() };

@@ -35,6 +35,11 @@ describe('buildMime', () => {
     expect(mime).toContain('Content-ID: <logo>');
   });
 
+  it('writes the empty group To: undisclosed-recipients:; for a message whose recipients are all BCC', () => {
+    const [headers] = buildMime({ ...base, to: [], cc: [], attachments: [] }).toString().split('\r\n\r\n');
+    expect(headers!.split('\r\n').filter((line) => /^(To|Cc|Bcc):/i.test(line))).toEqual(['To: "undisclosed-recipients":;']);
+  });
+
   it('writes Reply-To and the extra headers, every line within 998 octets and 7-bit', () => {
     const unsubscribe = `<https://acme.test/u/${'a'.repeat(900)}>, <mailto:unsub@acme.test?subject=${'b'.repeat(100)}>`;
     const mime = buildMime({

@@ -35,6 +35,13 @@ export interface OutgoingMessage {
 }
 
 /**
+ * The To of a message whose recipients are all BCC: the empty group (RFC 5322 3.4) Postfix and
+ * mail clients write, which the composer's header builder writes with its name quoted
+ * (`"undisclosed-recipients":;`, the same group).
+ */
+const UNDISCLOSED_RECIPIENTS = 'undisclosed-recipients:;';
+
+/**
  * The RFC 5322 message as sent (before DKIM signing). The API measures this same output
  * against the 15 MiB limit.
  *
@@ -71,6 +78,8 @@ export function mimeTree(message: OutgoingMessage): MimeNode {
       ...(a.contentId ? { cid: a.contentId, contentDisposition: 'inline' } : {}),
     })),
   }).compile();
+  // Every recipient BCC (only SMTP submission takes such a message): the usual empty group, so that the message has a To.
+  if (message.to.length === 0 && message.cc.length === 0) root.setHeader('To', UNDISCLOSED_RECIPIENTS);
   foldSubject(root, message.subject);
   addExtraHeaders(root, message.headers ?? []);
   foldFilenames(root);

@@ -18,6 +18,7 @@ export {
   acceptedEmailSchema,
   sendEmailBatchBodySchema,
   sendEmailBodySchema,
+  submittedEmailBodySchema,
 } from './emails/accept-email/send-email.schema';
 export { listDestinations, type ListedDestination } from './destinations/list-destinations';
 export { redeliverWebhookDelivery } from './webhooks/redeliver-webhook-delivery';

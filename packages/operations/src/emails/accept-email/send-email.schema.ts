@@ -178,56 +178,69 @@ const scheduledAt = z
 
 const RECIPIENT_FIELDS = new Set<PropertyKey>(['to', 'cc', 'bcc']);
 
-/** The POST /v1/emails body (docs/api-decisions.md, "Emails"); unknown members are refused at every depth. */
-export const sendEmailBodySchema = z
-  .strictObject({
-    from,
-    to: addressList(addresses().min(1, 'must have at least one recipient'), { minItems: 1 }),
-    cc: recipientList.optional().default([]),
-    bcc: recipientList.meta({ description: 'Input only: never shown back; only bcc_count is.' }).optional().default([]),
-    type: z.enum(EMAIL_TYPES, { error: `must be one of: ${EMAIL_TYPES.join(', ')}` }).optional().default('transactional'),
-    subject,
-    content,
-    attachments: attachments.optional().default([]),
-    reply_to: replyTo.optional().default([]),
-    headers: headers.optional(),
-    tags: tags.optional().default({}),
-    scheduled_at: scheduledAt.optional(),
-  })
-  .check(
-    z.superRefine(
-      (body, ctx) => {
-        const over = collectRecipients(body).overLimitAt;
-        if (over) {
-          ctx.addIssue({ code: 'custom', path: [over.field, over.index], message: `at most ${MAX_UNIQUE_RECIPIENTS} unique recipients across to, cc and bcc` });
-        }
-      },
-      // Counted whenever the recipient lists themselves are valid, whatever else is wrong.
-      {
-        when: ({ value, issues }) => {
-          const lists = value as Record<string, unknown> | null;
-          if (!lists || ![lists.to, lists.cc, lists.bcc].every(Array.isArray)) return false;
-          return !issues.some((issue) => RECIPIENT_FIELDS.has(issue.path?.[0] ?? ''));
+/**
+ * A message body with `to` as given: required over HTTP, where the interface needs a `to`
+ * recipient; over SMTP a message may address only BCC recipients (docs/api-decisions.md,
+ * "SMTP submission"). Unknown members are refused at every depth.
+ */
+const emailBody = (to: ReturnType<typeof addressList>) =>
+  z
+    .strictObject({
+      from,
+      to,
+      cc: recipientList.optional().default([]),
+      bcc: recipientList.meta({ description: 'Input only: never shown back; only bcc_count is.' }).optional().default([]),
+      type: z.enum(EMAIL_TYPES, { error: `must be one of: ${EMAIL_TYPES.join(', ')}` }).optional().default('transactional'),
+      subject,
+      content,
+      attachments: attachments.optional().default([]),
+      reply_to: replyTo.optional().default([]),
+      headers: headers.optional(),
+      tags: tags.optional().default({}),
+      scheduled_at: scheduledAt.optional(),
+    })
+    .check(
+      z.superRefine(
+        (body, ctx) => {
+          const over = collectRecipients(body).overLimitAt;
+          if (over) {
+            ctx.addIssue({ code: 'custom', path: [over.field, over.index], message: `at most ${MAX_UNIQUE_RECIPIENTS} unique recipients across to, cc and bcc` });
+          }
         },
-      },
-    ),
-  )
-  .transform(
-    (body): EmailDraft => ({
-      from: body.from,
-      type: body.type,
-      subject: body.subject,
-      text: body.content.text,
-      html: body.content.html,
-      recipients: collectRecipients(body),
-      attachments: body.attachments,
-      replyTo: body.reply_to,
-      headers: body.headers ?? [],
-      tags: body.tags,
-      scheduledAt: body.scheduled_at ?? null,
-    }),
-  )
-  .meta({ id: 'SendEmailRequest' });
+        // Counted whenever the recipient lists themselves are valid, whatever else is wrong.
+        {
+          when: ({ value, issues }) => {
+            const lists = value as Record<string, unknown> | null;
+            if (!lists || ![lists.to, lists.cc, lists.bcc].every(Array.isArray)) return false;
+            return !issues.some((issue) => RECIPIENT_FIELDS.has(issue.path?.[0] ?? ''));
+          },
+        },
+      ),
+    )
+    .transform(
+      (body): EmailDraft => ({
+        from: body.from,
+        type: body.type,
+        subject: body.subject,
+        text: body.content.text,
+        html: body.content.html,
+        recipients: collectRecipients(body),
+        attachments: body.attachments,
+        replyTo: body.reply_to,
+        headers: body.headers ?? [],
+        tags: body.tags,
+        scheduledAt: body.scheduled_at ?? null,
+      }),
+    );
+
+/** The POST /v1/emails body (docs/api-decisions.md, "Emails"). */
+export const sendEmailBodySchema = emailBody(addressList(addresses().min(1, 'must have at least one recipient'), { minItems: 1 })).meta({ id: 'SendEmailRequest' });
+
+/**
+ * A message read from SMTP submission: `to` may be empty when the envelope names its recipients
+ * only as BCC (`To: undisclosed-recipients:;`); SMTP itself requires a recipient before DATA.
+ */
+export const submittedEmailBodySchema = emailBody(addressList(addresses()));
 
 export const acceptedEmailSchema = z
   .object({ id: z.string().meta({ description: 'Opaque, begins with em_.' }), status: z.literal('queued'), created_at: timestampSchema })
