@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -14,12 +14,12 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(directory, { recursive: true, force: true }));
 
-const start = async (heloName: string) => {
+const start = async (heloName: string, tlsDir = directory) => {
   const lines: Record<string, unknown>[] = [];
   const stream = new PassThrough();
   stream.on('data', (chunk: Buffer) => lines.push(...chunk.toString().trim().split('\n').map((l) => JSON.parse(l))));
   const logger = createLogger({ level: 'info', service: 'submission', stream });
-  const tls = await loadTlsMaterial(loadConfig({ SMTP_HELO_NAME: heloName, SUBMISSION_TLS_DIR: directory }), logger);
+  const tls = await loadTlsMaterial(loadConfig({ SMTP_HELO_NAME: heloName, SUBMISSION_TLS_DIR: tlsDir }), logger);
   await new Promise((resolve) => setImmediate(resolve));
   return { tls, lines };
 };
@@ -44,5 +44,15 @@ describe('the self-signed submission certificate', () => {
     const renamed = await start('other.mailer.test');
     expect(renamed.tls.fingerprint256).not.toBe(first.tls.fingerprint256);
     expect(new X509Certificate(readFileSync(renamed.tls.certFile!)).checkHost('other.mailer.test')).toBe('other.mailer.test');
+  });
+
+  it('still starts, with a certificate of this run and a warning naming SUBMISSION_TLS_DIR, where the directory cannot be written', async () => {
+    writeFileSync(join(directory, 'a-file'), '');
+    const unwritable = join(directory, 'a-file', 'tls');
+    const { tls, lines } = await start('submit.mailer.test', unwritable);
+    expect(tls.selfSigned).toBe(true);
+    expect(tls.certFile).toBeUndefined();
+    expect(lines).toContainEqual(expect.objectContaining({ level: 'warn', variable: 'SUBMISSION_TLS_DIR', directory: unwritable }));
+    expect(lines).toContainEqual(expect.objectContaining({ sha256_fingerprint: tls.fingerprint256, made_now: true }));
   });
 });

@@ -40,21 +40,40 @@ export async function loadTlsMaterial(config: Config, logger: Logger): Promise<T
   const keyFile = join(directory, SELF_SIGNED_KEY_FILE);
   let pair = await keptPair(certFile, keyFile, host);
   const made = !pair;
+  let kept = true;
   if (!pair) {
     pair = await selfSignedPair(host);
-    await mkdir(directory, { recursive: true, mode: 0o700 });
-    // Key first, each through a rename: a crash never leaves a certificate without its key.
-    await writeAtomically(keyFile, pair.key, 0o600);
-    await writeAtomically(certFile, pair.cert, 0o644);
+    kept = await keep(directory, certFile, keyFile, pair, logger);
   }
   const fingerprint256 = new X509Certificate(pair.cert).fingerprint256;
   logger.warn('SMTP submission uses a self-signed certificate; set SUBMISSION_TLS_CERT and SUBMISSION_TLS_KEY, or have clients trust its file or pin its fingerprint', {
     host,
-    cert_file: certFile,
+    ...(kept ? { cert_file: certFile } : {}),
     sha256_fingerprint: fingerprint256,
     made_now: made,
   });
-  return { ...pair, selfSigned: true, fingerprint256, certFile };
+  return { ...pair, selfSigned: true, fingerprint256, ...(kept ? { certFile } : {}) };
+}
+
+/**
+ * Writes a new pair into the directory; false, with a warning, when it cannot (a read-only
+ * checkout, another user's): the listener still starts, with a certificate made for this run.
+ */
+async function keep(directory: string, certFile: string, keyFile: string, pair: { cert: string; key: string }, logger: Logger): Promise<boolean> {
+  try {
+    await mkdir(directory, { recursive: true, mode: 0o700 });
+    // Key first, each through a rename: a crash never leaves a certificate without its key.
+    await writeAtomically(keyFile, pair.key, 0o600);
+    await writeAtomically(certFile, pair.cert, 0o644);
+    return true;
+  } catch (error) {
+    logger.warn('the self-signed certificate cannot be kept: it is made anew at each start; set SUBMISSION_TLS_DIR to a writable directory', {
+      variable: 'SUBMISSION_TLS_DIR',
+      directory,
+      error: (error as Error).message,
+    });
+    return false;
+  }
 }
 
 /** The kept pair when both files read, the certificate is valid for `host` and not near its end. */
