@@ -531,6 +531,7 @@ export interface components {
             plan: components["schemas"]["Plan"];
             usage: components["schemas"]["Usage"];
             sending: components["schemas"]["AccountSending"];
+            test_mode: components["schemas"]["TestModeBound"];
         };
         AccountSending: {
             /**
@@ -704,6 +705,15 @@ export interface components {
                  */
                 retiring_until?: string;
             }[];
+            /** @description What keeps these records from being published as they stand; empty when nothing does. */
+            warnings: {
+                /**
+                 * @description `placeholder_host`: the service's host name is a development placeholder (`….invalid`), so the return-path MX and SPF records cannot be published as they are.
+                 * @enum {string}
+                 */
+                code: "placeholder_host";
+                message: string;
+            }[];
         };
         Email: {
             id: string;
@@ -862,6 +872,8 @@ export interface components {
             max_active: number;
             /** @description Active sending domains. */
             max_domains: number;
+            /** @description Webhook endpoints (enabled or disabled, not deleted); one more is `409 webhook_limit_exceeded`. */
+            max_webhook_endpoints: number;
         };
         SendEmailBatchRequest: components["schemas"]["SendEmailRequest"][];
         SendEmailRequest: {
@@ -960,6 +972,13 @@ export interface components {
              * @description RFC 3339, UTC, milliseconds.
              */
             created_at: string;
+        };
+        /** @description The one bound test messages have instead of the plan; they count nothing of `plan` and `usage`. */
+        TestModeBound: {
+            /** @description Recipients of test messages (sent with the test key) accepted per rolling minute: 100, whatever the plan. */
+            per_minute: number;
+            /** @description Recipients of test messages accepted in the last minute, as that bound counts them. */
+            minute: number;
         };
         UpdateSenderRequest: {
             display_name?: string | null;
@@ -3107,7 +3126,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description 1 to 255 characters, scoped to the account and live for 24 hours from the first accepted request. */
+                /** @description 1 to 255 characters, scoped to the account and the key mode (one used with the test key never blocks a live request) and live for 24 hours from the first accepted request. */
                 "Idempotency-Key": string;
             };
             path?: never;
@@ -3323,7 +3342,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description One key for the whole batch: 1 to 255 characters, scoped to the account and live for 24 hours from the first accepted request. */
+                /** @description One key for the whole batch: 1 to 255 characters, scoped to the account and the key mode (one used with the test key never blocks a live request) and live for 24 hours from the first accepted request. */
                 "Idempotency-Key": string;
             };
             path?: never;
