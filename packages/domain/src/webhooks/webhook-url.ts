@@ -1,12 +1,13 @@
 import ipaddr from 'ipaddr.js';
 import { isDeliverableAddress } from '../delivery/mx-order';
+import type { WebhookFormat } from './webhook-formats';
 
 /**
  * Why a webhook URL is refused, or null: https only (http too with `allowPrivate`), no
- * credentials, and a literal IP address must be public. A host name is checked again at
+ * credentials but HTTP Basic ones for the postmark format, and a literal IP address must be public. A host name is checked again at
  * connection time, for every address it resolves to (docs/api-decisions.md, "Webhooks").
  */
-export function webhookUrlProblem(text: string, allowPrivate: boolean): string | null {
+export function webhookUrlProblem(text: string, allowPrivate: boolean, format: WebhookFormat = 'default'): string | null {
   let url: URL;
   try {
     url = new URL(text);
@@ -14,7 +15,8 @@ export function webhookUrlProblem(text: string, allowPrivate: boolean): string |
     return 'must be an absolute URL';
   }
   if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) return 'must be an https:// URL';
-  if (url.username || url.password) return 'must not carry credentials';
+  if ((url.username || url.password) && format !== 'postmark') return 'must not carry credentials (only a postmark-format endpoint takes HTTP Basic credentials)';
+  if (decodeURIComponent(url.username).includes(':')) return 'must not have a colon in its user name';
   if (text.length > 2048) return 'must be at most 2048 characters';
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (ipaddr.isValid(host) && !isDeliverableAddress(host, allowPrivate)) return 'must not point at a private, loopback or reserved address';
