@@ -92,6 +92,8 @@ describe('webhook formats', () => {
   it('takes HTTP Basic credentials for the postmark format only, apart from the URL, and masks the password', () => {
     expect(webhookUrlProblem('https://hook:s3cret@hooks.example.com/pm', false, 'postmark')).toBeNull();
     expect(webhookUrlProblem('https://hook:s3cret@hooks.example.com/pm', false, 'resend')).toMatch(/must not carry credentials/);
+    expect(webhookUrlProblem('https://hook:%zz@hooks.example.com/pm', false, 'postmark')).toBe('must have valid percent-encoding in its credentials');
+    expect(webhookUrlProblem('https://a%3Ab:pw@hooks.example.com/pm', false, 'postmark')).toBe('must not have a colon in its user name');
     const { url, credentials } = splitWebhookCredentials('https://hook%20user:p%40ss@hooks.example.com/pm?x=1');
     expect({ url, credentials }).toEqual({ url: 'https://hooks.example.com/pm?x=1', credentials: 'hook user:p@ss' });
     expect(shownWebhookUrl(url, credentials)).toBe('https://hook%20user:********@hooks.example.com/pm?x=1');

@@ -2,6 +2,17 @@ import ipaddr from 'ipaddr.js';
 import { isDeliverableAddress } from '../delivery/mx-order';
 import type { WebhookFormat } from './webhook-formats';
 
+/** Basic credentials are decoded to be sent: their percent-encoding must decode, and a user name cannot hold the colon that ends it. */
+function credentialsProblem(url: URL): string | null {
+  try {
+    if (decodeURIComponent(url.username).includes(':')) return 'must not have a colon in its user name';
+    decodeURIComponent(url.password);
+  } catch {
+    return 'must have valid percent-encoding in its credentials';
+  }
+  return null;
+}
+
 /**
  * Why a webhook URL is refused, or null: https only (http too with `allowPrivate`), no
  * credentials but HTTP Basic ones for the postmark format, and a literal IP address must be public. A host name is checked again at
@@ -16,7 +27,8 @@ export function webhookUrlProblem(text: string, allowPrivate: boolean, format: W
   }
   if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) return 'must be an https:// URL';
   if ((url.username || url.password) && format !== 'postmark') return 'must not carry credentials (only a postmark-format endpoint takes HTTP Basic credentials)';
-  if (decodeURIComponent(url.username).includes(':')) return 'must not have a colon in its user name';
+  const credentials = credentialsProblem(url);
+  if (credentials) return credentials;
   if (text.length > 2048) return 'must be at most 2048 characters';
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (ipaddr.isValid(host) && !isDeliverableAddress(host, allowPrivate)) return 'must not point at a private, loopback or reserved address';
