@@ -1,6 +1,7 @@
 import type { Models } from 'postmark';
 import { Resend, type EmailBouncedEvent, type EmailDeliveredEvent } from 'resend';
 import { Webhook } from 'standardwebhooks';
+import { updateWebhookEndpoint } from '@mailer/db';
 import {
   newWebhookSecret,
   seal,
@@ -32,7 +33,7 @@ async function until<T>(read: () => T | undefined): Promise<T> {
 const bodies = (format: WebhookFormat) => receivers[format].received.map((r) => ({ headers: r.headers as Record<string, string>, body: r.body, json: JSON.parse(r.body) }));
 
 beforeAll(async () => {
-  h = await startWorkerHarness({ WEBHOOK_ALLOW_PRIVATE: 'true' });
+  h = await startWorkerHarness({ WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '300ms,300ms' });
   sender = startWebhookSender(h.deps);
   setup = await h.createSendingSetup({ domain: 'formats.test' });
   h.dns.set('one.test', [{ type: 'MX', exchange: 'mx.one.test', priority: 10 }]);
@@ -137,5 +138,35 @@ describe('webhook formats from real deliveries', () => {
       new Webhook(secrets.default).verify(body, headers);
     }
     expect(received.map((r) => r.json.type).sort()).toEqual(['email.accepted', 'email.accepted', 'email.bounced']);
+  });
+
+  it('ends failed, unsent, a delivery recorded before its endpoint moved to a format that does not send it', async () => {
+    const fresh = await h.createSendingSetup({ domain: 'format-change.test' });
+    const hooks = await startWebhookReceiver();
+    // The first attempt fails, and answers only after the format changed: the retry finds the new format.
+    hooks.status = 500;
+    hooks.delayMs = 1000;
+    const endpoint = await insertWebhookEndpoint(h.deps.db, {
+      accountId: fresh.accountId,
+      url: hooks.url,
+      events: ['email.accepted'],
+      description: null,
+      secretSealed: seal(h.config.encryptionKey, WEBHOOK_SECRET_SEAL_PURPOSE, newWebhookSecret()),
+      now: new Date(),
+    });
+    // A BCC delivery's event: the default format sends it, the resend format does not.
+    await h.runJob(await h.queueEmail(fresh, { to: [], bcc: ['hidden@one.test'] }));
+    await until(() => (hooks.received.length >= 1 ? true : undefined));
+    await updateWebhookEndpoint(h.deps.db, endpoint, { format: 'resend' }, new Date());
+    for (;;) {
+      const [row] = await h.deps.db`select status, attempt_count, last_response_status from webhook_deliveries where endpoint_id = ${endpoint.id}`;
+      if (row!.status === 'failed') {
+        expect({ ...row }).toEqual({ status: 'failed', attempt_count: 2, last_response_status: null });
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(hooks.received).toHaveLength(1);
+    await hooks.close();
   });
 });
