@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { findDomain, rotateWebhookSecret } from '@mailer/db';
-import { DKIM_SEAL_PURPOSE, newWebhookSecret, seal, unseal, WEBHOOK_SECRET_SEAL_PURPOSE } from '@mailer/domain';
+import { DKIM_SEAL_PURPOSE, newWebhookSecret, seal, unseal, WEBHOOK_CREDENTIALS_SEAL_PURPOSE, WEBHOOK_SECRET_SEAL_PURPOSE } from '@mailer/domain';
 import { ensureEd25519Key, startDkimRotation } from '@mailer/operations';
 import { createTestDatabase, freePort, insertWebhookEndpoint, startTestSmtpServer, type TestSmtpServer } from '@mailer/testing';
 import { startWorkerHarness, type SendingSetup, type WorkerHarness } from './testing/worker-harness';
@@ -98,7 +98,17 @@ describe('secrets reseal --from-key-env', () => {
     // A webhook endpoint whose secret was rotated holds two sealed secrets.
     const [oldSecret, newSecret] = [newWebhookSecret(), newWebhookSecret()];
     const sealedUnderA = (secret: string) => seal(Buffer.from(keyA, 'base64'), WEBHOOK_SECRET_SEAL_PURPOSE, secret);
-    const endpoint = await insertWebhookEndpoint(h.deps.db, { accountId: setup.accountId, url: 'https://hooks.example.com/x', events: ['email.accepted'], description: null, secretSealed: sealedUnderA(oldSecret), now: new Date() });
+    // It is a postmark-format one with HTTP Basic credentials, sealed as well.
+    const endpoint = await insertWebhookEndpoint(h.deps.db, {
+      accountId: setup.accountId,
+      url: 'https://hooks.example.com/x',
+      events: ['email.accepted'],
+      description: null,
+      format: 'postmark',
+      credentialsSealed: seal(Buffer.from(keyA, 'base64'), WEBHOOK_CREDENTIALS_SEAL_PURPOSE, 'hook:s3cret'),
+      secretSealed: sealedUnderA(oldSecret),
+      now: new Date(),
+    });
     await rotateWebhookSecret(h.deps.db, endpoint, sealedUnderA(newSecret), new Date(Date.now() + 86_400_000), new Date());
     // The domain's Ed25519 key and a pending rotation's two keys are sealed too.
     const domain = await ensureEd25519Key(h.deps.db, h.config.encryptionKey, (await findDomain(h.deps.db, setup.accountId, setup.domain.id))!);
@@ -117,17 +127,18 @@ describe('secrets reseal --from-key-env', () => {
     };
     expect(await reseal('WRONG_KEY')).toMatchObject({ status: 1, output: { error: { code: 'secret_unreadable' } } });
     expect(await reseal('NO_SUCH_VARIABLE')).toMatchObject({ status: 1, output: { error: { code: 'invalid_key', message: expect.stringContaining('NO_SUCH_VARIABLE') } } });
-    expect(await reseal('OLD_KEY')).toEqual({ status: 0, output: { resealed: 6, unchanged: 0 } });
-    expect(await reseal('OLD_KEY')).toEqual({ status: 0, output: { resealed: 0, unchanged: 6 } });
+    expect(await reseal('OLD_KEY')).toEqual({ status: 0, output: { resealed: 7, unchanged: 0 } });
+    expect(await reseal('OLD_KEY')).toEqual({ status: 0, output: { resealed: 0, unchanged: 7 } });
     const dkimKeys = await h.deps.db`
       select dkim_private_key_sealed as sealed from domains where id = ${setup.domain.id}
       union all select dkim_ed25519_private_key_sealed from domains where id = ${setup.domain.id}
       union all select private_key_sealed from dkim_keys where domain_id = ${setup.domain.id}`;
     expect(dkimKeys).toHaveLength(4);
     for (const { sealed } of dkimKeys) expect(unseal(Buffer.from(keyB, 'base64'), DKIM_SEAL_PURPOSE, sealed)).toMatch(/^-----BEGIN PRIVATE KEY-----/);
-    const [stored] = await h.deps.db`select secret_sealed, previous_secret_sealed from webhook_endpoints where id = ${endpoint.id}`;
+    const [stored] = await h.deps.db`select secret_sealed, previous_secret_sealed, basic_auth_sealed from webhook_endpoints where id = ${endpoint.id}`;
     const openB = (sealed: string) => unseal(Buffer.from(keyB, 'base64'), WEBHOOK_SECRET_SEAL_PURPOSE, sealed);
     expect([openB(stored!.secret_sealed), openB(stored!.previous_secret_sealed)]).toEqual([newSecret, oldSecret]);
+    expect(unseal(Buffer.from(keyB, 'base64'), WEBHOOK_CREDENTIALS_SEAL_PURPOSE, stored!.basic_auth_sealed)).toBe('hook:s3cret');
 
     const port = await freePort();
     const api = start(API_MAIN, { ENCRYPTION_KEY: keyB, PORT: String(port) });

@@ -358,7 +358,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook endpoint.
-         * @description Events are POSTed as JSON, signed per Standard Webhooks with the secret returned here (shown only now and on rotation). A 2xx within 15 s is success; anything else is retried on a schedule. An account with as many endpoints (enabled or disabled, not deleted) as its plan's max_webhook_endpoints (10 by default) gets 409 webhook_limit_exceeded.
+         * @description Events are POSTed as JSON, signed per Standard Webhooks with the secret returned here (shown only now and on rotation). A 2xx within 15 s is success; anything else is retried on a schedule. An account with as many endpoints (enabled or disabled, not deleted) as its plan's max_webhook_endpoints (10 by default) gets 409 webhook_limit_exceeded. `format` chooses the shape of the events: this API's (`default`), Resend's or Postmark's.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -375,7 +375,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * One webhook endpoint (without its secret).
+         * One webhook endpoint (without its secret, a password in its URL masked).
          * @description Unknown, deleted, malformed or another account's ids are 404 webhook_not_found.
          */
         get: operations["getWebhook"];
@@ -389,7 +389,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a webhook endpoint: url, events, description, status.
+         * Change a webhook endpoint: url, format, events, description, status.
          * @description A request that changes nothing changes nothing, `updated_at` included. Enabling it again restarts its failure count.
          */
         patch: operations["updateWebhook"];
@@ -567,8 +567,11 @@ export interface components {
         CreatedWebhook: {
             /** @description wh_… */
             id: string;
+            /** @description With a password masked as `********`. */
             url: string;
             events: ("email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "domain.status_changed" | "domain.dkim_rotation_pending" | "account.sending_status_changed")[];
+            /** @enum {string} */
+            format: "default" | "resend" | "postmark";
             description: string | null;
             /**
              * @description `disabled` by PATCH, or by the service after its deliveries failed for WEBHOOK_DISABLE_AFTER.
@@ -603,11 +606,16 @@ export interface components {
             email: string;
         };
         CreateWebhookRequest: {
-            /** @description https:// and a public host; the addresses it resolves to are checked again at every connection. No redirects are followed. */
+            /** @description https:// and a public host; the addresses it resolves to are checked again at every connection. No redirects are followed. A postmark-format endpoint may carry HTTP Basic credentials (`https://user:password@host/…`): they are sent as `Authorization: Basic`, stored sealed, and shown with the password as `********` (a PATCH naming the URL as shown keeps them). */
             url: string;
             /** @description The event types sent to it; all of them when omitted at creation. */
             events?: ("email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "domain.status_changed" | "domain.dkim_rotation_pending" | "account.sending_status_changed")[];
             description?: string | null;
+            /**
+             * @description The shape events are sent in: `default` (this API's), `resend` (Resend's event names and payloads, signed also under svix-* headers) or `postmark` (Postmark's Delivery, Bounce and SpamComplaint records). An event type a format has no counterpart for is not sent to it.
+             * @enum {string}
+             */
+            format?: "default" | "resend" | "postmark";
         };
         Domain: {
             /** @description dom_… */
@@ -986,8 +994,13 @@ export interface components {
             transport_security_policy?: "require_tls" | "opportunistic";
         };
         UpdateWebhookRequest: {
-            /** @description https:// and a public host; the addresses it resolves to are checked again at every connection. No redirects are followed. */
+            /** @description https:// and a public host; the addresses it resolves to are checked again at every connection. No redirects are followed. A postmark-format endpoint may carry HTTP Basic credentials (`https://user:password@host/…`): they are sent as `Authorization: Basic`, stored sealed, and shown with the password as `********` (a PATCH naming the URL as shown keeps them). */
             url?: string;
+            /**
+             * @description The shape events are sent in: `default` (this API's), `resend` (Resend's event names and payloads, signed also under svix-* headers) or `postmark` (Postmark's Delivery, Bounce and SpamComplaint records). An event type a format has no counterpart for is not sent to it.
+             * @enum {string}
+             */
+            format?: "default" | "resend" | "postmark";
             /** @description The event types sent to it; all of them when omitted at creation. */
             events?: ("email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "domain.status_changed" | "domain.dkim_rotation_pending" | "account.sending_status_changed")[];
             description?: string | null;
@@ -1009,8 +1022,11 @@ export interface components {
         Webhook: {
             /** @description wh_… */
             id: string;
+            /** @description With a password masked as `********`. */
             url: string;
             events: ("email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "domain.status_changed" | "domain.dkim_rotation_pending" | "account.sending_status_changed")[];
+            /** @enum {string} */
+            format: "default" | "resend" | "postmark";
             description: string | null;
             /**
              * @description `disabled` by PATCH, or by the service after its deliveries failed for WEBHOOK_DISABLE_AFTER.

@@ -248,7 +248,15 @@ describe('the operator console in Chromium', () => {
     const [delivery] = await api.deps.db`
       update webhook_deliveries set status = 'failed', attempt_count = 8, last_response_status = 500
        where account_id = ${accountId} returning id, endpoint_id`;
+    const postmark = await api.http
+      .post('/v1/webhooks')
+      .set('Authorization', `Bearer ${managementKey}`)
+      .send({ url: 'https://pm-hook:s3cret@hooks.example.com/postmark', format: 'postmark' });
     await page.goto(`${server.url}/console/accounts/${accountId}/webhooks`);
+    // A postmark endpoint shows its format and its URL with the password masked.
+    expect(await cell(postmark.body.id, 1).textContent()).toBe('https://pm-hook:********@hooks.example.com/postmark');
+    expect(await cell(postmark.body.id, 2).textContent()).toBe('postmark');
+    expect(await page.content()).not.toContain('s3cret');
     await page.getByRole('link', { name: delivery!.endpoint_id }).click();
     expect(await cell(delivery!.id, 3).textContent()).toBe('failed');
     await page.getByRole('button', { name: `Redeliver ${delivery!.id}` }).click();

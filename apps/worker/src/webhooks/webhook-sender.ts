@@ -1,8 +1,16 @@
 import { Webhook } from 'standardwebhooks';
 import { Batcher, claimWebhookDeliveries, recordWebhookAttempts, withinStall, type LeasedWebhook, type WebhookAttemptResult } from '@mailer/db';
-import { endpointGivesUp, nextWebhookAttempt, unseal, WEBHOOK_SECRET_SEAL_PURPOSE } from '@mailer/domain';
+import {
+  basicAuthorization,
+  endpointGivesUp,
+  nextWebhookAttempt,
+  unseal,
+  WEBHOOK_CREDENTIALS_SEAL_PURPOSE,
+  WEBHOOK_SECRET_SEAL_PURPOSE,
+  webhookPayload,
+  webhookSignatureHeaders,
+} from '@mailer/domain';
 import type { WorkerDependencies } from '../container';
-import { webhookBody } from './webhook-body';
 import { postWebhook, WEBHOOK_TIMEOUT_MS } from './webhook-request';
 
 /** Requests in flight to one endpoint from one daemon: a slow endpoint holds at most these. */
@@ -27,9 +35,25 @@ function signatures(deps: Dependencies, leased: LeasedWebhook, at: Date, body: s
 }
 
 /**
+ * The headers of one attempt: the Standard Webhooks id, timestamp and signatures under each of
+ * the format's prefixes, and HTTP Basic credentials when the endpoint has them.
+ */
+function requestHeaders(deps: Dependencies, leased: LeasedWebhook, at: Date, body: string): Record<string, string> {
+  const signed = { id: leased.event.id, timestamp: String(Math.floor(at.getTime() / 1000)), signature: signatures(deps, leased, at, body) };
+  const headers: Record<string, string> = {};
+  for (const prefix of webhookSignatureHeaders(leased.format)) {
+    for (const [name, value] of Object.entries(signed)) headers[`${prefix}-${name}`] = value;
+  }
+  if (leased.credentialsSealed !== null) {
+    headers.authorization = basicAuthorization(unseal(deps.config.encryptionKey, WEBHOOK_CREDENTIALS_SEAL_PURPOSE, leased.credentialsSealed));
+  }
+  return headers;
+}
+
+/**
  * Sends webhooks from the outbox: leases due deliveries (PostgreSQL is the queue: any
  * number of daemons share it, and a delivery whose sender died is leased again when its
- * lease expires), POSTs each signed per Standard Webhooks, and records the outcome through
+ * lease expires), POSTs each in its endpoint's format (webhookPayload), signed per Standard Webhooks, and records the outcome through
  * the retry schedule (docs/api-decisions.md, "Webhooks"). Its WEBHOOK_CONCURRENCY slots are
  * shared between accounts by the claim (claimWebhookDeliveries), from what it has in flight
  * per endpoint: an account's silent endpoints hold at most its share of them.
@@ -51,17 +75,15 @@ export function startWebhookSender(deps: Dependencies): WebhookSender {
   );
 
   const send = async (leased: LeasedWebhook) => {
-    const body = webhookBody(leased.event);
+    const payload = webhookPayload(leased.event, leased.format);
     const at = deps.now();
-    const response = await postWebhook(
-      leased.url,
-      body,
-      { 'webhook-id': leased.event.id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': signatures(deps, leased, at, body) },
-      allowPrivate,
-    );
+    // None when the endpoint's format changed after the event was recorded to one that does not send it: it ends failed, unsent.
+    const body = payload && JSON.stringify(payload);
+    const response =
+      body === undefined ? { error: "not sent: the endpoint's format has no such event" } : await postWebhook(leased.url, body, requestHeaders(deps, leased, at, body), allowPrivate);
     const now = deps.now();
     const succeeded = 'status' in response && response.status >= 200 && response.status < 300;
-    const nextAttemptAt = succeeded ? undefined : nextWebhookAttempt(retryScheduleMs, leased.attemptCount + 1, now);
+    const nextAttemptAt = succeeded || body === undefined ? undefined : nextWebhookAttempt(retryScheduleMs, leased.attemptCount + 1, now);
     if (!succeeded) deps.logger.info('webhook attempt failed', { webhook_delivery: leased.id, ...('status' in response ? { status: response.status } : { error: response.error }) });
     await records.submit({
       deliveryId: leased.id,

@@ -12,6 +12,10 @@ export const webhookEndpoints = pgTable(
     events: text('events').array().notNull(),
     description: text('description'),
     status: text('status', { enum: ['enabled', 'disabled'] }).notNull().default('enabled'),
+    /** The shape its events are sent in (WEBHOOK_FORMATS). */
+    format: text('format', { enum: ['default', 'resend', 'postmark'] }).notNull().default('default'),
+    /** A postmark-format endpoint's HTTP Basic `user:password`, taken out of its URL and sealed like the secrets. */
+    basicAuthSealed: text('basic_auth_sealed'),
     secretSealed: text('secret_sealed').notNull(),
     /** After a rotation, the previous secret keeps signing beside the new one until `previous_secret_expires_at`. */
     previousSecretSealed: text('previous_secret_sealed'),

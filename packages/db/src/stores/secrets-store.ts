@@ -3,15 +3,16 @@ import { inTransaction } from '../transaction';
 
 /**
  * The secrets the service stores sealed under ENCRYPTION_KEY: the domains' DKIM private
- * keys, RSA and Ed25519, signing or pending (sealed for DKIM_SEAL_PURPOSE) and the webhook endpoints' signing secrets, current
- * and previous (WEBHOOK_SECRET_SEAL_PURPOSE): the only values written with `seal`.
+ * keys, RSA and Ed25519, signing or pending (sealed for DKIM_SEAL_PURPOSE), the webhook endpoints' signing secrets, current
+ * and previous (WEBHOOK_SECRET_SEAL_PURPOSE), and their HTTP Basic credentials (WEBHOOK_CREDENTIALS_SEAL_PURPOSE): the only
+ * values written with `seal`.
  */
 
 /** A sealed value, the id of the row that holds it, and what it is. */
 export interface SealedSecret {
   id: string;
   sealed: string;
-  kind: 'dkim_private_key' | 'webhook_secret';
+  kind: 'dkim_private_key' | 'webhook_secret' | 'webhook_credentials';
 }
 
 /** The newest active domain's sealed DKIM key, if any: what the start-up check tries to open. */
@@ -38,7 +39,7 @@ export async function resealSecrets(
     const [domains, pending, endpoints] = await tx.send(
       tx.sql`select id, dkim_private_key_sealed, dkim_ed25519_private_key_sealed from domains order by id for update`,
       tx.sql`select domain_id, selector, private_key_sealed from dkim_keys where private_key_sealed is not null order by domain_id, selector for update`,
-      tx.sql`select id, secret_sealed, previous_secret_sealed from webhook_endpoints order by id for update`,
+      tx.sql`select id, secret_sealed, previous_secret_sealed, basic_auth_sealed from webhook_endpoints order by id for update`,
     );
     const next = (id: string, sealed: string | null, kind: SealedSecret['kind']) => (sealed === null ? undefined : reseal({ id, sealed, kind }));
     const keys = domains.map((r) => ({
@@ -51,10 +52,11 @@ export async function resealSecrets(
       id: r.id as string,
       sealed: next(r.id, r.secret_sealed, 'webhook_secret'),
       previous: next(r.id, r.previous_secret_sealed, 'webhook_secret'),
+      credentials: next(r.id, r.basic_auth_sealed, 'webhook_credentials'),
     }));
     const changedKeys = keys.filter((k) => k.sealed !== undefined || k.ed25519 !== undefined);
     const changedPending = pendingKeys.filter((k) => k.sealed !== undefined);
-    const changedSecrets = secrets.filter((s) => s.sealed !== undefined || s.previous !== undefined);
+    const changedSecrets = secrets.filter((s) => s.sealed !== undefined || s.previous !== undefined || s.credentials !== undefined);
     await tx.commit(
       tx.sql`
         update domains d
@@ -70,16 +72,18 @@ export async function resealSecrets(
          where k.domain_id = v.domain_id and k.selector = v.selector`,
       tx.sql`
         update webhook_endpoints w
-           set secret_sealed = coalesce(v.sealed, w.secret_sealed), previous_secret_sealed = coalesce(v.previous, w.previous_secret_sealed)
+           set secret_sealed = coalesce(v.sealed, w.secret_sealed), previous_secret_sealed = coalesce(v.previous, w.previous_secret_sealed),
+               basic_auth_sealed = coalesce(v.credentials, w.basic_auth_sealed)
           from unnest(${changedSecrets.map((s) => s.id)}::text[], ${changedSecrets.map((s) => s.sealed ?? null)}::text[],
-                      ${changedSecrets.map((s) => s.previous ?? null)}::text[]) as v(id, sealed, previous)
+                      ${changedSecrets.map((s) => s.previous ?? null)}::text[], ${changedSecrets.map((s) => s.credentials ?? null)}::text[])
+               as v(id, sealed, previous, credentials)
          where w.id = v.id`,
     );
     const stored =
       domains.length + domains.filter((r) => r.dkim_ed25519_private_key_sealed !== null).length + pending.length +
-      endpoints.length + endpoints.filter((r) => r.previous_secret_sealed !== null).length;
+      endpoints.length + endpoints.filter((r) => r.previous_secret_sealed !== null).length + endpoints.filter((r) => r.basic_auth_sealed !== null).length;
     const resealed =
-      keys.reduce((n, k) => n + Number(k.sealed !== undefined) + Number(k.ed25519 !== undefined), 0) + changedPending.length + secrets.reduce((n, s) => n + Number(s.sealed !== undefined) + Number(s.previous !== undefined), 0);
+      keys.reduce((n, k) => n + Number(k.sealed !== undefined) + Number(k.ed25519 !== undefined), 0) + changedPending.length + secrets.reduce((n, s) => n + Number(s.sealed !== undefined) + Number(s.previous !== undefined) + Number(s.credentials !== undefined), 0);
     return { resealed, unchanged: stored - resealed };
   });
 }

@@ -1,4 +1,4 @@
-import { newId, type DeliveryCause, type DeliveryStatus, type WebhookEventType } from '@mailer/domain';
+import { newId, WEBHOOK_FORMAT_ROUTES, type DeliveryCause, type DeliveryStatus, type WebhookEventType } from '@mailer/domain';
 import { timestampsParam } from '../database';
 import type { Transaction } from '../transaction';
 
@@ -29,8 +29,9 @@ export interface DataEvent {
 
 /**
  * The outbox write, in the transaction of the changes it reports: each event that an
- * enabled endpoint of its account subscribes to, and one pending delivery per such
- * endpoint, due at once. Events no endpoint wants are not written. How many deliveries
+ * enabled endpoint of its account subscribes to and whose format sends it (webhookPayload's
+ * rules, WEBHOOK_FORMAT_ROUTES), and one pending delivery per such endpoint, due at once.
+ * Events no endpoint wants are not written. How many deliveries
  * an event fans out to only the statement knows, so their ids are not minted one by one
  * here: each is the first 22 base64 characters (`+` and `/` read as `A` and `B`) of the
  * SHA-256 of one id minted here and the delivery's event and endpoint, the shape of every
@@ -49,10 +50,12 @@ export function webhookEventsOutbox(tx: Transaction, events: readonly (DeliveryE
                            ${timestampsParam(events.map((e) => e.at))}::text[]::timestamptz[])
              as x(id, account_id, type, email_id, recipient, recipient_kind, status, cause, attempt_count, data, occurred_at)
     ), subscribed as materialized (
-      -- Every enabled endpoint of the account whose events include the type.
+      -- Every enabled endpoint of the account whose events include the type and whose format sends it.
       select c.*, w.id as endpoint_id
         from candidate c join webhook_endpoints w
           on w.account_id = c.account_id and w.deleted_at is null and w.status = 'enabled' and c.type = any(w.events)
+         and w.format || ' ' || c.type = any(${WEBHOOK_FORMAT_ROUTES.sent}::text[])
+         and (c.recipient_kind is distinct from 'bcc' or w.format = any(${WEBHOOK_FORMAT_ROUTES.bcc}::text[]))
     ), written as (
       insert into webhook_events (id, account_id, type, email_id, recipient, recipient_kind, status, cause, attempt_count, data, occurred_at)
       select distinct on (id) id, account_id, type, email_id, recipient, recipient_kind, status, cause::jsonb, attempt_count, data::jsonb, occurred_at

@@ -1,4 +1,4 @@
-import type { DeliveryCause, SentWebhookEventType } from '@mailer/domain';
+import type { RecordedWebhookEvent, WebhookFormat } from '@mailer/domain';
 import { booleansParam, timestampsParam, type Database, type Queryable, type Row, type Statement } from '../database';
 import { lockWebhookDeliveries, lockWebhookEndpoints } from '../lock-order';
 import { inTransaction } from '../transaction';
@@ -11,25 +11,10 @@ export interface LeasedWebhook {
   secretsSealed: string[];
   failingSince: Date | null;
   attemptCount: number;
-  event: {
-    id: string;
-    type: SentWebhookEventType;
-    occurredAt: Date;
-    emailId: string | null;
-    recipient: string | null;
-    recipientKind: 'to' | 'cc' | 'bcc' | null;
-    status: string | null;
-    cause: DeliveryCause | null;
-    attemptCount: number | null;
-    data: unknown;
-    /** The message's From (address and display name), subject and tags, for email events. */
-    fromEmail: string | null;
-    fromName: string | null;
-    subject: string | null;
-    tags: Record<string, string> | null;
-    /** Whether the message is a test message (docs/api-decisions.md, "Test mode"); null for other events. */
-    test: boolean | null;
-  };
+  format: WebhookFormat;
+  /** HTTP Basic `user:password`, sealed, for a postmark-format endpoint whose URL had them. */
+  credentialsSealed: string | null;
+  event: RecordedWebhookEvent;
 }
 
 const toLeased = (r: Row): LeasedWebhook => ({
@@ -39,6 +24,8 @@ const toLeased = (r: Row): LeasedWebhook => ({
   secretsSealed: [r.secret_sealed, ...(r.previous_secret_sealed ? [r.previous_secret_sealed] : [])],
   failingSince: r.failing_since,
   attemptCount: r.attempt_count,
+  format: r.format,
+  credentialsSealed: r.basic_auth_sealed,
   event: {
     id: r.event_id,
     type: r.type,
@@ -54,6 +41,8 @@ const toLeased = (r: Row): LeasedWebhook => ({
     fromName: r.from_name,
     subject: r.subject,
     tags: r.tags,
+    messageIdHeader: r.message_id_header,
+    emailCreatedAt: r.email_created_at,
     test: r.test,
   },
 });
@@ -131,10 +120,11 @@ export async function claimWebhookDeliveries(
       update webhook_deliveries d set lease_expires_at = ${leaseExpiresAt} from locked where d.id = locked.id
       returning d.id, d.endpoint_id, d.event_id, d.attempt_count
     )
-    select d.id, d.endpoint_id, d.attempt_count, w.url, w.secret_sealed, w.failing_since,
+    select d.id, d.endpoint_id, d.attempt_count, w.url, w.format, w.basic_auth_sealed, w.secret_sealed, w.failing_since,
            case when w.previous_secret_expires_at > ${now} then w.previous_secret_sealed end as previous_secret_sealed,
            e.id as event_id, e.type, e.occurred_at, e.email_id, e.recipient, e.recipient_kind, e.status, e.cause,
-           e.attempt_count as event_attempt_count, e.data, m.from_email, m.from_name, m.subject, m.tags, m.test
+           e.attempt_count as event_attempt_count, e.data, m.from_email, m.from_name, m.subject, m.tags, m.test,
+           m.message_id_header, m.created_at as email_created_at
       from leased d
       join webhook_endpoints w on w.id = d.endpoint_id
       join webhook_events e on e.id = d.event_id

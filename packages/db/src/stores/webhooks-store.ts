@@ -1,4 +1,4 @@
-import { isIdOf, newId, type SentWebhookEventType, type WebhookDeliveryStatus, type WebhookEventType } from '@mailer/domain';
+import { isIdOf, newId, type SentWebhookEventType, type WebhookDeliveryStatus, type WebhookEventType, type WebhookFormat } from '@mailer/domain';
 import type { Database, Queryable, Row } from '../database';
 import { inTransaction } from '../transaction';
 import { newestFirst, type PagePosition } from './keyset';
@@ -7,10 +7,14 @@ import { endPendingWebhookDeliveries } from './webhook-sending-store';
 export interface WebhookEndpoint {
   id: string;
   accountId: string;
+  /** Without credentials: a postmark-format endpoint's HTTP Basic ones are `credentialsSealed`. */
   url: string;
   events: WebhookEventType[];
   description: string | null;
   status: 'enabled' | 'disabled';
+  format: WebhookFormat;
+  /** `user:password`, sealed for WEBHOOK_CREDENTIALS_SEAL_PURPOSE; null when the URL had none. */
+  credentialsSealed: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -22,11 +26,13 @@ const toEndpoint = (r: Row): WebhookEndpoint => ({
   events: r.events,
   description: r.description,
   status: r.status,
+  format: r.format,
+  credentialsSealed: r.basic_auth_sealed,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
 
-const endpointColumns = (db: Queryable) => db`id, account_id, url, events, description, status, created_at, updated_at`;
+const endpointColumns = (db: Queryable) => db`id, account_id, url, events, description, status, format, basic_auth_sealed, created_at, updated_at`;
 
 /** The account's webhook endpoints (not deleted, enabled or not) and its plan's `max_webhook_endpoints`. */
 export interface WebhookEndpointQuota {
@@ -44,7 +50,7 @@ export type CreateWebhookEndpointResult = { kind: 'created'; endpoint: WebhookEn
  */
 export async function createWebhookEndpoint(
   db: Database,
-  input: Pick<WebhookEndpoint, 'accountId' | 'url' | 'events' | 'description'> & { secretSealed: string; now: Date },
+  input: Pick<WebhookEndpoint, 'accountId' | 'url' | 'events' | 'description'> & Partial<Pick<WebhookEndpoint, 'format' | 'credentialsSealed'>> & { secretSealed: string; now: Date },
 ): Promise<CreateWebhookEndpointResult> {
   return inTransaction(db, async (tx): Promise<CreateWebhookEndpointResult> => {
     const [, [row]] = await tx.send(
@@ -58,8 +64,9 @@ export async function createWebhookEndpoint(
     const quota = { existing: Number(row!.existing), max: row!.max_webhook_endpoints };
     if (quota.existing >= quota.max) return { kind: 'limit_reached', quota };
     const [[inserted]] = await tx.commit(tx.sql`
-      insert into webhook_endpoints (id, account_id, url, events, description, secret_sealed, created_at, updated_at)
-      values (${newId('webhook')}, ${input.accountId}, ${input.url}, ${input.events}::text[], ${input.description}, ${input.secretSealed}, ${input.now}, ${input.now})
+      insert into webhook_endpoints (id, account_id, url, events, description, format, basic_auth_sealed, secret_sealed, created_at, updated_at)
+      values (${newId('webhook')}, ${input.accountId}, ${input.url}, ${input.events}::text[], ${input.description}, ${input.format ?? 'default'},
+              ${input.credentialsSealed ?? null}, ${input.secretSealed}, ${input.now}, ${input.now})
       returning ${endpointColumns(tx.sql)}`);
     return { kind: 'created', endpoint: toEndpoint(inserted!) };
   });
@@ -78,7 +85,8 @@ export async function listWebhookEndpoints(db: Queryable, accountId: string, pos
   return rows.map(toEndpoint);
 }
 
-export type WebhookEndpointChanges = Partial<Pick<WebhookEndpoint, 'url' | 'events' | 'description' | 'status'>>;
+/** `credentialsSealed` changes with `url`: the caller seals new credentials only when they differ from the stored ones. */
+export type WebhookEndpointChanges = Partial<Pick<WebhookEndpoint, 'url' | 'events' | 'description' | 'status' | 'format' | 'credentialsSealed'>>;
 
 /**
  * Applies the changes that differ from the endpoint as stored; a request that changes
@@ -93,6 +101,8 @@ export async function updateWebhookEndpoint(
   const next = { ...endpoint, ...changes };
   const same =
     next.url === endpoint.url &&
+    next.credentialsSealed === endpoint.credentialsSealed &&
+    next.format === endpoint.format &&
     next.description === endpoint.description &&
     next.status === endpoint.status &&
     next.events.length === endpoint.events.length &&
@@ -101,7 +111,8 @@ export async function updateWebhookEndpoint(
   const [row] = await db`
     with changed as (
       update webhook_endpoints
-         set url = ${next.url}, events = ${next.events}::text[], description = ${next.description}, status = ${next.status},
+         set url = ${next.url}, basic_auth_sealed = ${next.credentialsSealed}, format = ${next.format}, events = ${next.events}::text[],
+             description = ${next.description}, status = ${next.status},
              failing_since = case when ${next.status} = 'enabled' then null else failing_since end, updated_at = ${now}
        where id = ${endpoint.id} and account_id = ${endpoint.accountId} and deleted_at is null
       returning ${endpointColumns(db)}

@@ -31,7 +31,7 @@ describe('webhook rules', () => {
     expect(webhookUrlProblem('https://hooks.example.com/mailer', false)).toBeNull();
     expect(webhookUrlProblem('http://hooks.example.com/mailer', false)).toMatch(/^must be an https:\/\/ URL; .*WEBHOOK_ALLOW_PRIVATE=true/);
     expect(webhookUrlProblem('ftp://hooks.example.com', true)).toBe('must be an https:// or http:// URL');
-    expect(webhookUrlProblem('https://user:pw@hooks.example.com', false)).toBe('must not carry credentials');
+    expect(webhookUrlProblem('https://user:pw@hooks.example.com', false)).toMatch(/^must not carry credentials/);
     expect(webhookUrlProblem('https://127.0.0.1/x', false)).toMatch(/private.*WEBHOOK_ALLOW_PRIVATE=true/);
     expect(webhookUrlProblem('https://[::1]/x', false)).toMatch(/private/);
     expect(webhookUrlProblem('https://10.1.2.3/x', false)).toMatch(/private/);

@@ -1,9 +1,13 @@
 import { ConfigError, type Config } from '@mailer/config';
 import { isDatabaseUnavailable, newestSealedDkimKey, resealSecrets, type Database, type Queryable, type SealedSecret } from '@mailer/db';
-import { DKIM_SEAL_PURPOSE, seal, unseal, WEBHOOK_SECRET_SEAL_PURPOSE } from '@mailer/domain';
+import { DKIM_SEAL_PURPOSE, seal, unseal, WEBHOOK_CREDENTIALS_SEAL_PURPOSE, WEBHOOK_SECRET_SEAL_PURPOSE } from '@mailer/domain';
 import type { Logger } from '@mailer/logger';
 
-const PURPOSE: Record<SealedSecret['kind'], string> = { dkim_private_key: DKIM_SEAL_PURPOSE, webhook_secret: WEBHOOK_SECRET_SEAL_PURPOSE };
+const PURPOSE: Record<SealedSecret['kind'], string> = {
+  dkim_private_key: DKIM_SEAL_PURPOSE,
+  webhook_secret: WEBHOOK_SECRET_SEAL_PURPOSE,
+  webhook_credentials: WEBHOOK_CREDENTIALS_SEAL_PURPOSE,
+};
 
 const opens = (key: Buffer, { sealed, kind }: Pick<SealedSecret, 'sealed' | 'kind'>) => {
   try {
@@ -44,12 +48,18 @@ export async function checkEncryptionKey(db: Queryable, config: Config, logger: 
   }
 }
 
+const WHAT: Record<SealedSecret['kind'], string> = {
+  dkim_private_key: 'DKIM key of domain',
+  webhook_secret: 'signing secret of webhook',
+  webhook_credentials: 'Basic credentials of webhook',
+};
+
 /** A stored secret that neither the old nor the new key opens; nothing was re-sealed. */
 export class UnreadableSecretError extends Error {
   override readonly name = 'UnreadableSecretError';
 
   constructor(readonly secret: Pick<SealedSecret, 'id' | 'kind'>) {
-    super(`the ${secret.kind === 'dkim_private_key' ? 'DKIM key of domain' : 'signing secret of webhook'} ${secret.id} opens neither with the old key nor with ENCRYPTION_KEY`);
+    super(`the ${WHAT[secret.kind]} ${secret.id} opens neither with the old key nor with ENCRYPTION_KEY`);
   }
 }
 

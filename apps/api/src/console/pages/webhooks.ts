@@ -1,6 +1,7 @@
 import { findWebhookEndpoint, listWebhookDeliveries, listWebhookEndpoints } from '@mailer/db';
 import { AppError } from '@mailer/domain';
 import { redeliverWebhookDelivery } from '@mailer/operations';
+import { shownUrl } from '../../routes/webhooks/webhook-target';
 import type { ConsoleRoute } from '../console-route';
 import { html } from '../html';
 import { actionButton, page, table, when } from '../layout';
@@ -21,8 +22,8 @@ const listWebhooksPage: ConsoleRoute = {
       `Webhooks of ${account.name}`,
       table(
         `Endpoints (newest ${LIST_LIMIT})`,
-        ['Endpoint', 'URL', 'Events', 'Status', 'Created'],
-        endpoints.map((w) => [html`<a href="${endpointPath(account.id, w.id)}">${w.id}</a>`, w.url, w.events.join(', '), w.status, when(w.createdAt)]),
+        ['Endpoint', 'URL', 'Format', 'Events', 'Status', 'Created'],
+        endpoints.map((w) => [html`<a href="${endpointPath(account.id, w.id)}">${w.id}</a>`, shownUrl(c.deps, w), w.format, w.events.join(', '), w.status, when(w.createdAt)]),
         'No webhook endpoints.',
       ),
     );
@@ -41,8 +42,8 @@ const webhookPage: ConsoleRoute = {
     const deliveries = await listWebhookDeliveries(c.deps.db, endpoint.id, undefined, LIST_LIMIT);
     return page(
       c.session,
-      `Webhook ${endpoint.url}`,
-      html`<p><a href="${accountPath(account.id)}">${account.name}</a> · <code>${endpoint.id}</code> · ${endpoint.status} · ${endpoint.events.join(', ')}</p>
+      `Webhook ${shownUrl(c.deps, endpoint)}`,
+      html`<p><a href="${accountPath(account.id)}">${account.name}</a> · <code>${endpoint.id}</code> · ${endpoint.status} · ${endpoint.format} format · ${endpoint.events.join(', ')}</p>
 ${table(
   `Deliveries (newest ${LIST_LIMIT})`,
   ['Delivery', 'Event', 'Type', 'Status', 'Attempts', 'Last attempt', 'Last answer', 'Next attempt', ''],

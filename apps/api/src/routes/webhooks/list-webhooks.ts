@@ -3,6 +3,7 @@ import { decodeCursor, pageResponseSchema, toPage } from '../../http/pagination'
 import { sendJson } from '../../http/respond';
 import { defineRoute } from '../../http/route';
 import { listWebhooksQuerySchema, serializeWebhook, webhookSchema } from './webhook.schema';
+import { shownUrl } from './webhook-target';
 
 export const listWebhooksRoute = defineRoute({
   method: 'get',
@@ -18,6 +19,6 @@ export const listWebhooksRoute = defineRoute({
     const scope = `webhooks:${key.accountId}`;
     const rows = await listWebhookEndpoints(deps.db, key.accountId, decodeCursor(deps.cursors, scope, query.cursor), query.limit + 1);
     const page = toPage(deps.cursors, scope, rows, query.limit);
-    sendJson(res, 200, { data: page.rows.map(serializeWebhook), next_cursor: page.nextCursor });
+    sendJson(res, 200, { data: page.rows.map((w) => serializeWebhook(w, shownUrl(deps, w))), next_cursor: page.nextCursor });
   },
 });

@@ -1,5 +1,5 @@
 import { findWebhookEndpoint, type Queryable, type WebhookEndpoint } from '@mailer/db';
-import { AppError, validationError, webhookUrlProblem } from '@mailer/domain';
+import { AppError, validationError, webhookUrlProblem, type WebhookFormat } from '@mailer/domain';
 
 export const webhookNotFound = () => new AppError('webhook_not_found', 'No webhook with this id exists in this account.');
 
@@ -9,9 +9,9 @@ export async function requireWebhook(db: Queryable, accountId: string, id: strin
   return endpoint;
 }
 
-/** 422 unless the URL may be a webhook under this configuration. */
-export function assertWebhookUrl(url: string, allowPrivate: boolean): string {
-  const problem = webhookUrlProblem(url, allowPrivate);
+/** 422 unless the URL may be a webhook of this format under this configuration. */
+export function assertWebhookUrl(url: string, allowPrivate: boolean, format: WebhookFormat): string {
+  const problem = webhookUrlProblem(url, allowPrivate, format);
   if (problem) throw validationError([{ path: 'url', message: problem }]);
   return url;
 }

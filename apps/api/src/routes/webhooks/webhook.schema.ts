@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SENT_WEBHOOK_EVENT_TYPES, WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from '@mailer/domain';
+import { SENT_WEBHOOK_EVENT_TYPES, WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES, WEBHOOK_FORMATS } from '@mailer/domain';
 import type { WebhookDeliveryRecord, WebhookEndpoint } from '@mailer/db';
 import { timestampSchema } from '@mailer/operations';
 import { pageQuerySchema } from '../../http/pagination';
@@ -12,14 +12,26 @@ const events = z
 
 const description = z.string().max(500, 'must be at most 500 characters').nullable();
 
-/** The URL's rules are checked by the route against the configuration (webhookUrlProblem). */
+/** The URL's rules are checked by the route against the configuration and the format (webhookUrlProblem). */
 const url = z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') }).meta({
-  description: 'https:// and a public host; the addresses it resolves to are checked again at every connection. No redirects are followed.',
+  description:
+    'https:// and a public host; the addresses it resolves to are checked again at every connection. No redirects are followed. ' +
+    'A postmark-format endpoint may carry HTTP Basic credentials (`https://user:password@host/…`): they are sent as `Authorization: Basic`, ' +
+    'stored sealed, and shown with the password as `********` (a PATCH naming the URL as shown keeps them).',
 });
 
-export const createWebhookBodySchema = z.strictObject({ url, events: events.optional(), description: description.optional() }).meta({ id: 'CreateWebhookRequest' });
+const format = z.enum(WEBHOOK_FORMATS, { error: () => `must be one of ${WEBHOOK_FORMATS.join(', ')}` }).meta({
+  description:
+    'The shape events are sent in: `default` (this API\'s), `resend` (Resend\'s event names and payloads, signed also under svix-* headers) or ' +
+    '`postmark` (Postmark\'s Delivery, Bounce and SpamComplaint records). An event type a format has no counterpart for is not sent to it.',
+});
+
+export const createWebhookBodySchema = z
+  .strictObject({ url, events: events.optional(), description: description.optional(), format: format.optional() })
+  .meta({ id: 'CreateWebhookRequest' });
 export const updateWebhookBodySchema = z.strictObject({
   url: url.optional(),
+  format: format.optional(),
   events: events.optional(),
   description: description.optional(),
   status: z.enum(['enabled', 'disabled'], { error: () => 'must be one of enabled, disabled' }).optional(),
@@ -29,8 +41,9 @@ export const listWebhooksQuerySchema = pageQuerySchema;
 /** The endpoint representation (docs/api-decisions.md, "Webhooks"); the secret is shown only on creation and rotation. */
 export const webhookSchema = z.object({
   id: z.string().meta({ description: 'wh_…' }),
-  url: z.string(),
+  url: z.string().meta({ description: 'With a password masked as `********`.' }),
   events: z.array(z.enum(WEBHOOK_EVENT_TYPES)),
+  format: z.enum(WEBHOOK_FORMATS),
   description: z.string().nullable(),
   status: z.enum(['enabled', 'disabled']).meta({ description: '`disabled` by PATCH, or by the service after its deliveries failed for WEBHOOK_DISABLE_AFTER.' }),
   created_at: timestampSchema,
@@ -52,10 +65,12 @@ export const webhookDeliverySchema = z.object({
   next_attempt_at: timestampSchema.nullable(),
 }).meta({ id: 'WebhookDelivery' });
 
-export const serializeWebhook = (w: WebhookEndpoint): z.infer<typeof webhookSchema> => ({
+/** `url` is the URL as shown (shownUrl): the route opens the credentials to show their user name. */
+export const serializeWebhook = (w: WebhookEndpoint, url: string): z.infer<typeof webhookSchema> => ({
   id: w.id,
-  url: w.url,
+  url,
   events: w.events,
+  format: w.format,
   description: w.description,
   status: w.status,
   created_at: w.createdAt.toISOString(),

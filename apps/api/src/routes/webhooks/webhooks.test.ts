@@ -23,6 +23,7 @@ describe('webhook endpoints over the API', () => {
       id: expect.stringMatching(/^wh_[0-9A-Za-z]{22}$/),
       url: 'https://hooks.example.com/mailer',
       events: [...WEBHOOK_EVENT_TYPES],
+      format: 'default',
       description: 'Ops',
       status: 'enabled',
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),

@@ -1,0 +1,89 @@
+import type { CauseCode } from '../delivery/causes';
+import { isHardBounce } from '../suppressions/suppression';
+import { causeSummary, type RecordedWebhookEvent } from './recorded-webhook-event';
+import type { SentWebhookEventType } from './webhook-events';
+
+/** Postmark's bounce types (its `BounceType` and `BounceTypeCode`), with its names and descriptions. */
+const BOUNCE_TYPES = {
+  HardBounce: [1, 'Hard bounce', 'The server was unable to deliver your message (ex: unknown user, mailbox not found).'],
+  Transient: [2, 'Message delayed', 'The server could not temporarily deliver your message (ex: Message is delayed due to network troubles).'],
+  DnsError: [256, 'DNS error', 'The server could not deliver your message because of a DNS problem.'],
+  Unknown: [2048, 'Unknown', 'The message could not be delivered for a reason the service does not class as a bounce.'],
+  SoftBounce: [4096, 'Soft bounce', 'Unable to temporarily deliver message (i.e. mailbox full, account disabled, exceeds quota, out of disk space).'],
+  SpamComplaint: [100001, 'Spam complaint', 'The subscriber explicitly marked this message as spam.'],
+  ManuallyDeactivated: [100002, 'Manually deactivated', 'The email was suppressed: the recipient is on the suppression list.'],
+  Blocked: [100006, 'Blocked', 'The receiving server refused the message, for its content or its sender.'],
+} as const;
+type BounceType = keyof typeof BOUNCE_TYPES;
+
+/** The bounce type of a bounced or failed delivery's cause; HardBounce for a bounce and SoftBounce for a failure otherwise. */
+const CAUSE_BOUNCE_TYPES: Partial<Record<CauseCode, BounceType>> = {
+  recipient_unknown: 'HardBounce',
+  mailbox_disabled: 'HardBounce',
+  recipient_domain_not_found: 'HardBounce',
+  no_mail_server: 'HardBounce',
+  mailbox_full: 'SoftBounce',
+  message_too_large: 'SoftBounce',
+  message_rejected: 'Blocked',
+  dns_temporary_failure: 'DnsError',
+  recipient_suppressed: 'ManuallyDeactivated',
+  canceled: 'Unknown',
+  canceled_by_operator: 'Unknown',
+  sender_disabled: 'Unknown',
+  domain_not_ready: 'Unknown',
+  internal_error: 'Unknown',
+};
+
+/** Postmark has one `Tag` and string `Metadata`: the tag named `tag` is the Tag, the others the Metadata. */
+function tagAndMetadata(event: RecordedWebhookEvent): { Tag?: string; Metadata: Record<string, string> } {
+  const { tag, ...metadata } = event.tags ?? {};
+  return { ...(tag === undefined ? {} : { Tag: tag }), Metadata: metadata };
+}
+
+/** What Postmark's records of one message carry: the service has no Postmark server numbers, so ServerID is 0. */
+const common = (event: RecordedWebhookEvent) => ({ MessageID: event.emailId!, ServerID: 0, MessageStream: 'outbound', ...tagAndMetadata(event) });
+
+function bounceRecord(event: RecordedWebhookEvent, recordType: 'Bounce' | 'SpamComplaint', type: BounceType, inactive: boolean) {
+  const [typeCode, name, description] = BOUNCE_TYPES[type];
+  return {
+    RecordType: recordType,
+    ID: 0,
+    Type: type,
+    TypeCode: typeCode,
+    Name: name,
+    Description: description,
+    Details: causeSummary(event),
+    Email: event.recipient!,
+    From: event.fromEmail ?? '',
+    BouncedAt: event.occurredAt.toISOString(),
+    DumpAvailable: false,
+    Inactive: inactive,
+    CanActivate: inactive && recordType === 'Bounce',
+    Subject: event.subject ?? '',
+    ...common(event),
+  };
+}
+
+const bounce = (fallback: BounceType) => (event: RecordedWebhookEvent) =>
+  bounceRecord(event, 'Bounce', CAUSE_BOUNCE_TYPES[event.cause!.code] ?? fallback, isHardBounce({ status: event.status ?? '', cause: event.cause }));
+
+/**
+ * Postmark's webhook payloads (docs/api-decisions.md, "Webhooks", the postmark format), as the
+ * `postmark` package's `DeliveryWebhook`, `BounceWebhook` and `SpamComplaintWebhook` type them:
+ * a deferral is a `Transient` bounce, as Postmark reports a delay. A type absent here is not
+ * sent: Postmark has no domain or account webhooks.
+ */
+export const POSTMARK_WEBHOOK_SHAPES: Partial<Record<SentWebhookEventType, (event: RecordedWebhookEvent) => object>> = {
+  'email.accepted': (event) => ({
+    RecordType: 'Delivery',
+    Recipient: event.recipient!,
+    DeliveredAt: event.occurredAt.toISOString(),
+    Details: "Accepted by the recipient's mail server.",
+    ...common(event),
+  }),
+  'email.deferred': (event) => bounceRecord(event, 'Bounce', 'Transient', false),
+  'email.bounced': bounce('HardBounce'),
+  'email.failed': bounce('SoftBounce'),
+  'email.complained': (event) => bounceRecord(event, 'SpamComplaint', 'SpamComplaint', true),
+  'webhook.test': (event) => ({ RecordType: 'Test', Metadata: event.data, SentAt: event.occurredAt.toISOString() }),
+};

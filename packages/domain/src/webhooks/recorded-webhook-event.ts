@@ -1,0 +1,38 @@
+import type { DeliveryCause } from '../delivery/causes';
+import type { SentWebhookEventType } from './webhook-events';
+
+/**
+ * An event as the outbox recorded it, with its message's facts for email events: what every
+ * webhook format shapes its body from, so that every retry sends the same bytes. For a BCC
+ * delivery the recipient was recorded as null.
+ */
+export interface RecordedWebhookEvent {
+  id: string;
+  type: SentWebhookEventType;
+  occurredAt: Date;
+  emailId: string | null;
+  recipient: string | null;
+  recipientKind: 'to' | 'cc' | 'bcc' | null;
+  status: string | null;
+  cause: DeliveryCause | null;
+  attemptCount: number | null;
+  /** The data of an event that carries it whole (carriesData). */
+  data: unknown;
+  /** The message's From (address and display name), subject, tags, Message-ID and creation, for email events. */
+  fromEmail: string | null;
+  fromName: string | null;
+  subject: string | null;
+  tags: Record<string, string> | null;
+  messageIdHeader: string | null;
+  emailCreatedAt: Date | null;
+  /** Whether the message is a test message (docs/api-decisions.md, "Test mode"); null for other events. */
+  test: boolean | null;
+}
+
+/** The cause as integrators see it elsewhere: its code, and the SMTP codes when there were some. */
+export function causeSummary(event: RecordedWebhookEvent): string {
+  const cause = event.cause;
+  if (!cause) return '';
+  const codes = [cause.smtp_code, cause.enhanced_status].filter((c) => c !== null).join(' ');
+  return codes ? `${cause.code} (${codes})` : cause.code;
+}

@@ -1,0 +1,46 @@
+import type { CauseCode } from '../delivery/causes';
+import { formatMailbox } from '../emails/from-address';
+import { causeSummary, type RecordedWebhookEvent } from './recorded-webhook-event';
+import type { SentWebhookEventType } from './webhook-events';
+
+/** Resend's bounce `subType` for a cause (its SES-derived vocabulary); `General` for the rest. */
+const BOUNCE_SUBTYPES: Partial<Record<CauseCode, string>> = {
+  recipient_unknown: 'NoEmail',
+  mailbox_disabled: 'NoEmail',
+  mailbox_full: 'MailboxFull',
+  message_too_large: 'MessageTooLarge',
+  message_rejected: 'ContentRejected',
+  recipient_suppressed: 'Suppressed',
+};
+
+/** Resend's `data` of an email event: the message, and as `to` the one recipient the event is about. */
+const emailData = (event: RecordedWebhookEvent) => ({
+  created_at: (event.emailCreatedAt ?? event.occurredAt).toISOString(),
+  email_id: event.emailId!,
+  message_id: event.messageIdHeader ?? '',
+  from: event.fromEmail === null ? '' : formatMailbox(event.fromEmail, event.fromName),
+  to: event.recipient === null ? [] : [event.recipient],
+  subject: event.subject ?? '',
+  tags: event.tags ?? {},
+});
+
+const email =
+  (type: string, extra: (event: RecordedWebhookEvent) => object = () => ({})) =>
+  (event: RecordedWebhookEvent) => ({ type, created_at: event.occurredAt.toISOString(), data: { ...emailData(event), ...extra(event) } });
+
+/**
+ * Resend's event names and payloads (docs/api-decisions.md, "Webhooks", the resend format), as
+ * the `resend` package's `WebhookEventPayload` types them. A type absent here is not sent:
+ * Resend has no counterpart (its `email.sent` and `email.scheduled` report a request this
+ * service answers at once; its domain events are of other changes).
+ */
+export const RESEND_WEBHOOK_SHAPES: Partial<Record<SentWebhookEventType, (event: RecordedWebhookEvent) => object>> = {
+  'email.accepted': email('email.delivered'),
+  'email.deferred': email('email.delivery_delayed'),
+  'email.bounced': email('email.bounced', (event) => ({
+    bounce: { message: `The recipient's mail server refused the message: ${causeSummary(event)}`, type: 'Permanent', subType: BOUNCE_SUBTYPES[event.cause!.code] ?? 'General' },
+  })),
+  'email.failed': email('email.failed', (event) => ({ failed: { reason: causeSummary(event) } })),
+  'email.complained': email('email.complained'),
+  'webhook.test': (event) => ({ type: 'webhook.test', created_at: event.occurredAt.toISOString(), data: event.data }),
+};

@@ -1,0 +1,103 @@
+import { shownWebhookUrl, splitWebhookCredentials, basicAuthorization } from './webhook-credentials';
+import { WEBHOOK_FORMAT_ROUTES, webhookPayload, webhookSignatureHeaders } from './webhook-formats';
+import type { RecordedWebhookEvent } from './recorded-webhook-event';
+import { webhookUrlProblem } from './webhook-url';
+
+const at = new Date('2026-12-02T10:00:00.000Z');
+const event = (overrides: Partial<RecordedWebhookEvent>): RecordedWebhookEvent => ({
+  id: 'evt_1',
+  type: 'email.accepted',
+  occurredAt: at,
+  emailId: 'em_1',
+  recipient: 'ann@example.org',
+  recipientKind: 'to',
+  status: 'accepted',
+  cause: null,
+  attemptCount: 1,
+  data: null,
+  fromEmail: 'shop@example.com',
+  fromName: 'Shop',
+  subject: 'Your receipt',
+  tags: { tag: 'receipt', customer: 'c-42' },
+  messageIdHeader: '<m1@example.com>',
+  emailCreatedAt: new Date('2026-12-02T09:59:59.000Z'),
+  test: false,
+  ...overrides,
+});
+const bounce = { code: 'recipient_unknown', permanent: true, smtp_code: 550, enhanced_status: '5.1.1' } as const;
+
+describe('webhook formats', () => {
+  it('keeps the default body of section 11', () => {
+    expect(webhookPayload(event({}), 'default')).toEqual({
+      type: 'email.accepted',
+      timestamp: at.toISOString(),
+      data: { email_id: 'em_1', recipient: 'ann@example.org', recipient_kind: 'to', status: 'accepted', cause: null, attempt_count: 1, from: 'Shop <shop@example.com>', subject: 'Your receipt', tags: { tag: 'receipt', customer: 'c-42' }, test: false },
+    });
+  });
+
+  it("maps to Resend's event names and payloads", () => {
+    const data = { created_at: '2026-12-02T09:59:59.000Z', email_id: 'em_1', message_id: '<m1@example.com>', from: 'Shop <shop@example.com>', to: ['ann@example.org'], subject: 'Your receipt', tags: { tag: 'receipt', customer: 'c-42' } };
+    expect(webhookPayload(event({}), 'resend')).toEqual({ type: 'email.delivered', created_at: at.toISOString(), data });
+    expect(webhookPayload(event({ type: 'email.deferred', status: 'deferred' }), 'resend')).toMatchObject({ type: 'email.delivery_delayed' });
+    expect(webhookPayload(event({ type: 'email.complained' }), 'resend')).toMatchObject({ type: 'email.complained', data });
+    expect(webhookPayload(event({ type: 'email.bounced', status: 'bounced', cause: bounce }), 'resend')).toEqual({
+      type: 'email.bounced',
+      created_at: at.toISOString(),
+      data: { ...data, bounce: { message: "The recipient's mail server refused the message: recipient_unknown (550 5.1.1)", type: 'Permanent', subType: 'NoEmail' } },
+    });
+    const failed = webhookPayload(event({ type: 'email.failed', status: 'failed', cause: { code: 'retries_exhausted', permanent: true, smtp_code: null, enhanced_status: null } }), 'resend');
+    expect(failed).toMatchObject({ type: 'email.failed', data: { failed: { reason: 'retries_exhausted' } } });
+  });
+
+  it("maps to Postmark's Delivery, Bounce and SpamComplaint records", () => {
+    const common = { MessageID: 'em_1', ServerID: 0, MessageStream: 'outbound', Tag: 'receipt', Metadata: { customer: 'c-42' } };
+    expect(webhookPayload(event({}), 'postmark')).toEqual({
+      RecordType: 'Delivery',
+      Recipient: 'ann@example.org',
+      DeliveredAt: at.toISOString(),
+      Details: "Accepted by the recipient's mail server.",
+      ...common,
+    });
+    expect(webhookPayload(event({ type: 'email.bounced', status: 'bounced', cause: bounce }), 'postmark')).toMatchObject({
+      RecordType: 'Bounce',
+      Type: 'HardBounce',
+      TypeCode: 1,
+      Email: 'ann@example.org',
+      From: 'shop@example.com',
+      BouncedAt: at.toISOString(),
+      Details: 'recipient_unknown (550 5.1.1)',
+      Inactive: true,
+      CanActivate: true,
+      ...common,
+    });
+    expect(webhookPayload(event({ type: 'email.deferred', status: 'deferred', cause: { ...bounce, code: 'greylisted', permanent: false } }), 'postmark')).toMatchObject({ RecordType: 'Bounce', Type: 'Transient', TypeCode: 2, Inactive: false });
+    expect(webhookPayload(event({ type: 'email.complained' }), 'postmark')).toMatchObject({ RecordType: 'SpamComplaint', Type: 'SpamComplaint', TypeCode: 100001, Inactive: true });
+  });
+
+  it('sends nothing a format has no counterpart for, and no BCC delivery in a foreign format', () => {
+    const domain = event({ type: 'domain.status_changed', emailId: null, data: { id: 'dom_1' } });
+    expect(webhookPayload(domain, 'default')).toMatchObject({ type: 'domain.status_changed', data: { id: 'dom_1' } });
+    expect(webhookPayload(domain, 'resend')).toBeUndefined();
+    expect(webhookPayload(domain, 'postmark')).toBeUndefined();
+    const bcc = event({ recipient: null, recipientKind: 'bcc' });
+    expect(webhookPayload(bcc, 'default')).toMatchObject({ data: { recipient: null, recipient_kind: 'bcc' } });
+    expect(webhookPayload(bcc, 'resend')).toBeUndefined();
+    expect(webhookPayload(bcc, 'postmark')).toBeUndefined();
+    expect(WEBHOOK_FORMAT_ROUTES.sent).toContain('resend email.bounced');
+    expect(WEBHOOK_FORMAT_ROUTES.sent).not.toContain('postmark domain.status_changed');
+    expect(WEBHOOK_FORMAT_ROUTES.bcc).toEqual(['default']);
+    expect(webhookSignatureHeaders('resend')).toEqual(['webhook', 'svix']);
+  });
+
+  it('takes HTTP Basic credentials for the postmark format only, apart from the URL, and masks the password', () => {
+    expect(webhookUrlProblem('https://hook:s3cret@hooks.example.com/pm', false, 'postmark')).toBeNull();
+    expect(webhookUrlProblem('https://hook:s3cret@hooks.example.com/pm', false, 'resend')).toMatch(/must not carry credentials/);
+    expect(webhookUrlProblem('https://hook:%zz@hooks.example.com/pm', false, 'postmark')).toBe('must have valid percent-encoding in its credentials');
+    expect(webhookUrlProblem('https://a%3Ab:pw@hooks.example.com/pm', false, 'postmark')).toBe('must not have a colon in its user name');
+    const { url, credentials } = splitWebhookCredentials('https://hook%20user:p%40ss@hooks.example.com/pm?x=1');
+    expect({ url, credentials }).toEqual({ url: 'https://hooks.example.com/pm?x=1', credentials: 'hook user:p@ss' });
+    expect(shownWebhookUrl(url, credentials)).toBe('https://hook%20user:********@hooks.example.com/pm?x=1');
+    expect(shownWebhookUrl(url, null)).toBe(url);
+    expect(basicAuthorization('hook:s3cret')).toBe(`Basic ${Buffer.from('hook:s3cret').toString('base64')}`);
+  });
+});
