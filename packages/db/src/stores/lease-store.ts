@@ -166,9 +166,18 @@ function lockLeasedDeliveries(tx: Transaction, ids: readonly string[], tokens: r
  * deliveries were renewed.
  */
 export async function renewLeases(db: Database, leases: readonly HeldLease[], expiresAt: Date, lockWaitMs: number): Promise<number> {
+  return (await confirmLeases(db, leases, expiresAt, lockWaitMs)).size;
+}
+
+/**
+ * renewLeases, answering which deliveries were renewed: those PostgreSQL still has `sending`
+ * under the lease given, which the daemon may send (docs/api-decisions.md, "Delivery", the
+ * lease checked before each transaction). A delivery recorded, released or taken over is left out.
+ */
+export async function confirmLeases(db: Database, leases: readonly HeldLease[], expiresAt: Date, lockWaitMs: number): Promise<Set<string>> {
   const ids = leases.flatMap((l) => l.deliveryIds);
   const tokens = leases.flatMap((l) => l.deliveryIds.map(() => l.token));
-  if (ids.length === 0) return 0;
+  if (ids.length === 0) return new Set();
   return inTransaction(db, async (tx) => {
     const [, locked] = await tx.commit(
       tx.sql`select set_config('lock_timeout', ${`${Math.max(1, Math.round(lockWaitMs))}ms`}, true)`,
@@ -178,6 +187,6 @@ export async function renewLeases(db: Database, leases: readonly HeldLease[], ex
           from unnest(${ids}::text[], ${tokens}::text[]) as x(id, token)
          where d.id = x.id and d.lease_token = x.token and d.status = 'sending'`,
     );
-    return locked.length;
+    return new Set(locked.map((r) => r.id as string));
   });
 }
