@@ -248,8 +248,8 @@ class HeldGroup implements ScheduledGroup {
       return 'neutral';
     }
     // PostgreSQL decides what goes out (docs/api-decisions.md, "Delivery"): right before the
-    // transaction the lease is checked, and renewed, for this group; a delivery recorded,
-    // released or taken over meanwhile (a job replayed, a lease that lapsed) is not sent.
+    // transaction the lease is checked for this group; a delivery recorded, released or taken
+    // over meanwhile (a job replayed, a lease that lapsed) is not sent.
     let held: string[];
     try {
       held = await deps.leaseChecks.submit({ token: message.lease.token, deliveryIds: group.map((d) => d.id) });

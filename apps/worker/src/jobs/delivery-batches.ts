@@ -1,5 +1,5 @@
 import { leaseTiming } from '@mailer/domain';
-import { Batcher, claimMessages, confirmLeases, loadMessageContents, writeAttempts, type AttemptWrite, type Claim, type Database, type HeldLease, type MessageContent, type RecordedAttempt } from '@mailer/db';
+import { Batcher, claimMessages, stillLeased, loadMessageContents, writeAttempts, type AttemptWrite, type Claim, type Database, type HeldLease, type MessageContent, type RecordedAttempt } from '@mailer/db';
 
 /**
  * The database calls of concurrent delivery jobs, each kind batched (see Batcher). A record
@@ -17,8 +17,9 @@ export interface DeliveryBatches {
   /** Attempt records. */
   attempts: Batcher<AttemptWrite, RecordedAttempt>;
   /**
-   * The lease checked (and renewed) right before a transaction: the deliveries PostgreSQL
-   * still has `sending` under it, the only ones the transaction may carry.
+   * The lease checked right before a transaction: the deliveries PostgreSQL still has
+   * `sending` under it, past the margin at which the lease keeper stops an attempt, the only
+   * ones the transaction may carry.
    */
   leaseChecks: Batcher<HeldLease, string[]>;
 }
@@ -39,7 +40,7 @@ const RECORD_STALL_MS = 5_000;
  * while the database does not take them.
  */
 export function createDeliveryBatches(db: Database, leaseMs: number, now: () => Date, writeJournal: () => Promise<void>): DeliveryBatches {
-  const { lockWaitMs } = leaseTiming(leaseMs);
+  const { stopBeforeExpiryMs } = leaseTiming(leaseMs);
   return {
     // A claim follows the journal's records: none takes a delivery whose outcome this daemon holds unwritten.
     claims: new Batcher(async (emailIds) => {
@@ -56,7 +57,7 @@ export function createDeliveryBatches(db: Database, leaseMs: number, now: () => 
     attempts: new Batcher((writes) => writeAttempts(db, writes), { stallMs: RECORD_STALL_MS }),
     leaseChecks: new Batcher(
       async (leases) => {
-        const held = await confirmLeases(db, leases, new Date(now().getTime() + leaseMs), lockWaitMs);
+        const held = await stillLeased(db, leases, new Date(now().getTime() + stopBeforeExpiryMs));
         return leases.map((l) => l.deliveryIds.filter((id) => held.has(id)));
       },
       { stallMs: RECORD_STALL_MS },

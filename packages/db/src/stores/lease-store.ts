@@ -166,18 +166,9 @@ function lockLeasedDeliveries(tx: Transaction, ids: readonly string[], tokens: r
  * deliveries were renewed.
  */
 export async function renewLeases(db: Database, leases: readonly HeldLease[], expiresAt: Date, lockWaitMs: number): Promise<number> {
-  return (await confirmLeases(db, leases, expiresAt, lockWaitMs)).size;
-}
-
-/**
- * renewLeases, answering which deliveries were renewed: those PostgreSQL still has `sending`
- * under the lease given, which the daemon may send (docs/api-decisions.md, "Delivery", the
- * lease checked before each transaction). A delivery recorded, released or taken over is left out.
- */
-export async function confirmLeases(db: Database, leases: readonly HeldLease[], expiresAt: Date, lockWaitMs: number): Promise<Set<string>> {
   const ids = leases.flatMap((l) => l.deliveryIds);
   const tokens = leases.flatMap((l) => l.deliveryIds.map(() => l.token));
-  if (ids.length === 0) return new Set();
+  if (ids.length === 0) return 0;
   return inTransaction(db, async (tx) => {
     const [, locked] = await tx.commit(
       tx.sql`select set_config('lock_timeout', ${`${Math.max(1, Math.round(lockWaitMs))}ms`}, true)`,
@@ -187,6 +178,24 @@ export async function confirmLeases(db: Database, leases: readonly HeldLease[], 
           from unnest(${ids}::text[], ${tokens}::text[]) as x(id, token)
          where d.id = x.id and d.lease_token = x.token and d.status = 'sending'`,
     );
-    return new Set(locked.map((r) => r.id as string));
+    return locked.length;
   });
+}
+
+/**
+ * The deliveries PostgreSQL still has `sending` under the leases given, each lease running
+ * past `validUntil`: the only ones a daemon may send (docs/api-decisions.md, "Delivery", the
+ * lease checked before each transaction). No other daemon takes a delivery over before its
+ * lease runs out, so a read is enough; a delivery recorded, released, taken over or about to
+ * lapse is left out.
+ */
+export async function stillLeased(db: Database, leases: readonly HeldLease[], validUntil: Date): Promise<Set<string>> {
+  const ids = leases.flatMap((l) => l.deliveryIds);
+  const tokens = leases.flatMap((l) => l.deliveryIds.map(() => l.token));
+  if (ids.length === 0) return new Set();
+  const rows = await db`
+    select d.id from deliveries d
+      join unnest(${ids}::text[], ${tokens}::text[]) as x(id, token) on d.id = x.id and d.lease_token = x.token
+     where d.status = 'sending' and d.lease_expires_at > ${validUntil}`;
+  return new Set(rows.map((r) => r.id as string));
 }
