@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import type { Config } from '@mailer/config';
-import { openDatabase, writeAttempts, type Database, type DatabaseHandle } from '@mailer/db';
+import { openDatabase, withinStall, writeAttempts, type Database, type DatabaseHandle } from '@mailer/db';
 import { createAuthenticatedLookups, createDnsResolver, type DnsResolver } from '@mailer/dns';
 import { mergeProviders, returnPathKey } from '@mailer/domain';
 import { createLogger, type Logger } from '@mailer/logger';
@@ -15,7 +15,7 @@ import { MtaStsPolicies } from './delivery/mta-sts/mta-sts-policies';
 import { createRouteLookups } from './delivery/route-cache';
 import type { TransportContext } from './delivery/smtp-transport';
 import { AttemptJournal } from './jobs/attempt-journal';
-import { createDeliveryBatches, type DeliveryBatches } from './jobs/delivery-batches';
+import { createDeliveryBatches, RECORD_STALL_MS, type DeliveryBatches } from './jobs/delivery-batches';
 import { LeaseKeeper } from './jobs/lease-keeper';
 import { RecordBacklog } from './jobs/record-backlog';
 import { createWorkerMetrics, type WorkerMetrics } from './metrics';
@@ -76,7 +76,8 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const now = overrides.now ?? (() => new Date());
   const metrics = createWorkerMetrics();
   const recordBacklog = new RecordBacklog();
-  const journal = new AttemptJournal(config.worker.journalFile, (writes) => writeAttempts(database.db, writes), logger);
+  // A write of the journal left unanswered fails as a record would, so that claims waiting for it go on.
+  const journal = new AttemptJournal(config.worker.journalFile, (writes) => withinStall(writeAttempts(database.db, writes), RECORD_STALL_MS), logger);
   const scheduler = new DestinationScheduler({
     globalLimit: config.worker.concurrency,
     activeLimit: config.worker.activeLimit,

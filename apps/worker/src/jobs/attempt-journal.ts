@@ -1,6 +1,6 @@
 import { closeSync, existsSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import type { AttemptWrite, RecordedAttempt } from '@mailer/db';
+import { isDatabaseUnavailable, type AttemptWrite, type RecordedAttempt } from '@mailer/db';
 import type { Logger } from '@mailer/logger';
 
 /** While records wait in the journal, it tries to write them after these pauses (the last one repeating). */
@@ -86,14 +86,32 @@ export class AttemptJournal {
     for (const k of this.kept.splice(0)) k.reject(new Error('stopped with the record in the journal'));
   }
 
+  /**
+   * Writes every record kept; rejects while the database is away. A failure of another kind
+   * (records the database refuses) drops them, logged, rather than holding every claim back.
+   */
   private async writeKept(): Promise<void> {
     const batch = this.kept.slice();
-    const recorded = await this.writeAll(batch.map((k) => k.write));
+    let recorded: RecordedAttempt[];
+    try {
+      recorded = await this.writeAll(batch.map((k) => k.write));
+    } catch (error) {
+      if (isDatabaseUnavailable(error)) throw error;
+      this.logger.error('journaled attempt records refused by the database, dropped', { records: batch.length, error: (error as Error).message });
+      this.settle(batch);
+      batch.forEach((k) => k.reject(error as Error));
+      return;
+    }
+    this.settle(batch);
+    batch.forEach((k, i) => k.resolve(recorded[i]!));
+    this.logger.info('journaled attempt records written', { records: batch.length });
+  }
+
+  /** The batch, first in the journal, is done with: the file is emptied once nothing else waits. */
+  private settle(batch: readonly Kept[]): void {
     this.kept.splice(0, batch.length);
     if (this.kept.length === 0) this.truncate();
     this.failures = 0;
-    batch.forEach((k, i) => k.resolve(recorded[i]!));
-    this.logger.info('journaled attempt records written', { records: batch.length });
   }
 
   private schedule(): void {

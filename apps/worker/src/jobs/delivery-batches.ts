@@ -29,7 +29,7 @@ export interface DeliveryBatches {
  * database crash) is failed and written again, under its lease token (a late first write
  * leaves the second nothing to apply), rather than holding every later record back.
  */
-const RECORD_STALL_MS = 5_000;
+export const RECORD_STALL_MS = 5_000;
 
 /**
  * A claim or content read left unanswered for a whole lease is stalled (see BatcherOptions): it fails, and the
