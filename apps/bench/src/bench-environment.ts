@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { endProcess, freePort } from '@mailer/testing';
 import path from 'node:path';
 import { withDatabase, type Config } from '@mailer/config';
@@ -134,6 +136,8 @@ export interface WorkerOptions {
   outputFd?: number;
   /** The built checkout whose daemon runs (this one unless given). */
   checkout?: string;
+  /** Its DELIVERY_JOURNAL_FILE, kept across its restarts (a fresh one of its own unless given: daemons never share one). */
+  journalFile?: string;
 }
 
 /**
@@ -153,6 +157,7 @@ export function startWorker(config: Config, databaseUrl: string, encryptionKey: 
       // The benchmark's webhook receiver listens on loopback, over http.
       WEBHOOK_ALLOW_PRIVATE: 'true',
       WORKER_METRICS_PORT: '0',
+      DELIVERY_JOURNAL_FILE: options.journalFile ?? path.join(mkdtempSync(path.join(tmpdir(), 'mailer-bench-journal-')), 'delivery-journal.jsonl'),
       ...Object.fromEntries(Object.entries(process.env).filter(([k]) => /^(WORKER_|DESTINATION_|COMPOSITION_THREADS|DATABASE_POOL_SIZE|SMTP_POOL_IDLE|SMTP_CONNECT_TIMEOUT)/.test(k))),
     },
     stdio: ['ignore', options.outputFd ?? 'inherit', options.outputFd ?? 'inherit'],

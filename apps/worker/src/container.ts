@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import type { Config } from '@mailer/config';
-import { openDatabase, type Database, type DatabaseHandle } from '@mailer/db';
+import { openDatabase, withinStall, writeAttempts, type Database, type DatabaseHandle } from '@mailer/db';
 import { createAuthenticatedLookups, createDnsResolver, type DnsResolver } from '@mailer/dns';
 import { mergeProviders, returnPathKey } from '@mailer/domain';
 import { createLogger, type Logger } from '@mailer/logger';
@@ -14,7 +14,8 @@ import { reportSigningKey, type ReportSigningKey } from './tls-reports/deliver-r
 import { MtaStsPolicies } from './delivery/mta-sts/mta-sts-policies';
 import { createRouteLookups } from './delivery/route-cache';
 import type { TransportContext } from './delivery/smtp-transport';
-import { createDeliveryBatches, type DeliveryBatches } from './jobs/delivery-batches';
+import { AttemptJournal } from './jobs/attempt-journal';
+import { createDeliveryBatches, RECORD_STALL_MS, type DeliveryBatches } from './jobs/delivery-batches';
 import { LeaseKeeper } from './jobs/lease-keeper';
 import { RecordBacklog } from './jobs/record-backlog';
 import { createWorkerMetrics, type WorkerMetrics } from './metrics';
@@ -46,6 +47,8 @@ export interface WorkerDependencies extends DeliveryBatches {
   tlsReportDkim: ReportSigningKey | null;
   /** Attempt records not stored yet: while they lag, no transaction starts. */
   recordBacklog: RecordBacklog;
+  /** Attempt records the database did not take, kept on disk until it does (DELIVERY_JOURNAL_FILE). */
+  journal: AttemptJournal;
   /** Renews the leases of the attempts in flight; aborts an attempt whose lease could not be renewed in time. */
   leases: LeaseKeeper;
   /** The source address of each transaction, from the account's egress pool, within its warm-up allowance. */
@@ -73,6 +76,8 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const now = overrides.now ?? (() => new Date());
   const metrics = createWorkerMetrics();
   const recordBacklog = new RecordBacklog();
+  // A write of the journal left unanswered fails as a record would, so that claims waiting for it go on.
+  const journal = new AttemptJournal(config.worker.journalFile, (writes) => withinStall(writeAttempts(database.db, writes), RECORD_STALL_MS), logger);
   const scheduler = new DestinationScheduler({
     globalLimit: config.worker.concurrency,
     activeLimit: config.worker.activeLimit,
@@ -96,7 +101,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const shutdown = new AbortController();
   // The lease keeper, route lookups and jobs waiting for room listen to it.
   setMaxListeners(0, shutdown.signal);
-  return {
+  const deps: WorkerDependencies = {
     config,
     logger,
     database,
@@ -109,8 +114,9 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     composer: createMessageComposer(config.encryptionKey, config.worker.compositionThreads),
     returnPathKey: returnPathKey(config.encryptionKey),
     tlsReportDkim: reportSigningKey(config),
-    ...createDeliveryBatches(database.db, config.worker.leaseMs, now),
+    ...createDeliveryBatches(database.db, config.worker.leaseMs, now, () => deps.journal.flush()),
     recordBacklog,
+    journal,
     egress: new EgressPools(
       database.db,
       new WarmUpCounters(producerRedis, config.redisPrefix, (error) =>
@@ -124,6 +130,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     shutdown,
     now,
   };
+  return deps;
 }
 
 /** DNS, MTA-STS policies (cached in `redis`), SMTP pool and session settings, as configured. */

@@ -61,6 +61,8 @@ export interface Daemon {
  * (docs/api-decisions.md, "Reputation").
  */
 export function startDaemon(deps: WorkerDependencies): Daemon {
+  // What an earlier run of this daemon could not record is written first (docs/api-decisions.md, "Delivery").
+  deps.journal.load();
   deps.scheduler.start();
   // Messages taken and not yet done: stopping waits for their last records and next jobs.
   const taken = new Set<Promise<void>>();
@@ -141,6 +143,8 @@ export function startDaemon(deps: WorkerDependencies): Daemon {
         await claims.settled();
         // Messages a job was still claiming when the scheduler stopped were released since.
         await deps.scheduler.stop();
+        // A record still in the journal (the database away) is written at the next start.
+        deps.journal.stop();
         await Promise.all([...taken]);
         await destinations.stop();
       } finally {

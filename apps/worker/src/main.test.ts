@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { messageIdOf, startTestSmtpServer, TransactionGauge, type ReceivedMessage, type TestSmtpServer } from '@mailer/testing';
 import { deferDeliveries, startWorkerHarness, type SendingSetup, type WorkerHarness } from './testing/worker-harness';
@@ -24,8 +26,9 @@ let peer: TestSmtpServer;
 const running: WorkerProcess[] = [];
 
 function spawnWorker(env: Record<string, string> = {}): WorkerProcess {
-  // The built daemon composes on a thread of its own, as in production (the harness's own container does not).
-  const processEnv = { PATH: process.env.PATH ?? '', ...h.env, LOG_LEVEL: 'info', COMPOSITION_THREADS: '1', ...env };
+  // The built daemon composes on a thread of its own, as in production (the harness's own container does not); each has its own journal.
+  const journal = path.join(mkdtempSync(path.join(tmpdir(), 'mailer-journal-')), 'delivery-journal.jsonl');
+  const processEnv = { PATH: process.env.PATH ?? '', ...h.env, LOG_LEVEL: 'info', COMPOSITION_THREADS: '1', DELIVERY_JOURNAL_FILE: journal, ...env };
   const child = spawn(process.execPath, [MAIN], { env: processEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));

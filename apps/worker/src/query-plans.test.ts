@@ -12,6 +12,7 @@ import {
   owedDeliveryJobs,
   recentTestMessages,
   renewLeases,
+  stillLeased,
   purgeExpired,
   releaseLease,
   searchEmails,
@@ -133,11 +134,12 @@ async function runHotStatements(): Promise<void> {
     );
     throw new Error('rolled back');
   }).catch((error: Error) => expect(error.message).toBe('rolled back'));
-  // Delivery: claim, renew, record, release, the next obligation.
+  // Delivery: claim, renew, the check before a transaction, record, release, the next obligation.
   const lease = (await claimMessages(db, [email.id, 'em_old20'], now, 60_000)).get(email.id)!.lease;
   expect((await loadMessageContents(db, [email.id, 'em_old20'])).has(email.id)).toBe(true);
   expect(lease.deliveries).toHaveLength(2);
   expect(await renewLeases(db, [{ token: lease.token, deliveryIds: lease.deliveries.map((d) => d.id) }], new Date(now.getTime() + 60_000), 1_000)).toBe(2);
+  expect((await stillLeased(db, [{ token: lease.token, deliveryIds: lease.deliveries.map((d) => d.id) }], now)).size).toBe(2);
   const [first, second] = lease.deliveries;
   const attempt = { startedAt: now, endedAt: now, outcome: 'accepted' as const, cause: null, transport: null };
   await writeAttempts(db, [{ lease, attempt, decisions: [{ deliveryId: first!.id, status: 'accepted', cause: null }] }]);

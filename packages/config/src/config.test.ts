@@ -182,7 +182,7 @@ describe('parseEncryptionKey', () => {
   });
   it('listens for SMTP submission on 587 and 465 in production, on 2587 and 2465 otherwise, and takes a certificate only with its key', () => {
     expect(loadConfig({ NODE_ENV: 'production', ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'), SMTP_HELO_NAME: 'mail.example.com' }).submission).toMatchObject({ port: 587, tlsPort: 465 });
-    expect(loadConfig({}).submission).toEqual({ port: 2587, tlsPort: 2465, tlsCertFile: undefined, tlsKeyFile: undefined, selfSignedDir: '.mailer', metricsPort: 3003 });
+    expect(loadConfig({}).submission).toEqual({ port: 2587, tlsPort: 2465, tlsCertFile: undefined, tlsKeyFile: undefined, selfSignedDir: 'data/submission-tls', metricsPort: 3003 });
     expect(loadConfig({ SUBMISSION_PORT: '1587', SUBMISSION_TLS_PORT: '0' }).submission).toMatchObject({ port: 1587, tlsPort: 0 });
     expect(() => loadConfig({ SUBMISSION_TLS_CERT: '/etc/ssl/cert.pem' })).toThrow(/SUBMISSION_TLS_KEY/);
     expect(() => loadConfig({ SUBMISSION_PORT: 'smtp' })).toThrow(/SUBMISSION_PORT/);

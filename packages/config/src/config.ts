@@ -205,6 +205,7 @@ const envSchema = z
     DELIVERY_LEASE: duration('30s'),
     SMTP_POOL_IDLE: duration('5s'),
     WORKER_SHUTDOWN_GRACE: duration('20s'),
+    DELIVERY_JOURNAL_FILE: z.string().min(1).default('data/delivery-journal.jsonl'),
     RECONCILE_INTERVAL: duration('30s'),
     DOMAIN_RECHECK_INTERVAL: duration('24h'),
     // Each rotation asks the domain's owner to publish records, so not more often than daily (docs/api-decisions.md, "DKIM keys").
@@ -236,7 +237,7 @@ const envSchema = z
     SUBMISSION_TLS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
     SUBMISSION_TLS_CERT: z.string().min(1).optional(),
     SUBMISSION_TLS_KEY: z.string().min(1).optional(),
-    SUBMISSION_TLS_DIR: z.string().min(1).default('.mailer'),
+    SUBMISSION_TLS_DIR: z.string().min(1).default('data/submission-tls'),
     SUBMISSION_METRICS_PORT: int(3003, 0, 65535),
     SPF_INCLUDE: z.string().regex(/^[A-Za-z0-9._-]+$/, 'expected a domain name').optional(),
     OUTBOUND_IPS: z
@@ -374,6 +375,11 @@ function toConfig(env: z.infer<typeof envSchema>) {
       leaseMs: env.DELIVERY_LEASE,
       /** On SIGTERM, how long in-flight attempts may finish before their leases are released. */
       shutdownGraceMs: env.WORKER_SHUTDOWN_GRACE,
+      /**
+       * Where this daemon keeps, fsync'd, the attempt records the database did not take, until it
+       * does (docs/api-decisions.md, "Delivery"); one file per daemon, kept across restarts.
+       */
+      journalFile: env.DELIVERY_JOURNAL_FILE,
     },
     webhooks: {
       /** http:// and private, loopback or reserved addresses allowed (tests and private networks). */

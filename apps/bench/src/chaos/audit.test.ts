@@ -18,7 +18,6 @@ const base: AuditInput = {
   deliveryStatuses: { accepted: 3 },
   attempts: { 'accepted/none': 3 },
   drainedAt: 75_000,
-  attributionWindowMs: 5_000,
   originAt: 0,
 };
 
@@ -37,58 +36,66 @@ describe('the chaos audit', () => {
     expect(summary).toMatchObject({ accepted: 3, delivered: 2, undelivered: 1, duplicates: 1, unknown_at_sinks: 2, abandoned: 1 });
   });
 
-  it('puts a duplicate down to a daemon kill or a database crash right after the copy before it, else unexplained', () => {
+  it('puts each extra copy down to the last fault before the copy it repeats', () => {
     const summary = audit({
       ...base,
       receipts: [
-        // Copy 1 at 9 s, daemon killed at 10 s: its attempt died unrecorded (the final-dot case).
-        { emailId: 'em_a', at: 9_000 },
+        // Copy 1 at 12 s, after the daemon kill at 10 s and before the crash at 20 s.
+        { emailId: 'em_a', at: 12_000 },
         { emailId: 'em_a', at: 50_000 },
-        // Copy 1 at 17 s, PostgreSQL crashed at 20 s: the attempt could not be recorded.
-        { emailId: 'em_b', at: 17_000 },
+        // Copy 1 at 25 s: after the PostgreSQL crash.
+        { emailId: 'em_b', at: 25_000 },
         { emailId: 'em_b', at: 55_000 },
-        // Copy 1 at 1 s: no fault within 5 s after it; then a third copy.
+        // Copy 1 at 1 s, before any fault; copy 2 at 31 s, after the FLUSHALL; then a third copy.
         { emailId: 'em_c', at: 1_000 },
-        { emailId: 'em_c', at: 12_000 },
+        { emailId: 'em_c', at: 31_000 },
         { emailId: 'em_c', at: 60_000 },
       ],
     });
-    // em_c's second copy (12 s) came 8 s before the crash, outside the window.
-    expect(summary.duplicate_causes).toEqual({ daemon_killed: 1, database_restarted: 1, unexplained: 2 });
     expect(summary.duplicates).toBe(4);
-    expect(summary.unexplained_duplicate_samples).toEqual([{ email_id: 'em_c', copies_at_s: [1, 12, 60] }]);
+    expect(summary.duplicates_by_fault).toEqual([
+      { kind: 'kill-daemon', at_s: 10, copies: 1 },
+      { kind: 'pg-restart', at_s: 20, copies: 1 },
+      { kind: 'redis-flushall', at_s: 30, copies: 1 },
+    ]);
+    expect(summary.duplicates_before_any_fault).toBe(1);
+    expect(summary.duplicates_by_kind).toEqual({ 'kill-daemon': 1, 'pg-restart': 1, 'redis-flushall': 1 });
+    expect(summary.duplicate_samples).toContainEqual({ email_id: 'em_c', copies_at_s: [1, 31, 60] });
     // em_a: daemon killed at 10 s, sent again at 50 s.
     expect(summary.takeover_after_daemon_death_s).toEqual({ median: 40, max: 40 });
     expect(summary.undelivered).toBe(0);
   });
 
-  it('puts a duplicate down to a PostgreSQL failover when the copy before it was sent before the failover ended', () => {
-    const faults = [{ kind: 'pg-failover' as const, at: 20_000, endedAt: 35_000 }];
+  it('judges no copy from a failover as a target', () => {
+    const faults = [{ kind: 'redis-failover' as const, at: 20_000, endedAt: 27_000 }];
     const receipts = (firstAt: number) => [
       { emailId: 'em_a', at: firstAt },
       { emailId: 'em_a', at: 70_000 },
     ];
-    expect(audit({ ...base, faults, receipts: receipts(16_000) }).duplicate_causes.database_restarted).toBe(1);
-    expect(audit({ ...base, faults, receipts: receipts(34_000) }).duplicate_causes.database_restarted).toBe(1);
-    expect(audit({ ...base, faults, receipts: receipts(40_000) }).duplicate_causes.unexplained).toBe(1);
+    const after = audit({ ...base, faults, receipts: receipts(22_000) });
+    expect(after.duplicates_by_kind).toEqual({ 'redis-failover': 1 });
+    expect(targetsMet(after, { drainSeconds: 120, duplicatesPerKill: 5 }).failover_duplicates).toBe(false);
+    expect(targetsMet(audit({ ...base, faults, receipts: receipts(15_000) }), { drainSeconds: 120, duplicatesPerKill: 5 }).failover_duplicates).toBe(true);
   });
 
-  it('counts a copy the sink read just after a kill was sent as sent before it', () => {
+  it('counts a copy the sink read just before a kill was sent as after it', () => {
     const receipts = (firstAt: number) => [
       { emailId: 'em_a', at: firstAt },
       { emailId: 'em_a', at: 70_000 },
     ];
-    expect(audit({ ...base, receipts: receipts(10_400) }).duplicate_causes.daemon_killed).toBe(1);
-    expect(audit({ ...base, receipts: receipts(11_500) }).duplicate_causes.unexplained).toBe(1);
+    expect(audit({ ...base, receipts: receipts(9_400) }).duplicates_by_kind['kill-daemon']).toBe(1);
+    expect(audit({ ...base, receipts: receipts(8_500) }).duplicates_before_any_fault).toBe(1);
   });
 
-  it('puts a duplicate down to a daemon that crashed by itself as to one that was killed', () => {
+  it('puts a duplicate down to a daemon that crashed by itself', () => {
     const receipts = [
-      { emailId: 'em_a', at: 36_000 },
+      { emailId: 'em_a', at: 38_500 },
       { emailId: 'em_a', at: 80_000 },
     ];
-    expect(audit({ ...base, receipts }).duplicate_causes.unexplained).toBe(1);
-    expect(audit({ ...base, receipts, daemonCrashes: [38_000] }).duplicate_causes.daemon_killed).toBe(1);
+    expect(audit({ ...base, receipts }).duplicates_by_kind['redis-flushall']).toBe(1);
+    const crashed = audit({ ...base, receipts, daemonCrashes: [38_000] });
+    expect(crashed.duplicates_by_kind).toMatchObject({ 'daemon-crash': 1, 'redis-flushall': 0 });
+    expect(crashed.duplicates_per_daemon_death).toBe(0.5);
   });
 
   it('counts 5xx answers other than 503, keeps a few samples, and finds emails no 2xx named', () => {
@@ -107,29 +114,29 @@ describe('the chaos audit', () => {
     const receipts = ['em_a', 'em_b', 'em_c'].map((emailId) => ({ emailId, at: 1_000 }));
     const drained = audit({ ...base, receipts });
     expect(drained.drain_seconds).toBe(45);
-    expect(targetsMet(drained, { drainSeconds: 120, duplicatesPerKill: 5 })).toEqual({ undelivered: true, server_errors: true, drain: true, duplicates_per_kill: true });
+    expect(targetsMet(drained, { drainSeconds: 120, duplicatesPerKill: 5 })).toEqual({ undelivered: true, server_errors: true, drain: true, duplicates_per_kill: true, failover_duplicates: true });
     expect(targetsMet(drained, { drainSeconds: 30, duplicatesPerKill: 5 }).drain).toBe(false);
 
     const stuck = audit({ ...base, receipts: receipts.slice(1), drainedAt: null, answers: { '500': 1 } });
     expect(stuck.drain_seconds).toBeNull();
-    expect(targetsMet(stuck, { drainSeconds: 120, duplicatesPerKill: 5 })).toEqual({ undelivered: false, server_errors: false, drain: false, duplicates_per_kill: true });
+    expect(targetsMet(stuck, { drainSeconds: 120, duplicatesPerKill: 5 })).toEqual({ undelivered: false, server_errors: false, drain: false, duplicates_per_kill: true, failover_duplicates: true });
   });
 
   it('counts the copies put down to daemon deaths per death, kills and crashes alike', () => {
     // Two deaths: the kill at 10 s and a crash at 50 s; three copies sent again after them.
     const receipts = [
-      { emailId: 'em_a', at: 9_000 },
+      { emailId: 'em_a', at: 11_000 },
       { emailId: 'em_a', at: 25_000 },
-      { emailId: 'em_b', at: 9_500 },
+      { emailId: 'em_b', at: 11_500 },
       { emailId: 'em_b', at: 26_000 },
-      { emailId: 'em_c', at: 49_000 },
+      { emailId: 'em_c', at: 50_500 },
       { emailId: 'em_c', at: 60_000 },
     ];
     const summary = audit({ ...base, receipts, daemonCrashes: [50_000] });
     expect(summary).toMatchObject({ daemon_deaths: 2, duplicates_per_daemon_death: 1.5 });
-    expect(summary.duplicates_by_daemon_death).toEqual([
-      { at_s: 10, copies: 2 },
-      { at_s: 50, copies: 1 },
+    expect(summary.duplicates_by_fault.filter((f) => f.copies > 0)).toEqual([
+      { kind: 'kill-daemon', at_s: 10, copies: 2 },
+      { kind: 'daemon-crash', at_s: 50, copies: 1 },
     ]);
     expect(targetsMet(summary, { drainSeconds: 120, duplicatesPerKill: 1 }).duplicates_per_kill).toBe(false);
     expect(audit({ ...base, faults: [] }).duplicates_per_daemon_death).toBeNull();

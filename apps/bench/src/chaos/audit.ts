@@ -39,19 +39,16 @@ export interface AuditInput {
   attempts: Record<string, number>;
   /** When every accepted message's deliveries were terminal and at the sinks, or null if the cap came first. */
   drainedAt: number | null;
-  /** A copy received this long before a daemon kill or a PostgreSQL restart is put down to it. */
-  attributionWindowMs: number;
   /** When the load started (epoch ms): sample times are given from it, as the fault timeline is. */
   originAt: number;
 }
 
-/** Why a message arrived more than once, as far as the timeline can tell. */
-export interface DuplicateCauses {
-  /** The copy before it arrived just before a daemon was killed or crashed: the attempt's outcome died with the daemon (the final-dot case). */
-  daemon_killed: number;
-  /** It arrived just before PostgreSQL restarted: the attempt could not be recorded. */
-  database_restarted: number;
-  unexplained: number;
+/** A fault of the run (a daemon that crashed by itself counts as `daemon-crash`) and the extra copies put down to it. */
+export interface FaultDuplicates {
+  kind: FaultKind | 'daemon-crash';
+  /** Seconds from the load's start. */
+  at_s: number;
+  copies: number;
 }
 
 export interface AuditSummary {
@@ -61,22 +58,29 @@ export interface AuditSummary {
   abandoned: number;
   /** Accepted messages received at least once. */
   delivered: number;
-  /** Extra copies at the sinks, beyond the first of each accepted message. */
+  /**
+   * Extra copies at the sinks, beyond the first of each accepted message. Each is put down to
+   * the fault that came last before the copy it repeats (the first, for a second copy), as
+   * measured at the sink: what went wrong came before the copy that should have been the only one.
+   */
   duplicates: number;
-  duplicate_causes: DuplicateCauses;
+  /** Every fault of the run, in time order, with the copies put down to it. */
+  duplicates_by_fault: FaultDuplicates[];
+  /** The same, summed by kind of fault. */
+  duplicates_by_kind: Record<string, number>;
+  /** Copies whose copy before came before any fault. */
+  duplicates_before_any_fault: number;
   /** Daemons that died (killed, or crashed by themselves). */
   daemon_deaths: number;
   /** Copies put down to a daemon's death, per death: what one kill costs; null when none died. */
   duplicates_per_daemon_death: number | null;
-  /** Each daemon death (seconds from the load's start) with the copies put down to it. */
-  duplicates_by_daemon_death: { at_s: number; copies: number }[];
   /**
    * For the copies put down to a daemon's death: seconds from that death to the next copy, i.e.
    * how soon another daemon took the delivery over (the contract allows 60 s). Null when none.
    */
   takeover_after_daemon_death_s: { median: number; max: number } | null;
-  /** A few messages with an unexplained extra copy: the seconds (from the load's start) at which each copy arrived. */
-  unexplained_duplicate_samples: { email_id: string; copies_at_s: number[] }[];
+  /** A few messages sent more than once: the seconds (from the load's start) at which each copy arrived. */
+  duplicate_samples: { email_id: string; copies_at_s: number[] }[];
   undelivered: number;
   /** Emails stored that no 2xx answer named (a retry that created a second message would show here). */
   stored_not_accepted: number;
@@ -104,24 +108,31 @@ export function audit(input: AuditInput): AuditSummary {
     }
     copies.set(receipt.emailId, [...(copies.get(receipt.emailId) ?? []), receipt.at]);
   }
-  const causes: DuplicateCauses = { daemon_killed: 0, database_restarted: 0, unexplained: 0 };
-  const unexplained: AuditSummary['unexplained_duplicate_samples'] = [];
+  const timeline = [
+    ...input.faults.map((f) => ({ kind: f.kind as FaultDuplicates['kind'], at: f.at })),
+    ...input.daemonCrashes.map((at) => ({ kind: 'daemon-crash' as const, at })),
+  ].sort((a, b) => a.at - b.at);
+  const byFault = new Map<(typeof timeline)[number], number>();
+  let beforeAnyFault = 0;
+  const samples: AuditSummary['duplicate_samples'] = [];
   const takeovers: number[] = [];
-  const byDeath = new Map<number, number>();
   for (const [emailId, times] of copies) {
     const sorted = [...times].sort((a, b) => a - b);
     for (const [i, previous] of sorted.slice(0, -1).entries()) {
-      const { cause, at } = duplicateCause(previous, input, input.attributionWindowMs);
-      causes[cause]++;
-      if (cause === 'daemon_killed') {
-        takeovers.push((sorted[i + 1]! - at!) / 1000);
-        byDeath.set(at!, (byDeath.get(at!) ?? 0) + 1);
-      }
-      if (cause === 'unexplained' && unexplained.length < SERVER_ERROR_SAMPLES && unexplained.at(-1)?.email_id !== emailId) {
-        unexplained.push({ email_id: emailId, copies_at_s: sorted.map((t) => Math.round((t - input.originAt) / 100) / 10) });
-      }
+      const fault = faultBefore(timeline, previous);
+      if (fault) byFault.set(fault, (byFault.get(fault) ?? 0) + 1);
+      else beforeAnyFault++;
+      if (fault && isDeath(fault.kind)) takeovers.push((sorted[i + 1]! - fault.at) / 1000);
+    }
+    if (sorted.length > 1 && samples.length < SERVER_ERROR_SAMPLES) {
+      samples.push({ email_id: emailId, copies_at_s: sorted.map((t) => Math.round((t - input.originAt) / 100) / 10) });
     }
   }
+  const duplicatesByFault = timeline.map((f) => ({ kind: f.kind, at_s: Math.round((f.at - input.originAt) / 100) / 10, copies: byFault.get(f) ?? 0 }));
+  const byKind: Record<string, number> = {};
+  for (const f of duplicatesByFault) byKind[f.kind] = (byKind[f.kind] ?? 0) + f.copies;
+  const duplicates = beforeAnyFault + duplicatesByFault.reduce((total, f) => total + f.copies, 0);
+  const deathCopies = duplicatesByFault.filter((f) => isDeath(f.kind)).reduce((total, f) => total + f.copies, 0);
   const lastFault = Math.max(...input.faults.map((f) => f.at));
   const deaths = input.faults.filter((f) => f.kind === 'kill-daemon').length + input.daemonCrashes.length;
   const serverErrors = Object.entries(input.answers)
@@ -133,14 +144,13 @@ export function audit(input: AuditInput): AuditSummary {
     refused: input.refused,
     abandoned: input.abandoned,
     delivered: copies.size,
-    duplicates: causes.daemon_killed + causes.database_restarted + causes.unexplained,
-    duplicate_causes: causes,
+    duplicates,
+    duplicates_by_fault: duplicatesByFault,
+    duplicates_by_kind: byKind,
+    duplicates_before_any_fault: beforeAnyFault,
     daemon_deaths: deaths,
-    duplicates_per_daemon_death: deaths === 0 ? null : causes.daemon_killed / deaths,
-    duplicates_by_daemon_death: [...input.faults.filter((f) => f.kind === 'kill-daemon').map((f) => f.at), ...input.daemonCrashes]
-      .sort((a, b) => a - b)
-      .map((at) => ({ at_s: Math.round((at - input.originAt) / 100) / 10, copies: byDeath.get(at) ?? 0 })),
-    unexplained_duplicate_samples: unexplained,
+    duplicates_per_daemon_death: deaths === 0 ? null : deathCopies / deaths,
+    duplicate_samples: samples,
     takeover_after_daemon_death_s: takeovers.length === 0 ? null : { median: median(takeovers), max: Math.max(...takeovers) },
     undelivered: accepted.size - copies.size,
     stored_not_accepted: input.storedEmailIds.filter((id) => !accepted.has(id)).length,
@@ -156,21 +166,17 @@ export function audit(input: AuditInput): AuditSummary {
 
 /**
  * The sink may read a copy a killed daemon had already written a moment after the kill was
- * sent (the run's own event loop is busy too): a copy this soon after a fault still counts.
+ * sent (the run's own event loop is busy too): a fault this soon after a copy still came before it.
  */
 const SINK_READ_SLACK_MS = 1_000;
 
-/** The fault a copy sent again is put down to, and when it happened. */
-function duplicateCause(copyAt: number, input: Pick<AuditInput, 'faults' | 'daemonCrashes'>, windowMs: number): { cause: keyof DuplicateCauses; at?: number } {
-  const soonAfter = (at: number) => at - copyAt >= -SINK_READ_SLACK_MS && at - copyAt <= windowMs;
-  const timesOf = (kind: FaultKind) => input.faults.filter((f) => f.kind === kind).map((f) => f.at);
-  const death = [...timesOf('kill-daemon'), ...input.daemonCrashes].find(soonAfter);
-  if (death !== undefined) return { cause: 'daemon_killed', at: death };
-  // A copy sent while the primary was away or waiting for its standby, and recorded too late.
-  const whileDatabaseAway = (f: FaultDone) => copyAt >= f.at - windowMs && copyAt <= (f.endedAt ?? f.at) + SINK_READ_SLACK_MS;
-  const crash = input.faults.find((f) => (f.kind === 'pg-restart' || f.kind === 'pg-failover') && whileDatabaseAway(f));
-  if (crash !== undefined) return { cause: 'database_restarted', at: crash.at };
-  return { cause: 'unexplained' };
+const isDeath = (kind: FaultDuplicates['kind']) => kind === 'kill-daemon' || kind === 'daemon-crash';
+
+/** The last fault before a copy (`timeline` in time order), if any. */
+function faultBefore<F extends { at: number }>(timeline: readonly F[], copyAt: number): F | undefined {
+  let last: F | undefined;
+  for (const f of timeline) if (f.at <= copyAt + SINK_READ_SLACK_MS) last = f;
+  return last;
 }
 
 export interface Targets {
@@ -178,9 +184,11 @@ export interface Targets {
   server_errors: boolean;
   drain: boolean;
   duplicates_per_kill: boolean;
+  /** No copy put down to a failover of PostgreSQL or of Redis. */
+  failover_duplicates: boolean;
 }
 
-/** What a run must show: nothing undelivered, no 5xx but 503, drained in time after the last fault, few copies per daemon death. */
+/** What a run must show: nothing undelivered, no 5xx but 503, drained in time after the last fault, few copies per daemon death, none from a failover. */
 export interface TargetBounds {
   drainSeconds: number;
   duplicatesPerKill: number;
@@ -192,5 +200,6 @@ export function targetsMet(summary: AuditSummary, bounds: TargetBounds): Targets
     server_errors: summary.server_errors_other_than_503 === 0,
     drain: summary.drain_seconds !== null && summary.drain_seconds <= bounds.drainSeconds,
     duplicates_per_kill: summary.duplicates_per_daemon_death === null || summary.duplicates_per_daemon_death <= bounds.duplicatesPerKill,
+    failover_duplicates: (summary.duplicates_by_kind['pg-failover'] ?? 0) + (summary.duplicates_by_kind['redis-failover'] ?? 0) === 0,
   };
 }

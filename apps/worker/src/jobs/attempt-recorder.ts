@@ -8,19 +8,9 @@ import {
   type RetryPolicy,
   type SimulatedOutcome,
 } from '@mailer/domain';
-import { isDatabaseUnavailable, releaseLease, type AttemptTransport, type DeliveryDecision, type Lease, type LeasedDelivery } from '@mailer/db';
+import { isDatabaseUnavailable, releaseLease, type AttemptTransport, type AttemptWrite, type DeliveryDecision, type Lease, type LeasedDelivery, type RecordedAttempt } from '@mailer/db';
 import type { Logger } from '@mailer/logger';
 import type { WorkerDependencies } from '../container';
-
-/**
- * A record that fails because the database is away (a crash, a restart, a stalled round trip) is
- * written again after these pauses: the message has gone out, and a record lost would have the
- * delivery attempted again once its lease ran out, a duplicate. The first pauses are short, so
- * that a record goes through as soon as a restarted database answers (a daemon that dies
- * meanwhile sends again what it had not recorded); about 6 s in all. Under the lease token, a
- * record that comes too late (the lease taken over) changes nothing.
- */
-const RECORD_RETRY_MS = [200, 400, 800, 1_600, 3_200];
 
 export interface AttemptFacts {
   startedAt: Date;
@@ -49,7 +39,7 @@ export class AttemptRecorder {
 
   /** Passes deferrals through the retry policy, then writes the attempt (counted in the daemon's record backlog until stored). */
   record(group: LeasedDelivery[], outcomeOf: (delivery: LeasedDelivery) => DeliveryOutcome, facts: AttemptFacts): Promise<void> {
-    return this.writeRetried(() => {
+    return this.deps.recordBacklog.track(() => {
       const endedAt = this.deps.now();
       const outcomes = group.map(outcomeOf);
       // One jitter draw per transaction: deliveries deferred together come back together.
@@ -78,7 +68,7 @@ export class AttemptRecorder {
       byOutcome.set(key, entry);
     }
     for (const { deliveries, simulated } of byOutcome.values()) {
-      await this.writeRetried(() => {
+      await this.deps.recordBacklog.track(() => {
         const endedAt = this.deps.now();
         const decisions = deliveries.map(
           (d, i): DeliveryDecision => ({
@@ -92,22 +82,6 @@ export class AttemptRecorder {
         return this.write(deliveries, simulated.map((s) => s.outcome), decisions, endedAt, { startedAt, transport: null });
       });
     }
-  }
-
-  /** Writes a record, again while the database is away (RECORD_RETRY_MS). */
-  private writeRetried(write: () => Promise<void>): Promise<void> {
-    return this.deps.recordBacklog.track(async () => {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await write();
-        } catch (error) {
-          const pause = RECORD_RETRY_MS[attempt - 1];
-          if (pause === undefined || !isDatabaseUnavailable(error)) throw error;
-          this.log.warn('attempt not recorded, database unavailable; trying again', { error: (error as Error).message, try: attempt });
-          await new Promise((resolve) => setTimeout(resolve, pause));
-        }
-      }
-    });
   }
 
   /** Gives deliveries back unattempted (shutdown, a lease not renewed in time, the account paused), due at `dueAt` (now unless given). */
@@ -126,10 +100,26 @@ export class AttemptRecorder {
     this.log.info('postponed for warm-up', { recipients: group.length, until: until.toISOString(), ...recipientDomainOf(group) });
   }
 
+  /**
+   * Writes a record; one the database does not take (away, or a round trip unanswered) goes to
+   * the journal, on disk before anything else, and is written from there once the database
+   * answers (docs/api-decisions.md, "Delivery"): the message went out, and a record lost would
+   * have it sent again once its lease ran out.
+   */
+  private async store(write: AttemptWrite): Promise<RecordedAttempt> {
+    try {
+      return await this.deps.attempts.submit(write);
+    } catch (error) {
+      if (!isDatabaseUnavailable(error)) throw error;
+      this.log.warn('attempt not recorded, database unavailable; kept in the journal', { error: (error as Error).message });
+      return this.deps.journal.keep(write);
+    }
+  }
+
   private async write(group: LeasedDelivery[], outcomes: DeliveryOutcome[], decisions: DeliveryDecision[], endedAt: Date, facts: AttemptFacts): Promise<void> {
     const outcome = deriveMessageStatus(outcomes.map((o) => o.outcome)) as AttemptOutcome;
     const cause = outcomes.find((o) => o.outcome === outcome)?.cause ?? null;
-    const recorded = await this.deps.attempts.submit({
+    const recorded = await this.store({
       lease: this.lease,
       attempt: { startedAt: facts.startedAt, endedAt, outcome, cause, transport: facts.transport },
       decisions,

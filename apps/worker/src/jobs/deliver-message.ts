@@ -247,9 +247,26 @@ class HeldGroup implements ScheduledGroup {
       await this.settled(message.decide(group, deferred('internal_error')));
       return 'neutral';
     }
+    // PostgreSQL decides what goes out (docs/api-decisions.md, "Delivery"): right before the
+    // transaction the lease is checked for this group; a delivery recorded, released or taken
+    // over meanwhile (a job replayed, a lease that lapsed) is not sent.
+    let held: string[];
+    try {
+      held = await deps.leaseChecks.submit({ token: message.lease.token, deliveryIds: group.map((d) => d.id) });
+    } catch (error) {
+      message.log.error('lease not checked', { error: (error as Error).message });
+      await this.release('lease not checked');
+      return 'neutral';
+    }
+    const sending = group.filter((d) => held.includes(d.id));
+    if (sending.length < group.length) message.log.warn('lease lost before the transaction', { recipients: group.length - sending.length });
+    if (sending.length === 0) {
+      await this.settled(Promise.resolve());
+      return 'neutral';
+    }
     const startedAt = deps.now();
     const endTransactionTimer = deps.metrics.transactionSeconds.startTimer();
-    const recipients = group.map((d) => d.recipient);
+    const recipients = sending.map((d) => d.recipient);
     // Aborted on shutdown or when the lease lapses; otherwise a transaction is bounded by its
     // own timeouts (DNS, connect, commands, the final dot).
     const signal = kept.signal;
@@ -260,7 +277,7 @@ class HeldGroup implements ScheduledGroup {
         senderEmail: context.sender.email,
         domain: context.domain.name,
         returnPathVerified: context.domain.returnPathVerified,
-        deliveryId: group[0]!.id,
+        deliveryId: sending[0]!.id,
         key: deps.returnPathKey,
         label: deps.config.returnPath.label,
       }),
@@ -287,9 +304,9 @@ class HeldGroup implements ScheduledGroup {
     // to the destination, and a record waits for its batch's round trips to PostgreSQL
     // (docs/api-decisions.md, "Scheduling"). The message's settlement follows the record.
     void this.settled(
-      message.recorder.record(group, outcomeOf, {
+      message.recorder.record(sending, outcomeOf, {
         startedAt,
-        transport: attemptTransport(report, group),
+        transport: attemptTransport(report, sending),
         tlsFailure: report.tlsFailure,
         ...(egress.kind === 'source' ? { sourceAddress: egress.source.address } : {}),
       }),

@@ -1,4 +1,5 @@
-import { Batcher, claimMessages, loadMessageContents, writeAttempts, type AttemptWrite, type Claim, type Database, type MessageContent, type RecordedAttempt } from '@mailer/db';
+import { leaseTiming } from '@mailer/domain';
+import { Batcher, claimMessages, stillLeased, loadMessageContents, writeAttempts, type AttemptWrite, type Claim, type Database, type HeldLease, type MessageContent, type RecordedAttempt } from '@mailer/db';
 
 /**
  * The database calls of concurrent delivery jobs, each kind batched (see Batcher). A record
@@ -15,6 +16,12 @@ export interface DeliveryBatches {
   contents: Batcher<string, MessageContent | undefined>;
   /** Attempt records. */
   attempts: Batcher<AttemptWrite, RecordedAttempt>;
+  /**
+   * The lease checked right before a transaction: the deliveries PostgreSQL still has
+   * `sending` under it, past the margin at which the lease keeper stops an attempt, the only
+   * ones the transaction may carry.
+   */
+  leaseChecks: Batcher<HeldLease, string[]>;
 }
 
 /**
@@ -22,15 +29,24 @@ export interface DeliveryBatches {
  * database crash) is failed and written again, under its lease token (a late first write
  * leaves the second nothing to apply), rather than holding every later record back.
  */
-const RECORD_STALL_MS = 5_000;
+export const RECORD_STALL_MS = 5_000;
 
 /**
  * A claim or content read left unanswered for a whole lease is stalled (see BatcherOptions): it fails, and the
  * next ones go out, rather than every later job waiting behind it.
  */
-export function createDeliveryBatches(db: Database, leaseMs: number, now: () => Date): DeliveryBatches {
+/**
+ * `writeJournal` writes the records the daemon's journal holds (see AttemptJournal); it rejects
+ * while the database does not take them.
+ */
+export function createDeliveryBatches(db: Database, leaseMs: number, now: () => Date, writeJournal: () => Promise<void>): DeliveryBatches {
+  const { stopBeforeExpiryMs } = leaseTiming(leaseMs);
   return {
-    claims: new Batcher((emailIds) => claimEach(db, emailIds, now(), leaseMs), { stallMs: leaseMs }),
+    // A claim follows the journal's records: none takes a delivery whose outcome this daemon holds unwritten.
+    claims: new Batcher(async (emailIds) => {
+      await writeJournal();
+      return claimEach(db, emailIds, now(), leaseMs);
+    }, { stallMs: leaseMs }),
     contents: new Batcher(
       async (emailIds) => {
         const contents = await loadMessageContents(db, emailIds);
@@ -39,6 +55,13 @@ export function createDeliveryBatches(db: Database, leaseMs: number, now: () => 
       { stallMs: leaseMs },
     ),
     attempts: new Batcher((writes) => writeAttempts(db, writes), { stallMs: RECORD_STALL_MS }),
+    leaseChecks: new Batcher(
+      async (leases) => {
+        const held = await stillLeased(db, leases, new Date(now().getTime() + stopBeforeExpiryMs));
+        return leases.map((l) => l.deliveryIds.filter((id) => held.has(id)));
+      },
+      { stallMs: RECORD_STALL_MS },
+    ),
   };
 }
 

@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { setMaxListeners } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { loadConfig, type Config } from '@mailer/config';
@@ -84,6 +87,7 @@ export async function startWorkerHarness(env: Record<string, string> = {}, optio
     RECONCILE_INTERVAL: '1s',
     // Composed on the test's own thread, from the sources under test: composition threads run the compiled build.
     COMPOSITION_THREADS: '0',
+    DELIVERY_JOURNAL_FILE: path.join(mkdtempSync(path.join(tmpdir(), 'mailer-journal-')), 'delivery-journal.jsonl'),
     ...env,
   };
   const config = loadConfig(fullEnv);

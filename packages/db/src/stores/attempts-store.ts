@@ -1,6 +1,6 @@
 import { deriveMessageStatus, isTerminal, type AttemptOutcome, type DeliveryCause } from '@mailer/domain';
 import type { Database } from '../database';
-import { heldBy, lockedMessagesFrom, lockMessages } from '../deliveries/locked-messages';
+import { heldBy, lockedMessagesFrom, lockMessages, type DeliveryRow } from '../deliveries/locked-messages';
 import { writeTransitions, type AttemptRecord, type MessageAfter, type Observation, type Transition } from '../deliveries/transition-writer';
 import { inTransaction } from '../transaction';
 import type { Lease } from './delivery-store';
@@ -21,6 +21,12 @@ export interface AttemptWrite {
   lease: Lease;
   attempt: AttemptRecord;
   decisions: DeliveryDecision[];
+  /**
+   * Written from the daemon's journal (docs/api-decisions.md, "Delivery", a record the database
+   * did not take): the reply came, so it applies to a delivery still `sending` under any lease,
+   * its own or a later one's, and whoever holds it now finds it recorded before sending it again.
+   */
+  journaled?: boolean;
 }
 
 export interface RecordedAttempt {
@@ -35,14 +41,15 @@ export interface RecordedAttempt {
  * deliveries are locked (lock-order), and each decision whose delivery is still `sending`
  * under its attempt's lease goes through the transition writer (`attempted`); a decision
  * whose delivery was taken over by another worker meanwhile (its lease expired) changes
- * nothing; a decision that says a complaint followed adds it as an observation. Answers in the order given.
+ * nothing (unless journaled); a decision that says a complaint followed adds it as an observation. Answers in the order given.
  */
 export async function writeAttempts(db: Database, writes: readonly AttemptWrite[]): Promise<RecordedAttempt[]> {
   return inTransaction(db, async (tx) => {
     const { locked } = await tx.send({ locked: lockMessages(tx, writes.map((w) => w.lease.emailId)) });
     const messages = lockedMessagesFrom(locked);
     const applied = writes.map((w) => {
-      const held = new Set(messages.get(w.lease.emailId)?.deliveries.filter((d) => heldBy(d, w.lease.token)).map((d) => d.id));
+      const applies = (d: DeliveryRow) => (w.journaled ? d.status === 'sending' : heldBy(d, w.lease.token));
+      const held = new Set(messages.get(w.lease.emailId)?.deliveries.filter(applies).map((d) => d.id));
       return w.decisions.filter((d) => held.has(d.deliveryId));
     });
     const transitions = writes.flatMap((w, i) =>

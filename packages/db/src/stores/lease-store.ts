@@ -181,3 +181,21 @@ export async function renewLeases(db: Database, leases: readonly HeldLease[], ex
     return locked.length;
   });
 }
+
+/**
+ * The deliveries PostgreSQL still has `sending` under the leases given, each lease running
+ * past `validUntil`: the only ones a daemon may send (docs/api-decisions.md, "Delivery", the
+ * lease checked before each transaction). No other daemon takes a delivery over before its
+ * lease runs out, so a read is enough; a delivery recorded, released, taken over or about to
+ * lapse is left out.
+ */
+export async function stillLeased(db: Database, leases: readonly HeldLease[], validUntil: Date): Promise<Set<string>> {
+  const ids = leases.flatMap((l) => l.deliveryIds);
+  const tokens = leases.flatMap((l) => l.deliveryIds.map(() => l.token));
+  if (ids.length === 0) return new Set();
+  const rows = await db`
+    select d.id from deliveries d
+      join unnest(${ids}::text[], ${tokens}::text[]) as x(id, token) on d.id = x.id and d.lease_token = x.token
+     where d.status = 'sending' and d.lease_expires_at > ${validUntil}`;
+  return new Set(rows.map((r) => r.id as string));
+}
