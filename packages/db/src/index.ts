@@ -46,3 +46,4 @@ export { tlsSessionsOfDay, claimTlsReport, settleTlsReport, TLS_REPORT_CLAIM_STA
 export * from './stores/queue-actions-store';
 export * from './stores/queue-listing-store';
 export * from './stores/webhook-operator-store';
+export type { PagePosition } from './stores/keyset';

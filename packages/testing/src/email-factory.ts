@@ -67,6 +67,7 @@ export async function insertQueuedEmail(db: Database, input: QueuedEmailInput): 
     html: input.html ?? null,
     messageIdHeader: `<${randomBytes(12).toString('hex')}@${input.from.split('@')[1]}>`,
     replyTo: input.replyTo ?? [],
+    displayNames: {},
     headers: input.headers ?? [],
     tags: input.tags ?? {},
     scheduledAt: input.scheduledAt ?? null,

@@ -3,6 +3,7 @@ import { AppError } from '@mailer/domain';
 import type { ApiDependencies } from '../container';
 import { accessLog, routePattern } from './access-log';
 import { authenticate, authenticateOperator, authorize } from './auth';
+import { bearerCredential, useDialect } from './dialect';
 import { errorHandler } from './error-handler';
 import { readBody } from './read-body';
 import { requestContext } from './request-context';
@@ -34,11 +35,13 @@ function bodyReader(deps: ApiDependencies) {
 }
 
 function runRoute(route: RouteDefinition, deps: ApiDependencies, readRouteBody: ReturnType<typeof bodyReader>) {
+  const credential = route.dialect?.credential ?? bearerCredential;
   return async (req: Request, res: Response, next: NextFunction) => {
+    if (route.dialect) useDialect(res, route.dialect);
     if (route.auth.kind === 'operator') {
       authenticateOperator(req.get('authorization'), deps.config.operatorToken);
     } else if (route.auth.kind !== 'none') {
-      req.auth = await authenticate(deps.keys, req.get('authorization'));
+      req.auth = await authenticate(deps.keys, credential(req));
       authorize(req.auth, route.auth);
     }
     // A route that takes no body never reads one: whatever was sent is left unread, and the answer closes the connection.

@@ -32,10 +32,9 @@ export type RouteAuth =
 const unauthorized = (message: string) =>
   new AppError('unauthorized', message, { headers: { 'WWW-Authenticate': 'Bearer realm="mailer"' } });
 
-export async function authenticate(keys: KeyLookup, header: string | undefined): Promise<AuthenticatedKey> {
-  const match = header ? /^Bearer ([^\s]+)$/i.exec(header.trim()) : null;
-  if (!match) throw unauthorized('An Authorization: Bearer <key> header is required.');
-  const presented = match[1]!;
+/** The key presented (undefined: none, as the route's dialect reads it; Authorization: Bearer on /v1). */
+export async function authenticate(keys: KeyLookup, presented: string | undefined): Promise<AuthenticatedKey> {
+  if (presented === undefined) throw unauthorized('An Authorization: Bearer <key> header is required.');
   if (!isWellFormedApiKey(presented)) throw unauthorized('The API key is not valid.');
   const row = await keys.submit(hashApiKey(presented));
   if (!row || !apiKeyMatches(presented, row.keyHash)) throw unauthorized('The API key is not valid.');

@@ -7,6 +7,7 @@ import { ERROR_STATUS } from './error-status';
 import { rateLimitHeaderValues } from './rate-limit-headers';
 import { boundDetails } from './error-details';
 import { sendJson } from './respond';
+import { dialectOf } from './dialect';
 
 /** Errors raised by body-parser and Express itself, by their `type`. */
 const FRAMEWORK_ERRORS: Record<string, { code: ErrorCode; message: string }> = {
@@ -46,8 +47,16 @@ export function sendError(res: Response, error: AppError): void {
   if (error.rateLimit) for (const [name, value] of Object.entries(rateLimitHeaderValues(error.rateLimit))) res.setHeader(name, value);
   if (error.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(error.retryAfterSeconds));
   res.locals[ERROR_CODE_LOCAL] = error.code;
+  const bounded = error.details?.length ? new AppError(error.code, error.message, { details: boundDetails(error.details) }) : error;
+  // An adapter's route answers in its API's terms (docs/api-decisions.md, "Resend and Postmark adapters").
+  const dialect = dialectOf(res);
+  if (dialect) {
+    const { status, body } = dialect.render(bounded, res.req);
+    sendJson(res, status, body);
+    return;
+  }
   sendJson(res, ERROR_STATUS[error.code], {
-    error: { code: error.code, message: error.message, ...(error.details?.length ? { details: boundDetails(error.details) } : {}) },
+    error: { code: error.code, message: error.message, ...(bounded.details?.length ? { details: bounded.details } : {}) },
   });
 }
 

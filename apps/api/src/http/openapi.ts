@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import type { ErrorCode } from '@mailer/domain';
+import type { Request } from 'express';
+import { AppError, type ErrorCode } from '@mailer/domain';
+import type { ApiDialect } from './dialect';
 import { ERROR_STATUS } from './error-status';
 import type { ResponseHeader, RouteDefinition } from './route';
 
@@ -45,6 +47,18 @@ const TAGS = [
   { name: 'suppressions', description: 'Addresses the account never sends to. Management key with `suppressions:*` scopes.' },
   { name: 'account', description: "The account's plan, usage and sending state. Any of its keys." },
   { name: 'operations', description: 'Health, metrics and this reference.' },
+  {
+    name: 'resend',
+    description:
+      "Resend's HTTP API over the same operations as /v1 (docs/api-decisions.md, \"Resend and Postmark adapters\"): point Resend's SDK at `<this API>/resend`. " +
+      'Errors as `{statusCode, name, message}`.',
+  },
+  {
+    name: 'postmark',
+    description:
+      "Postmark's server API over the same operations as /v1: point Postmark's client at `<this API>/postmark`. The key goes in " +
+      'X-Postmark-Server-Token; errors as `{ErrorCode, Message}`.',
+  },
 ];
 
 const COMPONENT_REF = '#/components/schemas/';
@@ -76,6 +90,7 @@ export function openApiPath(path: string): string {
 }
 
 function security(route: RouteDefinition) {
+  if (route.dialect && route.auth.kind !== 'none') return [{ [route.dialect.securityScheme]: route.auth.kind === 'management' ? [route.auth.scope] : [] }];
   switch (route.auth.kind) {
     case 'none':
       return [];
@@ -115,8 +130,9 @@ function headerRefs(names: Iterable<keyof typeof HEADERS>) {
 function errorResponses(route: RouteDefinition, components: Record<string, unknown>) {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of errorCodes(route)) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
-  const errorRef = jsonSchema(errorSchema, 'output', components);
   const responses: Record<string, unknown> = {};
+  if (route.dialect) return dialectErrorResponses(route, route.dialect, components);
+  const errorRef = jsonSchema(errorSchema, 'output', components);
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
     const headers = new Set(codes.flatMap((code) => [...(CODE_HEADERS[code] ?? []), ...(route.errorHeaders?.[code] ?? [])]));
     responses[status] = {
@@ -128,6 +144,23 @@ function errorResponses(route: RouteDefinition, components: Record<string, unkno
         },
       },
     };
+  }
+  return responses;
+}
+
+/** An adapter's errors: each status its dialect gives the route's codes, with that API's error body. */
+function dialectErrorResponses(route: RouteDefinition, dialect: ApiDialect, components: Record<string, unknown>) {
+  const byStatus = new Map<number, ErrorCode[]>();
+  const sample = { get: () => undefined } as unknown as Request;
+  for (const code of errorCodes(route)) {
+    const { status } = dialect.render(new AppError(code, ''), sample);
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const errorRef = jsonSchema(dialect.errorSchema, 'output', components);
+  const responses: Record<string, unknown> = {};
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const headers = new Set(codes.flatMap((code) => [...(CODE_HEADERS[code] ?? []), ...(route.errorHeaders?.[code] ?? [])]));
+    responses[status] = { description: codes.map((code) => `\`${code}\``).join(', '), headers: headerRefs(headers), content: { 'application/json': { schema: errorRef } } };
   }
   return responses;
 }
@@ -202,6 +235,13 @@ export function buildOpenApiDocument(routes: RouteDefinition[], description: str
         operatorToken: { type: 'http', scheme: 'bearer', description: 'OPERATOR_TOKEN as a Bearer token.' },
         operatorBasic: { type: 'http', scheme: 'basic', description: 'OPERATOR_TOKEN as the HTTP Basic password (any user name), for Prometheus and browsers.' },
         managementKey: { type: 'http', scheme: 'bearer', description: 'A management key, `mgmt_live_…`, with the scopes the route lists.' },
+        resendKey: { type: 'http', scheme: 'bearer', description: 'As Resend takes its key: a sending key on email routes, a management key on domain routes.' },
+        postmarkServerToken: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Postmark-Server-Token',
+          description: 'A sending key on email and message routes; a management key with suppressions:* on bounce and suppression routes.',
+        },
       },
       headers: HEADERS,
       schemas: Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b))),

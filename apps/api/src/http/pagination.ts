@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { AppError, type CursorCodec, type CursorPosition } from '@mailer/domain';
 
+/** An integer query parameter from min to max, validated as its text and documented as the integer it is. */
+export const integerParam = (min: number, max: number) => {
+  const rule = `must be an integer from ${min} to ${max}`;
+  return z.string().regex(/^\d+$/, rule).transform(Number).pipe(z.number().int().min(min, rule).max(max, rule));
+};
+
 /** `limit` (1..100, default 50) and `cursor`, shared by every list route (docs/api-decisions.md, "Conventions"). */
 export const pageQuerySchema = z.strictObject({
   limit: z

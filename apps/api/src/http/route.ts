@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { AppError, validationError, type ErrorCode } from '@mailer/domain';
 import type { ApiDependencies } from '../container';
 import type { AuthenticatedKey, RouteAuth } from './auth';
+import type { ApiDialect } from './dialect';
 import { illFormedStrings } from './well-formed-json';
 import { zodDetails } from './zod-details';
 
@@ -53,6 +54,8 @@ export interface RouteDefinition<Q extends z.ZodType = z.ZodType, B extends z.Zo
    */
   errors?: ErrorCode[];
   errorHeaders?: Partial<Record<ErrorCode, ResponseHeader[]>>;
+  /** An adapter's route: the key and the errors as that API has them (absent: /v1's). */
+  dialect?: ApiDialect;
   handle(ctx: RouteContext<z.infer<Q>, z.infer<B>>): Promise<void>;
 }
 
@@ -125,7 +128,9 @@ export function readJsonBody(raw: Buffer | undefined, contentType: string | unde
 }
 
 // zod's own message for unknown members quotes every one of them (11 MB for a million); zodDetails lists them instead.
-const unknownMembersMessage = (issue: { code?: string }) => (issue.code === 'unrecognized_keys' ? 'unknown members' : undefined);
+// A member a schema requires without a message of its own (the adapters' mapped members) is "is required", as /v1 words it.
+const unknownMembersMessage = (issue: { code?: string; expected?: string }) =>
+  issue.code === 'unrecognized_keys' ? 'unknown members' : issue.code === 'invalid_type' && issue.expected === 'nonoptional' ? 'is required' : undefined;
 
 /** The parsed body against the route's schema (a missing body counts as `{}`): 422 listing the problems found. */
 export function validateBody<B extends z.ZodType>(schema: B | undefined, value: unknown): z.infer<B> {

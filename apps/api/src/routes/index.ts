@@ -34,6 +34,20 @@ import { deleteWebhookRoute } from './webhooks/delete-webhook';
 import { rotateWebhookSecretRoute } from './webhooks/rotate-webhook-secret';
 import { listWebhookDeliveriesRoute } from './webhooks/list-webhook-deliveries';
 import { getAccountRoute } from './account/get-account';
+import { resendSendEmailRoute } from './resend/send-email';
+import { resendSendEmailBatchRoute } from './resend/send-email-batch';
+import { resendListEmailsRoute } from './resend/list-emails';
+import { resendGetEmailRoute } from './resend/get-email';
+import { resendCancelEmailRoute } from './resend/cancel-email';
+import { resendCreateDomainRoute, resendDeleteDomainRoute, resendGetDomainRoute, resendListDomainsRoute, resendVerifyDomainRoute } from './resend/domain-routes';
+import { postmarkSendEmailRoute } from './postmark/send-email';
+import { postmarkSendEmailBatchRoute } from './postmark/send-email-batch';
+import { postmarkListOutboundMessagesRoute } from './postmark/list-outbound-messages';
+import { postmarkGetOutboundMessageDetailsRoute } from './postmark/get-outbound-message-details';
+import { postmarkListBouncesRoute } from './postmark/list-bounces';
+import { postmarkListSuppressionsRoute } from './postmark/list-suppressions';
+import { postmarkCreateSuppressionsRoute } from './postmark/create-suppressions';
+import { postmarkDeleteSuppressionsRoute } from './postmark/delete-suppressions';
 
 /** Every endpoint of the service; the app and /openapi.json are both built from this list. */
 export const apiRoutes: RouteDefinition[] = [
@@ -69,6 +83,24 @@ export const apiRoutes: RouteDefinition[] = [
   rotateWebhookSecretRoute,
   listWebhookDeliveriesRoute,
   getAccountRoute,
+  resendSendEmailRoute,
+  resendSendEmailBatchRoute,
+  resendListEmailsRoute,
+  resendGetEmailRoute,
+  resendCancelEmailRoute,
+  resendCreateDomainRoute,
+  resendListDomainsRoute,
+  resendGetDomainRoute,
+  resendDeleteDomainRoute,
+  resendVerifyDomainRoute,
+  postmarkSendEmailRoute,
+  postmarkSendEmailBatchRoute,
+  postmarkListOutboundMessagesRoute,
+  postmarkGetOutboundMessageDetailsRoute,
+  postmarkListBouncesRoute,
+  postmarkListSuppressionsRoute,
+  postmarkCreateSuppressionsRoute,
+  postmarkDeleteSuppressionsRoute,
   createGetOpenApi(() => apiRoutes),
   getDocs,
   getDocsScript,

@@ -1,3 +1,5 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import request from 'supertest';
 import { loadConfig, type Config } from '@mailer/config';
@@ -19,6 +21,8 @@ export interface TestApi {
   /** The clock the API reads; tests set it to move time. */
   clock: { now: Date | undefined };
   createAccount(name?: string): Promise<ProvisionedAccount>;
+  /** The API listening on loopback, for clients that speak HTTP themselves (the providers' SDKs); its base URL. */
+  listen(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -38,6 +42,7 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Te
     now: () => clock.now ?? new Date(),
   });
   const app = buildApi(deps);
+  let listening: Server | undefined;
   return {
     deps,
     config,
@@ -45,6 +50,18 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Te
     clock,
     logLines: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
     createAccount: (name = 'Test account') => createAccount(deps.db, name),
-    close: () => closeContainer(deps),
+    async listen() {
+      listening ??= await new Promise<Server>((resolve) => {
+        const server = createHttpServer(app, config.http).listen(0, '127.0.0.1', () => resolve(server));
+      });
+      return `http://127.0.0.1:${(listening.address() as AddressInfo).port}`;
+    },
+    async close() {
+      if (listening) {
+        listening.closeAllConnections();
+        await new Promise((resolve) => listening!.close(resolve));
+      }
+      await closeContainer(deps);
+    },
   };
 }

@@ -1,4 +1,5 @@
 import type { AttachmentContent, DeliveryContext, MessageContent } from '@mailer/db';
+import { formatMailbox } from '@mailer/domain';
 import { buildMime, type OutgoingMessage } from '@mailer/message';
 import type { DkimSigner, SigningDomain } from './dkim-signer';
 
@@ -14,12 +15,14 @@ export interface CompositionRequest {
  * it, and it is signed with `d=` the sending domain.
  */
 export function compositionRequest(context: DeliveryContext, content: MessageContent, attachments: AttachmentContent[]): CompositionRequest {
+  // To, Cc and Reply-To carry the display names the request gave (docs/api-decisions.md, "Emails").
+  const named = (addresses: string[]) => addresses.map((address) => formatMailbox(address, content.displayNames[address] ?? null));
   return {
     message: {
       from: { address: context.email.fromEmail, name: context.email.fromName },
-      to: content.to,
-      cc: content.cc,
-      replyTo: content.replyTo,
+      to: named(content.to),
+      cc: named(content.cc),
+      replyTo: named(content.replyTo),
       headers: content.headers,
       subject: content.subject,
       text: content.text,

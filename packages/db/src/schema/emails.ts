@@ -33,6 +33,8 @@ export const emails = pgTable(
     messageIdHeader: text('message_id_header').notNull(),
     /** Normalized Reply-To addresses; empty: no header. */
     replyTo: jsonb('reply_to').$type<string[]>().notNull().default([]),
+    /** The display names the request gave to, cc and reply_to addresses, by address as stored there; the headers carry them. */
+    displayNames: jsonb('display_names').$type<Record<string, string>>().notNull().default({}),
     /** Extra header fields as they are written, in request order (checkExtraHeaders). */
     headers: jsonb('headers').$type<{ name: string; value: string }[]>().notNull().default([]),
     tags: jsonb('tags').$type<Record<string, string>>().notNull().default({}),

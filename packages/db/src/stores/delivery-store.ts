@@ -35,6 +35,8 @@ export interface MessageContent {
   html: string | null;
   messageId: string;
   replyTo: string[];
+  /** Display names of to, cc and reply_to addresses, by address. */
+  displayNames: Record<string, string>;
   /** Extra header fields, as intake checked them. */
   headers: { name: string; value: string }[];
   hasAttachments: boolean;
@@ -60,7 +62,7 @@ export interface AttachmentContent {
  */
 export async function loadMessageContents(db: Database, emailIds: readonly string[]): Promise<Map<string, MessageContent>> {
   const rows = await db`
-    select e.id, e."to", e.cc, e.subject, e.text_body, e.html_body, e.message_id_header, e.reply_to, e.headers,
+    select e.id, e."to", e.cc, e.subject, e.text_body, e.html_body, e.message_id_header, e.reply_to, e.display_names, e.headers,
            exists (select 1 from attachments a where a.email_id = e.id) as has_attachments, d.dkim_selector, d.dkim_private_key_sealed,
            d.dkim_ed25519_selector, d.dkim_ed25519_private_key_sealed, d.dkim_ed25519_status
       from emails e
@@ -77,6 +79,7 @@ export async function loadMessageContents(db: Database, emailIds: readonly strin
         html: r.html_body,
         messageId: r.message_id_header,
         replyTo: r.reply_to,
+        displayNames: r.display_names,
         headers: r.headers,
         hasAttachments: r.has_attachments,
         signingKeys: [

@@ -91,6 +91,12 @@ export function listEmails(
   return searchEmails(db, { ...filters, accountId: owner.accountId, test: owner.test }, position, limit);
 }
 
+/** How many of the owner's messages (of its mode) are retained: Postmark's TotalCount (docs/api-decisions.md, "Resend and Postmark adapters"). */
+export async function countEmails(db: Queryable, owner: EmailOwner): Promise<number> {
+  const [row] = await db`select count(*)::int as n from emails where account_id = ${owner.accountId} and test = ${owner.test}`;
+  return row!.n as number;
+}
+
 /**
  * One page of the messages that match the filters, newest first, with their accounts. A tag
  * filter also states `tags <> '{}'` (implied by it) so that the planner may use the partial

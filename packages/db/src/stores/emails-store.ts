@@ -59,6 +59,8 @@ export interface AcceptedEmail {
   html: string | null;
   messageIdHeader: string;
   replyTo: string[];
+  /** Display names of to, cc and reply_to addresses, by address (docs/api-decisions.md, "Emails"). */
+  displayNames: Record<string, string>;
   headers: { name: string; value: string }[];
   tags: Record<string, string>;
   scheduledAt: Date | null;

@@ -4,6 +4,11 @@ import type { Queryable } from '../database';
 export interface PagePosition {
   createdAt: Date;
   id: string;
+  /**
+   * The page before the position instead (Resend's `before`): rows newer than it, read oldest
+   * first, nearest the position first; the caller reverses them to newest first.
+   */
+  newer?: boolean;
 }
 
 /**
@@ -15,8 +20,12 @@ export interface PagePosition {
 export function newestFirst(db: Queryable, position: PagePosition | undefined, limit: number) {
   return {
     /** An `and …` condition for the WHERE clause: rows older than the position, or nothing on the first page. */
-    after: position ? db`and (created_at, id) < (${position.createdAt}, ${position.id})` : db``,
+    after: !position
+      ? db``
+      : position.newer
+        ? db`and (created_at, id) > (${position.createdAt}, ${position.id})`
+        : db`and (created_at, id) < (${position.createdAt}, ${position.id})`,
     /** The ORDER BY and LIMIT ending the statement. */
-    page: db`order by created_at desc, id desc limit ${limit}`,
+    page: position?.newer ? db`order by created_at, id limit ${limit}` : db`order by created_at desc, id desc limit ${limit}`,
   };
 }

@@ -23,6 +23,8 @@ export interface EmailDraft {
   attachments: DraftAttachment[];
   /** Normalized addresses for the Reply-To header (none: no header). */
   replyTo: string[];
+  /** Display names the request gave to, cc and reply_to addresses, by normalized address (the first one given wins). */
+  displayNames: Record<string, string>;
   headers: ExtraHeader[];
   tags: Record<string, string>;
   /** As the request gave it; deliveries are due then (scheduledDue), or at once when null. */

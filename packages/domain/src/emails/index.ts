@@ -11,3 +11,4 @@ export * from './extra-headers';
 export * from './tags';
 export * from './schedule';
 export * from './test-mode-bound';
+export * from './address-list';

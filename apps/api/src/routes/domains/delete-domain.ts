@@ -1,7 +1,5 @@
-import { AppError } from '@mailer/domain';
-import { deleteDomain } from '@mailer/db';
 import { defineRoute } from '../../http/route';
-import { domainNotFound } from './domain-lookup';
+import { deleteOrRefuse } from './domain-lookup';
 
 export const deleteDomainRoute = defineRoute({
   method: 'delete',
@@ -16,11 +14,7 @@ export const deleteDomainRoute = defineRoute({
   errors: ['domain_not_found', 'domain_has_active_senders'],
   responses: { 204: { description: 'Deleted.' } },
   async handle({ res, deps, key, params }) {
-    const result = await deleteDomain(deps.db, key.accountId, params.id!, deps.now());
-    if (result === 'not_found') throw domainNotFound();
-    if (result === 'has_active_senders') {
-      throw new AppError('domain_has_active_senders', 'Delete the domain\'s active senders first.');
-    }
+    await deleteOrRefuse(deps.db, key.accountId, params.id!, deps.now());
     res.status(204).end();
   },
 });

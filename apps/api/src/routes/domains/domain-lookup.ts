@@ -1,5 +1,5 @@
 import { AppError } from '@mailer/domain';
-import { findDomain, findDomainView, type Queryable, type DomainRow, type DomainView } from '@mailer/db';
+import { deleteDomain, findDomain, findDomainView, type Database, type Queryable, type DomainRow, type DomainView } from '@mailer/db';
 
 export const domainNotFound = () => new AppError('domain_not_found', 'No domain with this id exists in this account.');
 
@@ -15,4 +15,11 @@ export async function requireDomainView(db: Queryable, accountId: string, id: st
   const domain = await findDomainView(db, accountId, id);
   if (!domain) throw domainNotFound();
   return domain;
+}
+
+/** Deletes the caller's domain, or refuses: 404 domain_not_found, 409 domain_has_active_senders (/v1 and the Resend adapter). */
+export async function deleteOrRefuse(db: Database, accountId: string, id: string, now: Date): Promise<void> {
+  const result = await deleteDomain(db, accountId, id, now);
+  if (result === 'not_found') throw domainNotFound();
+  if (result === 'has_active_senders') throw new AppError('domain_has_active_senders', "Delete the domain's active senders first.");
 }

@@ -6,16 +6,27 @@ import { RATE_LIMIT_HEADERS, rateLimitHeaderValues } from '../../http/rate-limit
 import type { ResponseHeader } from '../../http/route';
 import { sendJson } from '../../http/respond';
 
-/** The 202 of POST /v1/emails and /v1/emails/batch: pacing headers, the replay marker, and the acceptance metrics. */
-export function sendAccepted(res: Response, deps: ApiDependencies, result: AcceptEmailResult, drafts: EmailDraft[]): void {
+/** What every accepting answer carries, the adapters' too: pacing headers, the replay marker, and the acceptance metrics. */
+export function markAccepted(res: Response, deps: ApiDependencies, result: AcceptEmailResult, drafts: EmailDraft[]): void {
   res.set(rateLimitHeaderValues(result.rateLimit));
   if (result.replayed) res.set('Idempotent-Replayed', 'true');
   else {
     deps.metrics.emailsAccepted.inc(drafts.length);
     deps.metrics.recipientsAccepted.inc(drafts.reduce((sum, d) => sum + d.recipients.recipients.length, 0));
   }
+}
+
+/** The 202 of POST /v1/emails and /v1/emails/batch. */
+export function sendAccepted(res: Response, deps: ApiDependencies, result: AcceptEmailResult, drafts: EmailDraft[]): void {
+  markAccepted(res, deps, result, drafts);
   sendJson(res, 202, result.response);
 }
+
+/** The ids of the accepted messages, in request order, whether the answer is new or replayed. */
+export const acceptedIds = (result: AcceptEmailResult): string[] => {
+  const response = result.response as { id?: string; data?: { id: string }[] };
+  return response.data ? response.data.map((item) => item.id) : [response.id!];
+};
 
 /** What POST /v1/emails and /v1/emails/batch can refuse beyond their body, and the refusals that carry the pacing headers. */
 export const INTAKE_ERRORS: ErrorCode[] = [

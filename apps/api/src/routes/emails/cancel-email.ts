@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { cancelEmail, findEmailDetail } from '@mailer/db';
-import { AppError } from '@mailer/domain';
+import { findEmailDetail } from '@mailer/db';
 import { defineRoute } from '../../http/route';
 import { emailDetailSchema, toEmailDetail } from '@mailer/operations';
 import { sendJson } from '../../http/respond';
+import { cancelOrRefuse } from './email-lookup';
 
 export const cancelEmailRoute = defineRoute({
   method: 'post',
@@ -21,11 +21,7 @@ export const cancelEmailRoute = defineRoute({
   body: z.strictObject({}),
   responses: { 200: { description: 'Canceled: the message as it now is.', schema: emailDetailSchema } },
   async handle({ res, deps, key, params, body }) {
-    const outcome = await cancelEmail(deps.db, { accountId: key.accountId, test: key.test }, params.id!, deps.now(), body);
-    if (outcome === 'not_found') throw new AppError('email_not_found', 'No such email in this account.');
-    if (outcome === 'not_cancelable') {
-      throw new AppError('email_not_cancelable', 'A delivery of this message has started (or none is left waiting); it can no longer be canceled.');
-    }
+    await cancelOrRefuse(deps, { accountId: key.accountId, test: key.test }, params.id!, body);
     const detail = await findEmailDetail(deps.db, { accountId: key.accountId, test: key.test }, params.id!);
     sendJson(res, 200, toEmailDetail(detail!));
   },

@@ -1,8 +1,7 @@
-import { findEmailDetail } from '@mailer/db';
-import { AppError } from '@mailer/domain';
 import { defineRoute } from '../../http/route';
 import { emailDetailSchema, toEmailDetail } from '@mailer/operations';
 import { sendJson } from '../../http/respond';
+import { requireEmailDetail } from './email-lookup';
 
 export const getEmailRoute = defineRoute({
   method: 'get',
@@ -15,8 +14,6 @@ export const getEmailRoute = defineRoute({
   errors: ['email_not_found'],
   responses: { 200: { description: 'The message.', schema: emailDetailSchema } },
   async handle({ res, deps, key, params }) {
-    const detail = await findEmailDetail(deps.db, { accountId: key.accountId, test: key.test }, params.id!);
-    if (!detail) throw new AppError('email_not_found', 'No such email in this account.');
-    sendJson(res, 200, toEmailDetail(detail));
+    sendJson(res, 200, toEmailDetail(await requireEmailDetail(deps, { accountId: key.accountId, test: key.test }, params.id!)));
   },
 });

@@ -12,6 +12,11 @@ export function requireIdempotencyKey(header: string | undefined): string {
   return header;
 }
 
+/** The adapters' optional key (docs/api-decisions.md, "Resend and Postmark adapters"): none means not deduplicated; a present one keeps the rule. */
+export function optionalIdempotencyKey(header: string | undefined): string | null {
+  return header === undefined ? null : requireIdempotencyKey(header);
+}
+
 /** What accepting a message reads and writes. */
 export interface AcceptEmailDependencies {
   db: Database;
@@ -22,7 +27,8 @@ export interface AcceptEmailDependencies {
 export interface AcceptEmailInput {
   /** The account, and whether the request came with its test key (docs/api-decisions.md, "Test mode"). */
   owner: EmailOwner;
-  idempotencyKey: string;
+  /** Null: not deduplicated (the adapters, where the key is optional as the providers make it). */
+  idempotencyKey: string | null;
   /** The request body as parsed JSON: what "the same request" is judged on. */
   body: unknown;
   /** One message, or the messages of a batch in order. */

@@ -106,14 +106,17 @@ export async function runIntakeBatch(deps: IntakeDependencies, owner: EmailOwner
     return r.batch ? { data: items } : items[0]!;
   });
   // A request's record is known by its first message's id (otherRequestsRecords).
-  const claims = requests.map((r, i) => ({ key: r.idempotencyKey, requestHash: r.fingerprint, emailId: ids[i]![0]!, response: { ...responses[i]! } }));
+  // A request without a key claims nothing and is judged as a fresh claim.
+  const claims = requests.flatMap((r, i) =>
+    r.idempotencyKey === null ? [] : [{ key: r.idempotencyKey, requestHash: r.fingerprint, emailId: ids[i]![0]!, response: { ...responses[i]! } }],
+  );
   const drafts = requests.flatMap((r) => r.drafts);
   return inTransaction(deps.db, async (tx) => {
     const recipientKeys = [...new Set(drafts.flatMap((d) => d.recipients.recipients.map((recipient) => addressKey(recipient.address))))];
     const first = await tx.send({
       claimed: claimIdempotencyKeys(tx, owner, claims, now, IDEMPOTENCY_TTL_MS),
       identities: sendingIdentitiesStatement(tx.sql, accountId, [...new Set(drafts.map((d) => d.from.mailbox.key))]),
-      records: otherRequestsRecords(tx, owner, requests.map((r) => r.idempotencyKey), claims.map((c) => c.emailId)),
+      records: otherRequestsRecords(tx, owner, claims.map((c) => c.key), claims.map((c) => c.emailId)),
       suppressed: test ? [] : [suppressedAmong(tx, accountId, recipientKeys)],
     });
     const suppressed = first.suppressed[0] ? suppressedKeysFrom(first.suppressed[0]) : new Set<string>();
@@ -132,8 +135,8 @@ export async function runIntakeBatch(deps: IntakeDependencies, owner: EmailOwner
     const judged = requests.map((request, i): Judged => {
       const verdict = judgeRequest(
         request,
-        claimedKeys.has(request.idempotencyKey),
-        recordByKey.get(request.idempotencyKey),
+        request.idempotencyKey === null || claimedKeys.has(request.idempotencyKey),
+        request.idempotencyKey === null ? undefined : recordByKey.get(request.idempotencyKey),
         (d) => identityByKey.get(d.from.mailbox.key),
         test,
       );
@@ -189,7 +192,7 @@ function admitInOrder(judged: readonly Judged[], initial: UsageState, totalBefor
   judged.forEach((j, index) => {
     if (j.kind === 'settled') {
       decided.outcomes[index] = j.outcome;
-      if (j.releasesKey) decided.releasedKeys.push(j.request.idempotencyKey);
+      if (j.releasesKey && j.request.idempotencyKey !== null) decided.releasedKeys.push(j.request.idempotencyKey);
       return;
     }
     const attempted = j.messages.map((e) => e.recipients.filter((r) => !r.suppressed).length);
@@ -197,7 +200,7 @@ function admitInOrder(judged: readonly Judged[], initial: UsageState, totalBefor
     const admission = decideAdmission(state, recipients);
     if (!admission.admitted) {
       decided.outcomes[index] = undefined;
-      decided.releasedKeys.push(j.request.idempotencyKey);
+      if (j.request.idempotencyKey !== null) decided.releasedKeys.push(j.request.idempotencyKey);
       decided.refusals.push({ index, admission, totalWith: total + recipients, rateLimit: rateLimitHeaders(state, now) });
       return;
     }

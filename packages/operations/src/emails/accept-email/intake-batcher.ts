@@ -69,10 +69,10 @@ export class IntakeBatcher {
       const batch = takeBatch(lane.queue, lane.keysInFlight);
       if (batch.length === 0) break;
       lane.running++;
-      for (const pending of batch) lane.keysInFlight.add(pending.request.idempotencyKey);
+      for (const key of keysOf(batch)) lane.keysInFlight.add(key);
       void this.run(owner, batch, lane.queue).finally(() => {
         lane.running--;
-        for (const pending of batch) lane.keysInFlight.delete(pending.request.idempotencyKey);
+        for (const key of keysOf(batch)) lane.keysInFlight.delete(key);
         if (lane.running === 0 && lane.queue.length === 0) this.lanes.delete(name);
         else this.startBatches(name, owner, lane);
       });
@@ -127,6 +127,8 @@ export class IntakeBatcher {
   }
 }
 
+const keysOf = (batch: Pending[]): string[] => batch.flatMap((p) => (p.request.idempotencyKey === null ? [] : [p.request.idempotencyKey]));
+
 /** Takes the next batch off the queue in arrival order, leaving repeats of a key (in it or in flight) for later. */
 function takeBatch(queue: Pending[], keysInFlight: ReadonlySet<string>): Pending[] {
   const batch: Pending[] = [];
@@ -138,11 +140,12 @@ function takeBatch(queue: Pending[], keysInFlight: ReadonlySet<string>): Pending
     const size = pending.request.drafts.reduce((sum, d) => sum + d.recipients.recipients.length, 0);
     const fits = batch.length === 0 || (recipients + size <= MAX_RECIPIENTS && bytes + pending.bytes <= MAX_BYTES);
     if (!fits) break;
-    if (keys.has(pending.request.idempotencyKey)) {
+    const key = pending.request.idempotencyKey;
+    if (key !== null && keys.has(key)) {
       i++;
       continue;
     }
-    keys.add(pending.request.idempotencyKey);
+    if (key !== null) keys.add(key);
     recipients += size;
     bytes += pending.bytes;
     batch.push(pending);

@@ -7,7 +7,8 @@ import type { DueMessage } from '@mailer/queue';
  * (POST /v1/emails/batch), admitted or refused as a whole.
  */
 export interface IntakeRequest {
-  idempotencyKey: string;
+  /** Null: a request without a key (an adapter's, docs/api-decisions.md "Resend and Postmark adapters"), never deduplicated. */
+  idempotencyKey: string | null;
   /** requestFingerprint of the parsed body. */
   fingerprint: string;
   drafts: EmailDraft[];
@@ -155,6 +156,7 @@ export function toAcceptedEmail(
     html: draft.html,
     messageIdHeader: `<${id}@${identity.domainName}>`,
     replyTo: draft.replyTo,
+    displayNames: draft.displayNames,
     headers: draft.headers,
     tags: draft.tags,
     scheduledAt: draft.scheduledAt,

@@ -24,22 +24,34 @@ import {
   RFC_3339_RULE,
   tagProblems,
   type DraftAttachment,
+  type Mailbox,
   type EmailDraft,
 } from '@mailer/domain';
 import { timestampSchema } from '../../timestamp';
 
 const required = (what: string) => (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : `must be ${what}`);
 
-const MAILBOX = 'An RFC 5321 mailbox (`local@domain`); IDN domains are converted to A-labels.';
+const MAILBOX = 'An RFC 5321 mailbox (`local@domain`), or `Display Name <local@domain>` as `from` takes it; IDN domains are converted to A-labels.';
+
+/** An address, with the display name the request gave it (the headers carry it; rules work on the address). */
+type NamedMailbox = Mailbox & { displayName: string | null };
 
 const mailbox = z
   .string({ error: 'must be a string (an email address)' })
   .meta({ description: MAILBOX })
-  .transform((value, ctx) => {
-    const parsed = parseMailbox(value);
-    if (!parsed) ctx.addIssue({ code: 'custom', message: 'not a valid email address' });
-    return parsed ?? z.NEVER;
+  .transform((value, ctx): NamedMailbox => {
+    const parsed = parseFromField(value);
+    if (parsed.ok) return { ...parsed.value.mailbox, displayName: parsed.value.displayName };
+    for (const message of parsed.problems) ctx.addIssue({ code: 'custom', message });
+    return z.NEVER;
   });
+
+/** The display names of the named addresses, by address; the first name an address is given wins. */
+function displayNamesOf(...lists: NamedMailbox[][]): Record<string, string> {
+  const names: Record<string, string> = {};
+  for (const m of lists.flat()) if (m.displayName !== null) names[m.address] ??= m.displayName;
+  return names;
+}
 
 /** An array of addresses, or one address as a string (docs/api-decisions.md, "Send API additions"). */
 const addressList = (array: z.ZodArray<typeof mailbox>, bounds: { minItems?: number; maxItems?: number } = {}) =>
@@ -146,7 +158,7 @@ const attachments = z
   .check(z.superRefine(attachmentSetProblems, { when: ({ issues }) => issues.length === 0 }));
 
 const replyTo = addressList(addresses().max(MAX_REPLY_TO, `at most ${MAX_REPLY_TO} addresses`), { maxItems: MAX_REPLY_TO })
-  .transform((list) => list.filter((m, i) => list.findIndex((other) => other.key === m.key) === i).map((m) => m.address))
+  .transform((list) => list.filter((m, i) => list.findIndex((other) => other.key === m.key) === i))
   .meta({ description: 'Addresses for the Reply-To header: one as a string or an array; duplicates collapse.' });
 
 const headers = z
@@ -226,7 +238,8 @@ const emailBody = (to: ReturnType<typeof addressList>) =>
         html: body.content.html,
         recipients: collectRecipients(body),
         attachments: body.attachments,
-        replyTo: body.reply_to,
+        replyTo: body.reply_to.map((m) => m.address),
+        displayNames: displayNamesOf(body.to, body.cc, body.reply_to),
         headers: body.headers ?? [],
         tags: body.tags,
         scheduledAt: body.scheduled_at ?? null,

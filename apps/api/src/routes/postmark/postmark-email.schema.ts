@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import { splitAddressList } from '@mailer/domain';
+
+/**
+ * Postmark's email body (docs/api-decisions.md, "Resend and Postmark adapters"), mapped member by
+ * member onto the POST /v1/emails body, which then validates it as /v1 does. Only the shape the
+ * mapping needs is checked here; what cannot be honoured is refused by name.
+ */
+const passed = (type: 'string' | 'object', description: string) => z.unknown().meta({ type, description });
+const list = (description: string) =>
+  z
+    .string()
+    .meta({ description: `${description} Comma-separated, display names accepted.` })
+    .transform(splitAddressList);
+
+const attachment = z
+  .strictObject({
+    Name: passed('string', 'The file name.').optional(),
+    Content: passed('string', 'The bytes, base64.').optional(),
+    ContentType: passed('string', 'Defaults from the file name.').optional(),
+    ContentID: z.string().meta({ description: 'Makes it an inline part; a leading `cid:` is dropped.' }).optional(),
+    ContentLength: z.unknown().meta({ type: 'integer', description: 'Ignored: the size is that of Content.' }).optional(),
+  })
+  .transform((a) => ({ filename: a.Name, content_base64: a.Content, content_type: a.ContentType, content_id: a.ContentID?.replace(/^cid:/i, '') }));
+
+export const postmarkEmailSchema = z
+  .strictObject({
+    From: passed('string', '`addr@domain` or `Name <addr@domain>`: an active sender of the account.'),
+    To: list('Up to 50 recipients across To, Cc and Bcc.'),
+    Cc: list('As To.').optional(),
+    Bcc: list('As To; never shown back.').optional(),
+    Subject: passed('string', '1 to 998 characters.'),
+    HtmlBody: passed('string', 'The HTML part.').optional(),
+    TextBody: passed('string', 'The plain-text part.').optional(),
+    ReplyTo: list('Reply-To addresses.').optional(),
+    Headers: z.array(z.strictObject({ Name: z.string(), Value: z.string() })).optional(),
+    Tag: passed('string', 'Kept as the tag `tag`.').optional(),
+    Metadata: z.record(z.string(), z.unknown()).meta({ description: 'Kept as tags (at most 10 with Tag).' }).optional(),
+    Attachments: z.array(attachment).optional(),
+    MessageStream: z.string().meta({ description: '`outbound` (the transactional stream, the default) only.' }).optional(),
+    TrackOpens: z.boolean().meta({ description: 'Opens are not tracked: `true` is refused.' }).optional(),
+    TrackLinks: z.string().meta({ description: 'Links are not tracked: only `None`.' }).optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.MessageStream !== undefined && body.MessageStream !== 'outbound') ctx.addIssue({ code: 'custom', path: ['MessageStream'], message: 'only the outbound (transactional) stream exists' });
+    if (body.TrackOpens === true) ctx.addIssue({ code: 'custom', path: ['TrackOpens'], message: 'opens are not tracked' });
+    if (body.TrackLinks !== undefined && body.TrackLinks !== 'None') ctx.addIssue({ code: 'custom', path: ['TrackLinks'], message: 'links are not tracked; only None' });
+    if (body.Tag !== undefined && body.Metadata && 'tag' in body.Metadata) ctx.addIssue({ code: 'custom', path: ['Metadata', 'tag'], message: 'is where Tag is kept; use another name' });
+  })
+  .transform((b) => ({
+    from: b.From,
+    to: b.To,
+    ...(b.Cc ? { cc: b.Cc } : {}),
+    ...(b.Bcc ? { bcc: b.Bcc } : {}),
+    subject: b.Subject,
+    ...(b.HtmlBody === undefined && b.TextBody === undefined
+      ? {}
+      : { content: { ...(b.TextBody === undefined ? {} : { plain: b.TextBody }), ...(b.HtmlBody === undefined ? {} : { html: b.HtmlBody }) } }),
+    ...(b.ReplyTo ? { reply_to: b.ReplyTo } : {}),
+    ...(b.Headers ? { headers: Object.fromEntries(b.Headers.map((h) => [h.Name, h.Value])) } : {}),
+    ...(b.Tag === undefined && !b.Metadata ? {} : { tags: { ...b.Metadata, ...(b.Tag === undefined ? {} : { tag: b.Tag }) } }),
+    ...(b.Attachments ? { attachments: b.Attachments } : {}),
+  }))
+  .meta({ id: 'PostmarkSendEmailRequest' });
+
+export const postmarkSentSchema = z
+  .object({
+    To: z.string().meta({ description: 'To as the request gave it.' }),
+    SubmittedAt: z.string().meta({ format: 'date-time' }),
+    MessageID: z.string().meta({ description: 'em_…: the same message at GET /v1/emails/{id}.' }),
+    ErrorCode: z.literal(0),
+    Message: z.literal('OK'),
+  })
+  .meta({ id: 'PostmarkSentEmail' });
+
+export const postmarkBatchResultSchema = z
+  .object({
+    To: z.string().optional(),
+    SubmittedAt: z.string().meta({ format: 'date-time' }).optional(),
+    MessageID: z.string().optional(),
+    ErrorCode: z.number().int(),
+    Message: z.string(),
+  })
+  .meta({ id: 'PostmarkBatchResult' });

@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import type { DnsRecordInstruction } from '@mailer/domain';
+import type { DomainRepresentation } from '@mailer/operations';
+import { timestampSchema } from '@mailer/operations';
+
+const STATUSES = ['not_started', 'pending', 'verified', 'temporary_failure'] as const;
+
+const record = z.object({
+  record: z.string().meta({ description: 'What the record is for: Ownership, DKIM, DMARC, Return-Path.' }),
+  name: z.string(),
+  type: z.enum(['TXT', 'MX']),
+  ttl: z.literal('Auto'),
+  status: z.enum(STATUSES),
+  value: z.string(),
+  priority: z.number().int().optional(),
+});
+
+export const resendDomainSchema = z
+  .object({
+    object: z.literal('domain'),
+    id: z.string(),
+    name: z.string(),
+    status: z.enum(STATUSES).meta({ description: '`verified` when the /v1 domain is ready.' }),
+    region: z.null().meta({ description: 'The service has no regions.' }),
+    created_at: timestampSchema,
+    records: z.array(record).optional().meta({ description: 'On create and get: the records of GET /v1/domains/{id}/dns.' }),
+  })
+  .meta({ id: 'ResendDomain' });
+
+type Component = keyof Pick<DomainRepresentation, 'ownership' | 'dkim' | 'dkim_ed25519' | 'dmarc' | 'return_path'>;
+const RECORDS: Record<DnsRecordInstruction['purpose'], { record: string; component: Component }> = {
+  ownership: { record: 'Ownership', component: 'ownership' },
+  dkim: { record: 'DKIM', component: 'dkim' },
+  dkim_ed25519: { record: 'DKIM', component: 'dkim_ed25519' },
+  dmarc: { record: 'DMARC', component: 'dmarc' },
+  return_path_mx: { record: 'Return-Path', component: 'return_path' },
+  return_path_spf: { record: 'SPF', component: 'return_path' },
+};
+
+function status(domain: DomainRepresentation, component?: Component): (typeof STATUSES)[number] {
+  if (component ? domain[component].status === 'verified' : domain.status === 'ready') return 'verified';
+  if (!domain.last_check) return 'not_started';
+  return domain.last_check.status === 'temporary_failure' ? 'temporary_failure' : 'pending';
+}
+
+/** A /v1 domain as Resend shows one; with its records when they are given. */
+export function toResendDomain(domain: DomainRepresentation, records?: DnsRecordInstruction[]): z.infer<typeof resendDomainSchema> {
+  return {
+    object: 'domain',
+    id: domain.id,
+    name: domain.name,
+    status: status(domain),
+    region: null,
+    created_at: domain.created_at,
+    ...(records
+      ? {
+          records: records.map((r) => {
+            const mx = r.type === 'MX' ? /^(\d+) (.+)$/.exec(r.value) : null;
+            return {
+              record: RECORDS[r.purpose].record,
+              name: r.name,
+              type: r.type,
+              ttl: 'Auto' as const,
+              status: status(domain, RECORDS[r.purpose].component),
+              value: mx ? mx[2]! : r.value,
+              ...(mx ? { priority: Number(mx[1]) } : {}),
+            };
+          }),
+        }
+      : {}),
+  };
+}

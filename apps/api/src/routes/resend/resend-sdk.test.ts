@@ -1,0 +1,148 @@
+import { randomUUID } from 'node:crypto';
+import { Resend } from 'resend';
+import { GENEROUS_LIMITS, sendingAccount, type SendingAccount } from '../../testing/sending-account';
+import { startTestApi, type TestApi } from '../../testing/test-api';
+
+/** Resend's own SDK against the running API (docs/api-decisions.md, "Resend and Postmark adapters"). */
+let api: TestApi;
+let acme: SendingAccount;
+let resend: Resend;
+let baseUrl: string;
+
+beforeAll(async () => {
+  api = await startTestApi();
+  acme = await sendingAccount(api, { limits: GENEROUS_LIMITS });
+  baseUrl = `${await api.listen()}/resend`;
+  resend = new Resend(acme.sending_key, { baseUrl });
+});
+afterAll(() => api.close());
+
+const from = () => `Acme <${acme.sender.email}>`;
+
+describe('emails through the Resend SDK', () => {
+  it('sends with every field, and the message is the same resource at /v1', async () => {
+    const { data, error } = await resend.emails.send({
+      from: from(),
+      to: ['Ann Example <ann@example.test>', 'bob@example.test'],
+      cc: 'Cy <cy@example.test>',
+      bcc: ['hidden@example.test'],
+      replyTo: 'Support <support@acme.test>',
+      subject: 'Every field',
+      html: '<p>Hello <img src="cid:logo"></p>',
+      text: 'Hello',
+      headers: { 'X-Campaign': 'spring' },
+      attachments: [
+        { filename: 'a.txt', content: Buffer.from('attached') },
+        { filename: 'logo.png', content: Buffer.from('png').toString('base64'), contentType: 'image/png', contentId: 'logo' },
+      ],
+      tags: [{ name: 'kind', value: 'welcome' }],
+      scheduledAt: new Date(Date.now() + 3_600_000).toISOString(),
+    });
+    expect(error).toBeNull();
+    expect(data!.id).toMatch(/^em_/);
+
+    const v1 = await acme.get(`/v1/emails/${data!.id}`);
+    expect(v1.status).toBe(200);
+    expect(v1.body).toMatchObject({ to: ['ann@example.test', 'bob@example.test'], cc: ['cy@example.test'], bcc_count: 1, tags: { kind: 'welcome' }, reply_to: ['support@acme.test'] });
+    expect(v1.body.deliveries.map((d: { recipient: string }) => d.recipient)).toEqual(['ann@example.test', 'bob@example.test', 'cy@example.test']);
+    expect(v1.body.attachments).toEqual([
+      { filename: 'a.txt', content_type: 'text/plain', size: 8, inline: false },
+      { filename: 'logo.png', content_type: 'image/png', size: 3, inline: true },
+    ]);
+
+    const got = await resend.emails.get(data!.id);
+    expect(got.error).toBeNull();
+    expect(got.data).toMatchObject({ object: 'email', id: data!.id, last_event: 'scheduled', html: null, text: null, bcc: null, subject: 'Every field', tags: [{ name: 'kind', value: 'welcome' }] });
+
+    const canceled = await resend.emails.cancel(data!.id);
+    expect(canceled).toMatchObject({ data: { object: 'email', id: data!.id }, error: null });
+    expect((await resend.emails.get(data!.id)).data!.last_event).toBe('canceled');
+    expect((await resend.emails.cancel(data!.id)).error).toMatchObject({ statusCode: 409 });
+  });
+
+  it('sends a batch, all or none', async () => {
+    const { data, error } = await resend.batch.send([
+      { from: from(), to: 'ann@example.test', subject: 'One', text: 'one' },
+      { from: from(), to: 'bob@example.test', subject: 'Two', html: '<p>two</p>' },
+    ]);
+    expect(error).toBeNull();
+    expect(data!.data).toHaveLength(2);
+    for (const { id } of data!.data) expect((await acme.get(`/v1/emails/${id}`)).status).toBe(200);
+
+    const refused = await resend.batch.send([
+      { from: from(), to: 'ann@example.test', subject: 'One', text: 'one' },
+      { from: from(), to: 'not-an-address', subject: 'Two', text: 'two' },
+    ]);
+    expect(refused.error).toMatchObject({ name: 'validation_error', statusCode: 422 });
+    expect(refused.error!.message).toContain('[1].to[0]');
+    const permissive = await resend.batch.send([{ from: from(), to: 'ann@example.test', subject: 'One', text: 'one' }], { batchValidation: 'permissive' });
+    expect(permissive.error!.message).toContain('x-batch-validation');
+  });
+
+  it('deduplicates with an Idempotency-Key and not without one', async () => {
+    const message = { from: from(), to: 'ann@example.test', subject: 'Once', text: 'once' };
+    const key = randomUUID();
+    const first = await resend.emails.send(message, { idempotencyKey: key });
+    const again = await resend.emails.send(message, { idempotencyKey: key });
+    expect(again.data!.id).toBe(first.data!.id);
+    const conflict = await resend.emails.send({ ...message, subject: 'Other' }, { idempotencyKey: key });
+    expect(conflict.error).toMatchObject({ name: 'invalid_idempotent_request', statusCode: 409 });
+    const a = await resend.emails.send(message);
+    const b = await resend.emails.send(message);
+    expect(a.data!.id).not.toBe(b.data!.id);
+  });
+
+  it('lists newest first and pages with after and before', async () => {
+    const owner = await sendingAccount(api, { domain: 'pages.test', limits: GENEROUS_LIMITS });
+    const client = new Resend(owner.sending_key, { baseUrl });
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.unshift((await client.emails.send({ from: owner.sender.email, to: 'ann@example.test', subject: `n${i}`, text: 'x' })).data!.id);
+    const first = await client.emails.list({ limit: 2 });
+    expect(first.data).toMatchObject({ object: 'list', has_more: true });
+    expect(first.data!.data.map((e) => e.id)).toEqual(ids.slice(0, 2));
+    const second = await client.emails.list({ limit: 2, after: ids[1]! });
+    expect(second.data).toMatchObject({ has_more: false });
+    expect(second.data!.data.map((e) => e.id)).toEqual([ids[2]]);
+    const back = await client.emails.list({ limit: 2, before: ids[2]! });
+    expect(back.data!.data.map((e) => e.id)).toEqual(ids.slice(0, 2));
+    expect((await client.emails.list({ after: 'em_nope' })).error).toMatchObject({ name: 'invalid_parameter', statusCode: 422 });
+  });
+
+  it('answers every refusal in Resend\'s terms', async () => {
+    const send = (body: Record<string, unknown>) => resend.emails.send({ from: from(), to: 'ann@example.test', subject: 's', text: 't', ...body } as never);
+    const missing = await send({ from: undefined });
+    expect(missing.error).toMatchObject({ name: 'missing_required_field', statusCode: 422 });
+    expect((await send({ from: 'nobody' })).error).toMatchObject({ name: 'invalid_from_address', statusCode: 422 });
+    expect((await send({ from: 'other@acme.test' })).error).toMatchObject({ name: 'validation_error', statusCode: 403 });
+    const remote = await send({ attachments: [{ filename: 'a.pdf', path: 'https://example.org/a.pdf' }] });
+    expect(remote.error).toMatchObject({ name: 'validation_error' });
+    expect(remote.error!.message).toContain('attachments[0].path');
+    const text = await send({ text: 5 });
+    expect(text.error!.message).toContain('text:');
+    expect((await new Resend('svc_live_unknownunknownunknownunknown0', { baseUrl }).emails.send({ from: from(), to: 'a@example.test', subject: 's', text: 't' })).error).toMatchObject({ name: 'invalid_api_key', statusCode: 403 });
+    expect((await resend.emails.get('em_missing')).error).toMatchObject({ name: 'not_found', statusCode: 404 });
+    expect((await resend.domains.list()).error).toMatchObject({ name: 'restricted_api_key', statusCode: 401 });
+    const limited = await sendingAccount(api, { domain: 'limited.test', limits: { ...GENEROUS_LIMITS, perDay: 1 } });
+    const tight = new Resend(limited.sending_key, { baseUrl });
+    expect((await tight.emails.send({ from: limited.sender.email, to: 'a@example.test', subject: 's', text: 't' })).error).toBeNull();
+    expect((await tight.emails.send({ from: limited.sender.email, to: 'b@example.test', subject: 's', text: 't' })).error).toMatchObject({ name: 'daily_quota_exceeded', statusCode: 429 });
+  });
+});
+
+describe('domains through the Resend SDK', () => {
+  it('creates, lists, gets, verifies and deletes with a management key', async () => {
+    const admin = new Resend(acme.management_key, { baseUrl });
+    const created = await admin.domains.create({ name: 'resend-adapter.test' });
+    expect(created.error).toBeNull();
+    expect(created.data).toMatchObject({ name: 'resend-adapter.test', status: 'not_started' });
+    expect(created.data!.records.map((r) => r.record)).toEqual(expect.arrayContaining(['Ownership', 'DKIM', 'DMARC']));
+    const id = created.data!.id;
+    expect((await admin.domains.list()).data!.data.map((d) => d.id)).toContain(id);
+    expect((await admin.domains.get(id)).data).toMatchObject({ object: 'domain', id, name: 'resend-adapter.test' });
+    expect((await admin.domains.verify(id)).data).toEqual({ object: 'domain', id });
+    expect((await admin.domains.remove(id)).data).toEqual({ object: 'domain', id, deleted: true });
+    expect((await admin.domains.get(id)).error).toMatchObject({ name: 'not_found' });
+    const region = await admin.domains.create({ name: 'other.test', region: 'eu-west-1' });
+    expect(region.error!.message).toContain('region');
+  });
+});
