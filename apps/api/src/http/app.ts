@@ -100,15 +100,18 @@ export function createApp(deps: ApiDependencies, routes: RouteDefinition[], extr
 
   const methodsByPath = new Map<string, string[]>();
   for (const route of routes) methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method.toUpperCase()]);
-  const methodNotAllowed = (allow: string[]) => (_req: Request, res: Response) => {
+  const dialects = new Map(routes.flatMap((route) => (route.dialect ? [[route.path, route.dialect] as const] : [])));
+  const methodNotAllowed = (allow: string[], path: string) => (_req: Request, res: Response) => {
+    const dialect = dialects.get(path);
+    if (dialect) useDialect(res, dialect);
     res.setHeader('Allow', allow.join(', '));
     throw new AppError('method_not_allowed', `This route accepts ${allow.join(', ')}.`);
   };
   // Express answers HEAD with a GET route; the API answers only the methods its document lists (docs/api-decisions.md, "The document matches the service").
-  for (const [path, methods] of methodsByPath) app.head(path, methodNotAllowed(methods));
+  for (const [path, methods] of methodsByPath) app.head(path, methodNotAllowed(methods, path));
   const readRouteBody = bodyReader(deps);
   for (const route of routes) app[route.method](route.path, runRoute(route, deps, readRouteBody));
-  for (const [path, methods] of methodsByPath) app.all(path, methodNotAllowed(methods));
+  for (const [path, methods] of methodsByPath) app.all(path, methodNotAllowed(methods, path));
   app.use(() => {
     throw new AppError('not_found', 'No such route.');
   });

@@ -4,7 +4,7 @@ import { startTestDnsServer, type TestDnsServer } from '@mailer/testing';
 import { apiRoutes } from '../routes';
 import { startTestApi, type TestApi } from '../testing';
 import { apiDocument } from '../testing/openapi-traffic';
-import { sendingAccount, type SendingAccount } from '../testing/sending-account';
+import { GENEROUS_LIMITS, sendingAccount, type SendingAccount } from '../testing/sending-account';
 
 /**
  * Drives every operation through the test API, whose agent checks each request and answer
@@ -186,6 +186,49 @@ describe('every answer conforms to /openapi.json', () => {
     conforms(await api.http.get('/v1/account'), 'get', '/v1/account');
     const many = Array.from({ length: 3 }, (_, i) => `many${i}@example.test`);
     expect(conforms(await acme.send(acme.message({ to: many })), 'post', '/v1/emails').body.error.code).toBe('plan_limit_exceeded');
+  });
+
+  it('the Resend and Postmark adapters', async () => {
+    const shop = await sendingAccount(api, { domain: 'conformance-adapters.test', limits: GENEROUS_LIMITS });
+    const send = (req: ReturnType<TestApi['http']['get']>) => req.set('Authorization', shop.auth);
+    const admin = (req: ReturnType<TestApi['http']['get']>) => req.set('Authorization', `Bearer ${shop.management_key}`);
+    const message = { from: shop.sender.email, to: 'Ann <ann@example.test>', subject: 'Hi', text: 'Hello' };
+    const sent = conforms(await send(api.http.post('/resend/emails')).send(message), 'post', '/resend/emails');
+    conforms(await send(api.http.post('/resend/emails')).send({ ...message, from: 'nobody' }), 'post', '/resend/emails');
+    conforms(await api.http.post('/resend/emails').send(message), 'post', '/resend/emails');
+    conforms(await send(api.http.post('/resend/emails/batch')).send([message, message]), 'post', '/resend/emails/batch');
+    conforms(await send(api.http.get(`/resend/emails/${sent.body.id}`)), 'get', '/resend/emails/{id}');
+    conforms(await send(api.http.get('/resend/emails/em_missing')), 'get', '/resend/emails/{id}');
+    conforms(await send(api.http.get(`/resend/emails?limit=1&after=${sent.body.id}`)), 'get', '/resend/emails');
+    conforms(await send(api.http.get('/resend/emails?limit=0')), 'get', '/resend/emails');
+    const later = await send(api.http.post('/resend/emails')).send({ ...message, scheduled_at: new Date(Date.now() + 3_600_000).toISOString() });
+    conforms(await send(api.http.post(`/resend/emails/${later.body.id}/cancel`)), 'post', '/resend/emails/{id}/cancel');
+    conforms(await send(api.http.post(`/resend/emails/${later.body.id}/cancel`)), 'post', '/resend/emails/{id}/cancel');
+    const domain = conforms(await admin(api.http.post('/resend/domains')).send({ name: 'conformance-resend.test' }), 'post', '/resend/domains');
+    conforms(await send(api.http.post('/resend/domains')).send({ name: 'x.test' }), 'post', '/resend/domains');
+    conforms(await admin(api.http.get('/resend/domains')), 'get', '/resend/domains');
+    conforms(await admin(api.http.get(`/resend/domains/${domain.body.id}`)), 'get', '/resend/domains/{id}');
+    conforms(await admin(api.http.post(`/resend/domains/${domain.body.id}/verify`)), 'post', '/resend/domains/{id}/verify');
+    conforms(await admin(api.http.delete(`/resend/domains/${domain.body.id}`)), 'delete', '/resend/domains/{id}');
+    conforms(await admin(api.http.get(`/resend/domains/${domain.body.id}`)), 'get', '/resend/domains/{id}');
+
+    const token = (req: ReturnType<TestApi['http']['get']>, key = shop.sending_key) => req.set('X-Postmark-Server-Token', key);
+    const email = { From: shop.sender.email, To: 'Ann <ann@example.test>, bob@example.test', Subject: 'Hi', TextBody: 'Hello' };
+    const posted = conforms(await token(api.http.post('/postmark/email')).send(email), 'post', '/postmark/email');
+    conforms(await token(api.http.post('/postmark/email')).send({ ...email, TrackOpens: true }), 'post', '/postmark/email');
+    conforms(await api.http.post('/postmark/email').send(email), 'post', '/postmark/email');
+    conforms(await token(api.http.post('/postmark/email/batch')).send([email, { ...email, To: 'nope' }]), 'post', '/postmark/email/batch');
+    conforms(await token(api.http.get('/postmark/messages/outbound?count=2&offset=0')), 'get', '/postmark/messages/outbound');
+    conforms(await token(api.http.get('/postmark/messages/outbound')), 'get', '/postmark/messages/outbound');
+    conforms(await token(api.http.get(`/postmark/messages/outbound/${posted.body.MessageID}/details`)), 'get', '/postmark/messages/outbound/{id}/details');
+    conforms(await token(api.http.get('/postmark/messages/outbound/em_missing/details')), 'get', '/postmark/messages/outbound/{id}/details');
+    const key = shop.management_key;
+    const change = { Suppressions: [{ EmailAddress: 'gone@example.test' }] };
+    conforms(await token(api.http.post('/postmark/message-streams/outbound/suppressions'), key).send(change), 'post', '/postmark/message-streams/{stream}/suppressions');
+    conforms(await token(api.http.get('/postmark/message-streams/outbound/suppressions/dump'), key), 'get', '/postmark/message-streams/{stream}/suppressions/dump');
+    conforms(await token(api.http.get('/postmark/message-streams/outbound/suppressions/dump')), 'get', '/postmark/message-streams/{stream}/suppressions/dump');
+    conforms(await token(api.http.get('/postmark/bounces?count=10'), key), 'get', '/postmark/bounces');
+    conforms(await token(api.http.post('/postmark/message-streams/outbound/suppressions/delete'), key).send(change), 'post', '/postmark/message-streams/{stream}/suppressions/delete');
   });
 
   it('drove every operation to a success', () => {

@@ -128,11 +128,11 @@ function headerRefs(names: Iterable<keyof typeof HEADERS>) {
 }
 
 function errorResponses(route: RouteDefinition, components: Record<string, unknown>) {
+  if (route.dialect) return dialectErrorResponses(route, route.dialect, components);
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of errorCodes(route)) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
-  const responses: Record<string, unknown> = {};
-  if (route.dialect) return dialectErrorResponses(route, route.dialect, components);
   const errorRef = jsonSchema(errorSchema, 'output', components);
+  const responses: Record<string, unknown> = {};
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
     const headers = new Set(codes.flatMap((code) => [...(CODE_HEADERS[code] ?? []), ...(route.errorHeaders?.[code] ?? [])]));
     responses[status] = {
@@ -159,7 +159,8 @@ function dialectErrorResponses(route: RouteDefinition, dialect: ApiDialect, comp
   const errorRef = jsonSchema(dialect.errorSchema, 'output', components);
   const responses: Record<string, unknown> = {};
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
-    const headers = new Set(codes.flatMap((code) => [...(CODE_HEADERS[code] ?? []), ...(route.errorHeaders?.[code] ?? [])]));
+    // WWW-Authenticate is /v1's: an adapter's 401 also answers a key of the wrong type, without it.
+    const headers = new Set(codes.flatMap((code) => [...(CODE_HEADERS[code] ?? []), ...(route.errorHeaders?.[code] ?? [])]).filter((h) => h !== 'WWW-Authenticate'));
     responses[status] = { description: codes.map((code) => `\`${code}\``).join(', '), headers: headerRefs(headers), content: { 'application/json': { schema: errorRef } } };
   }
   return responses;

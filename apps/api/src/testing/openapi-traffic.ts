@@ -26,7 +26,7 @@ interface Operation {
 }
 interface Document {
   paths: Record<string, Record<string, Operation>>;
-  components: { headers: Record<string, HeaderObject>; schemas: object; securitySchemes: Record<string, { scheme: string }> };
+  components: { headers: Record<string, HeaderObject>; schemas: object; securitySchemes: Record<string, { type: string; scheme?: string; name?: string }> };
 }
 
 /** The routes of the operator dashboard (Bull Board) and of the operator console, browser UIs outside the API's document. */
@@ -84,8 +84,10 @@ function requestProblems(operation: Operation, exchange: Exchange, query: URLSea
   const found: string[] = [];
   if (operation.security.length > 0) {
     const scheme = /^(\w+)\s/.exec(exchange.headers.authorization ?? '')?.[1]?.toLowerCase();
-    const schemes = operation.security.flatMap((s) => Object.keys(s).map((name) => apiDocument.components.securitySchemes[name]!.scheme));
-    if (!scheme || !schemes.includes(scheme)) found.push(`no ${schemes.join(' or ')} credentials`);
+    const declared = operation.security.flatMap((s) => Object.keys(s).map((name) => apiDocument.components.securitySchemes[name]!));
+    // An API key in a header (Postmark's X-Postmark-Server-Token) is present or not; an HTTP scheme is named in Authorization.
+    const presented = declared.some((d) => (d.type === 'apiKey' ? exchange.headers[d.name!.toLowerCase()] !== undefined : d.scheme === scheme));
+    if (!presented) found.push(`no ${declared.map((d) => d.scheme ?? d.name).join(' or ')} credentials`);
   }
   const parameters = operation.parameters ?? [];
   for (const parameter of parameters) {

@@ -2,7 +2,9 @@ import fc from 'fast-check';
 import { checkExtraHeaders } from '@mailer/domain';
 import type { OutgoingAttachment } from '@mailer/message';
 import { dkimVerdict, testSigningDomain } from '../testing/verify-dkim';
-import { composeSignedMessage } from './compose-message';
+import type { DeliveryContext, MessageContent } from '@mailer/db';
+import { buildMime } from '@mailer/message';
+import { composeSignedMessage, compositionRequest } from './compose-message';
 import { createDkimSigner } from './dkim-signer';
 
 const key = testSigningDomain();
@@ -114,5 +116,31 @@ describe('composed and signed messages', () => {
       ),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('compositionRequest', () => {
+  it('writes the display names intake kept into To, Cc and Reply-To', () => {
+    const request = compositionRequest(
+      { email: { fromEmail: 'hello@acme.test', fromName: 'Acme', createdAt: new Date('2026-12-01T00:00:00Z') }, domain: { name: 'acme.test' } } as unknown as DeliveryContext,
+      {
+        to: ['ann@example.test', 'bob@example.test'],
+        cc: ['jo@example.test'],
+        replyTo: ['help@acme.test'],
+        displayNames: { 'ann@example.test': 'Ann Example', 'jo@example.test': 'Doe, Jo', 'help@acme.test': 'Help' },
+        headers: [],
+        subject: 'Hi',
+        text: 'Hi',
+        html: null,
+        messageId: '<m@acme.test>',
+        hasAttachments: false,
+        signingKeys: [],
+      } as unknown as MessageContent,
+      [],
+    );
+    const head = buildMime(request.message).toString('utf8').split('\r\n\r\n')[0]!;
+    expect(head).toContain('To: Ann Example <ann@example.test>, bob@example.test');
+    expect(head).toContain('Cc: "Doe, Jo" <jo@example.test>');
+    expect(head).toContain('Reply-To: Help <help@acme.test>');
   });
 });

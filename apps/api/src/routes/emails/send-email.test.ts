@@ -1,3 +1,4 @@
+import { addSuppression } from '@mailer/db';
 import { deliverMessageJobId } from '@mailer/queue';
 import { insertSender } from '@mailer/testing';
 import { startTestApi, type TestApi } from '../../testing';
@@ -135,6 +136,22 @@ describe('POST /v1/emails acceptance', () => {
     expect(await from('"Doe, Jane" <hello@acme.test>')).toBe('"Doe, Jane" <hello@acme.test>');
     const plain = await insertSender(api.deps.db, acme.accountId, acme.domain.id, 'plain@acme.test');
     expect(await from(plain.email)).toBe('plain@acme.test');
+  });
+
+  it('takes display names in to, cc and reply_to, keeps them for the headers, and applies its rules to the address', async () => {
+    await addSuppression(api.deps.db, acme.accountId, { email: 'gone@example.test', emailKey: 'gone@example.test', reason: 'manual', at: new Date() });
+    const res = await acme.send(
+      acme.message({ to: ['Ann Example <ann@example.test>', '"Gone, Long" <Gone@Example.test>'], cc: ['Cy <cy@example.test>'], reply_to: 'Help Desk <help@acme.test>' }),
+    );
+    expect(res.status).toBe(202);
+    const detail = (await acme.get(`/v1/emails/${res.body.id}`)).body;
+    expect(detail).toMatchObject({ to: ['ann@example.test', 'Gone@example.test'], cc: ['cy@example.test'], reply_to: ['help@acme.test'] });
+    expect(detail.deliveries.find((d: { recipient: string }) => d.recipient === 'Gone@example.test')).toMatchObject({ status: 'failed', cause: { code: 'recipient_suppressed' } });
+    const [row] = await api.deps.db`select display_names from emails where id = ${res.body.id}`;
+    expect(row!.display_names).toEqual({ 'ann@example.test': 'Ann Example', 'Gone@example.test': 'Gone, Long', 'cy@example.test': 'Cy', 'help@acme.test': 'Help Desk' });
+    const refused = await acme.send(acme.message({ to: ['Ann <ann@example.test'] }));
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.details[0].path).toBe('to[0]');
   });
 
   it('sets the sender’s last_used_at on acceptance', async () => {

@@ -18,10 +18,10 @@ const attachment = z
     Name: passed('string', 'The file name.').optional(),
     Content: passed('string', 'The bytes, base64.').optional(),
     ContentType: passed('string', 'Defaults from the file name.').optional(),
-    ContentID: z.string().meta({ description: 'Makes it an inline part; a leading `cid:` is dropped.' }).optional(),
+    ContentID: z.string().nullable().meta({ description: 'Makes it an inline part; a leading `cid:` is dropped; null: an attachment.' }).optional(),
     ContentLength: z.unknown().meta({ type: 'integer', description: 'Ignored: the size is that of Content.' }).optional(),
   })
-  .transform((a) => ({ filename: a.Name, content_base64: a.Content, content_type: a.ContentType, content_id: a.ContentID?.replace(/^cid:/i, '') }));
+  .transform((a) => ({ filename: a.Name, content_base64: a.Content, content_type: a.ContentType, content_id: a.ContentID?.replace(/^cid:/i, '') ?? undefined }));
 
 export const postmarkEmailSchema = z
   .strictObject({

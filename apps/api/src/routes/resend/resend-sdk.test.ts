@@ -146,3 +146,13 @@ describe('domains through the Resend SDK', () => {
     expect(region.error!.message).toContain('region');
   });
 });
+
+describe('what the adapter does not offer', () => {
+  it('answers a reschedule with Resend\'s method_not_allowed', async () => {
+    const { data } = await resend.emails.send({ from: from(), to: 'ann@example.test', subject: 'Later', text: 'x' });
+    expect((await resend.emails.update({ id: data!.id, scheduledAt: new Date(Date.now() + 60_000).toISOString() })).error).toMatchObject({
+      name: 'method_not_allowed',
+      statusCode: 405,
+    });
+  });
+});
