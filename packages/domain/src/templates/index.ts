@@ -1,0 +1,4 @@
+export * from './template-syntax';
+export * from './render-template';
+export * from './template-content';
+export * from './template-fields';
