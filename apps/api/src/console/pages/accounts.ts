@@ -25,6 +25,7 @@ const PLAN_FIELDS: { field: keyof PlanSettings; name: string; label: string }[] 
   { field: 'maxActive', name: 'max_active', label: 'Active deliveries at once' },
   { field: 'maxDomains', name: 'max_domains', label: 'Active domains' },
   { field: 'maxWebhookEndpoints', name: 'max_webhook_endpoints', label: 'Webhook endpoints' },
+  { field: 'maxTemplates', name: 'max_templates', label: 'Templates' },
 ];
 
 export const accountPath = (id: string) => `${CONSOLE_PATH}/accounts/${encodeURIComponent(id)}`;
