@@ -250,6 +250,7 @@ describe('plan set', () => {
       max_active: 0,
       max_domains: 100,
       max_webhook_endpoints: 10,
+      max_templates: 100,
       reputation: { min_volume: 200, review_bounce_rate: 0.05, review_complaint_rate: 0.001, pause_bounce_rate: 0.1, pause_complaint_rate: 0.005 },
     });
     const row = await accountRow(account.id);
@@ -261,8 +262,8 @@ describe('plan set', () => {
     expect(second).toMatchObject({ per_minute: 600, per_hour: 20000, per_day: 100000, per_30_days: 2147483647, max_active: 0 });
     const third = JSON.parse((await run('plan', 'set', '--account', account.id, '--max-domains', '3', '--json')).stdout);
     expect(third).toMatchObject({ per_minute: 600, per_hour: 20000, max_active: 0, max_domains: 3 });
-    const fourth = JSON.parse((await run('plan', 'set', '--account', account.id, '--max-webhook-endpoints', '25', '--json')).stdout);
-    expect(fourth).toMatchObject({ max_domains: 3, max_webhook_endpoints: 25 });
+    const fourth = JSON.parse((await run('plan', 'set', '--account', account.id, '--max-webhook-endpoints', '25', '--max-templates', '7', '--json')).stdout);
+    expect(fourth).toMatchObject({ max_domains: 3, max_webhook_endpoints: 25, max_templates: 7 });
     const fifth = JSON.parse(
       (await run('plan', 'set', '--account', account.id, '--min-volume', '50', '--review-bounce-rate', '0.02', '--pause-complaint-rate', '0.01', '--json')).stdout,
     );

@@ -6,6 +6,59 @@ const PASSED_HEADERS = new Set(['list-unsubscribe', 'list-unsubscribe-post', 'li
 /** `X-Mailer-Tag: name=value`, once per tag: read into `tags`, never sent on. */
 const TAG_HEADER = 'x-mailer-tag';
 const IDEMPOTENCY_HEADER = 'idempotency-key';
+/**
+ * `X-Mailer-Template: <alias>` and `X-Mailer-Template-Variables: <JSON object>` (docs/api-decisions.md,
+ * "Templates"): the message is rendered from the template, its own subject and body ignored; never sent on.
+ */
+const TEMPLATE_HEADER = 'x-mailer-template';
+const TEMPLATE_VARIABLES_HEADER = 'x-mailer-template-variables';
+
+const ENCODED_WORD = /=\?([^?\s]+)\?([BbQq])\?([^?\s]*)\?=/g;
+
+/**
+ * An unstructured header value with its RFC 2047 encoded words decoded (white space between two
+ * of them dropped, 6.2): nodemailer, for one, writes a value holding `"` as encoded words, and
+ * mailparser decodes only the fields it knows. A charset TextDecoder does not know stays as written.
+ */
+export function decodeEncodedWords(value: string): string {
+  return value.replace(/(=\?[^?\s]+\?[BbQq]\?[^?\s]*\?=)\s+(?==\?)/g, '$1').replace(ENCODED_WORD, (word, charset: string, encoding: string, text: string) => {
+    const bytes =
+      encoding.toUpperCase() === 'B'
+        ? Buffer.from(text, 'base64')
+        : Buffer.from(text.replace(/_/g, ' ').replace(/=([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1');
+    try {
+      return new TextDecoder(charset.split('*')[0]!, { fatal: true }).decode(bytes);
+    } catch {
+      return word;
+    }
+  });
+}
+
+/** The template reference the two headers make, or undefined without X-Mailer-Template. */
+function templateOf(mail: ParsedMail, problems: ErrorDetail[]): Record<string, unknown> | undefined {
+  const decoded = (key: string) => {
+    const line = mail.headerLines.find((h) => h.key === key)?.line;
+    return line === undefined ? undefined : decodeEncodedWords(headerValue(line));
+  };
+  const alias = decoded(TEMPLATE_HEADER);
+  const variablesText = decoded(TEMPLATE_VARIABLES_HEADER);
+  if (alias === undefined) {
+    if (variablesText !== undefined) problems.push({ path: 'template', message: 'X-Mailer-Template-Variables needs an X-Mailer-Template header naming the template' });
+    return undefined;
+  }
+  let variables: unknown = {};
+  if (variablesText !== undefined) {
+    try {
+      variables = JSON.parse(variablesText);
+    } catch {
+      variables = undefined;
+    }
+    if (typeof variables !== 'object' || variables === null || Array.isArray(variables)) {
+      problems.push({ path: 'template.variables', message: 'the X-Mailer-Template-Variables header must be a JSON object' });
+    }
+  }
+  return { alias, variables };
+}
 
 /** A submitted message read into the request POST /v1/emails takes, and what identifies it for idempotency. */
 export interface Submission {
@@ -52,7 +105,9 @@ export async function readSubmission(raw: Buffer, envelopeRecipients: readonly s
 
   const headers: Record<string, string> = {};
   const tags: Record<string, string> = {};
+  const template = templateOf(mail, problems);
   for (const { key, line } of mail.headerLines) {
+    if (key === TEMPLATE_HEADER || key === TEMPLATE_VARIABLES_HEADER) continue;
     if (key === TAG_HEADER) {
       const value = headerValue(line);
       const equals = value.indexOf('=');
@@ -81,8 +136,12 @@ export async function readSubmission(raw: Buffer, envelopeRecipients: readonly s
     to,
     cc,
     bcc,
-    subject: mail.subject,
-    content: { ...(mail.text !== undefined ? { plain: mail.text } : {}), ...(mail.html !== false ? { html: mail.html } : {}) },
+    ...(template
+      ? { template }
+      : {
+          subject: mail.subject,
+          content: { ...(mail.text !== undefined ? { plain: mail.text } : {}), ...(mail.html !== false ? { html: mail.html } : {}) },
+        }),
     attachments,
     reply_to: mailboxesOf(mail.replyTo).flatMap((m) => (m.address ? [m.address] : [])),
     headers,

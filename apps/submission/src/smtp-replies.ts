@@ -14,6 +14,7 @@ export const smtpReply = (code: number, enhanced: string, text: string): SmtpRep
  */
 const REPLIES: Partial<Record<ErrorCode, { code: number; enhanced: string }>> = {
   validation_error: { code: 550, enhanced: '5.6.0' },
+  template_variable_missing: { code: 550, enhanced: '5.6.0' },
   message_too_large: { code: 552, enhanced: '5.3.4' },
   sender_not_allowed: { code: 550, enhanced: '5.7.1' },
   // A paused account (docs/api-decisions.md, "Reputation"): permanent until an operator resumes it.

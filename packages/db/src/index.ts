@@ -34,6 +34,7 @@ export * from './stores/secrets-store';
 export { Batcher, type BatcherOptions } from './batcher';
 export * from './stores/suppressions-store';
 export * from './stores/webhooks-store';
+export * from './stores/templates-store';
 export * from './stores/webhook-outbox-store';
 export * from './stores/webhook-sending-store';
 export * from './stores/cancel-store';

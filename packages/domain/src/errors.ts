@@ -18,6 +18,8 @@ export type ErrorCode =
   | 'sender_not_found'
   | 'suppression_not_found'
   | 'webhook_not_found'
+  /** No template of that id or alias in the account (docs/api-decisions.md, "Templates"). */
+  | 'template_not_found'
   | 'method_not_allowed'
   | 'idempotency_conflict'
   | 'domain_already_exists'
@@ -28,6 +30,12 @@ export type ErrorCode =
   | 'domain_limit_exceeded'
   /** The account has as many webhook endpoints as its plan's `max_webhook_endpoints` allows. */
   | 'webhook_limit_exceeded'
+  /** The account has as many templates as its plan's `max_templates` allows. */
+  | 'template_limit_exceeded'
+  /** Another template of the account has that alias. */
+  | 'template_alias_conflict'
+  /** A name the template uses is missing from the variables given to render it; `details` names it. */
+  | 'template_variable_missing'
   /**
    * New mail from an account whose sending is paused (docs/api-decisions.md, "Reputation"):
    * 403 over HTTP, `550 5.7.1` over SMTP.

@@ -13,6 +13,8 @@ export const ID_PREFIX = {
   webhook: 'wh',
   webhookEvent: 'evt',
   webhookDelivery: 'whd',
+  template: 'tpl',
+  templateVersion: 'tplv',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -10,6 +10,7 @@ export { startDkimRotation, type DkimRotationStart } from './domains/rotate-dkim
 export { sendingSchema, sendingStatusChangedSchema, toSending, type SendingRepresentation } from './accounts/sending-representation';
 export { accountSendingState } from './accounts/account-sending-state';
 export { evaluateReputation, pauseSending, resumeSending, type DueMessages, type SendingStatusOutcome } from './accounts/change-sending-status';
+export { renderTemplateContent } from './templates/render-template-content';
 export { acceptEmail, optionalIdempotencyKey, requireIdempotencyKey, type AcceptEmailDependencies, type AcceptEmailInput, type AcceptEmailResult } from './emails/accept-email/accept-email';
 export { IntakeBatcher } from './emails/accept-email/intake-batcher';
 export { closeIntakeServices, openIntakeServices, type IntakeServices } from './emails/accept-email/intake-services';

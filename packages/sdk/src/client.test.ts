@@ -86,6 +86,18 @@ describe('MailerClient against the API', () => {
     await expect(management.webhooks.get(hook.id)).rejects.toMatchObject({ status: 404, code: 'webhook_not_found' });
   });
 
+  it('manages templates and previews one', async () => {
+    const template = await management.templates.create({ name: 'Welcome', alias: 'sdk-welcome', subject: 'Hi {{name}}', text: 'Hello {{name}}' });
+    expect(template).toMatchObject({ version: 1, variables: ['name'] });
+    expect((await management.templates.list()).data.map((t) => t.id)).toEqual([template.id]);
+    expect((await management.templates.update('sdk-welcome', { subject: 'Hello {{name}}' })).version).toBe(2);
+    expect((await management.templates.get(template.id)).subject).toBe('Hello {{name}}');
+    expect((await management.templates.versions(template.id)).data.map((v) => v.version)).toEqual([2, 1]);
+    expect(await management.templates.render('sdk-welcome', { variables: { name: 'Ann' } })).toEqual({ subject: 'Hello Ann', html: null, text: 'Hello Ann' });
+    expect(await management.templates.delete(template.id)).toBeUndefined();
+    await expect(management.templates.get(template.id)).rejects.toMatchObject({ status: 404, code: 'template_not_found' });
+  });
+
   it('sends with a generated Idempotency-Key, or the one given, and reads emails back', async () => {
     const domain = await insertReadyDomain(api.deps.db, api.config.encryptionKey, accountId, 'ready.test');
     await insertSender(api.deps.db, accountId, domain.id, 'hello@ready.test');

@@ -66,7 +66,7 @@ const REPEATABLE_METHODS = new Set(['GET', 'DELETE']);
 
 /**
  * A client of every operation of the API, by its operationId (`client.call('getEmail', { path: { id } })`);
- * `emails`, `domains`, `senders`, `suppressions`, `webhooks` and `account` name the common ones, and
+ * `emails`, `domains`, `senders`, `suppressions`, `webhooks`, `templates` and `account` name the common ones, and
  * `paginate` walks the pages of any list.
  */
 export class MailerClient {
@@ -161,5 +161,17 @@ export class MailerClient {
     rotateSecret: (id: string) => this.call('rotateWebhookSecret', { path: { id }, body: {} }),
     deliveries: (id: string, query?: Input<'listWebhookDeliveries'>['query']) => this.call('listWebhookDeliveries', { path: { id }, query }),
     allDeliveries: (id: string, query?: Input<'listWebhookDeliveries'>['query']) => this.paginate('listWebhookDeliveries', { path: { id }, query }),
+  };
+
+  /** Templates, by id (`tpl_…`) or alias. */
+  readonly templates = {
+    create: (body: Input<'createTemplate'>['body']) => this.call('createTemplate', { body }),
+    list: (query?: Input<'listTemplates'>['query']) => this.call('listTemplates', { query }),
+    listAll: (query?: Input<'listTemplates'>['query']) => this.paginate('listTemplates', { query }),
+    get: (id: string) => this.call('getTemplate', { path: { id } }),
+    update: (id: string, body: Input<'updateTemplate'>['body']) => this.call('updateTemplate', { path: { id }, body }),
+    delete: (id: string) => this.call('deleteTemplate', { path: { id } }),
+    versions: (id: string, query?: Input<'listTemplateVersions'>['query']) => this.call('listTemplateVersions', { path: { id }, query }),
+    render: (id: string, body: Input<'renderTemplate'>['body']) => this.call('renderTemplate', { path: { id }, body }),
   };
 }

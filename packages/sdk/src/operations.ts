@@ -129,6 +129,34 @@ export const OPERATIONS = {
     "method": "GET",
     "path": "/v1/webhooks/{id}/deliveries"
   },
+  "createTemplate": {
+    "method": "POST",
+    "path": "/v1/templates"
+  },
+  "listTemplates": {
+    "method": "GET",
+    "path": "/v1/templates"
+  },
+  "getTemplate": {
+    "method": "GET",
+    "path": "/v1/templates/{id}"
+  },
+  "updateTemplate": {
+    "method": "PATCH",
+    "path": "/v1/templates/{id}"
+  },
+  "deleteTemplate": {
+    "method": "DELETE",
+    "path": "/v1/templates/{id}"
+  },
+  "listTemplateVersions": {
+    "method": "GET",
+    "path": "/v1/templates/{id}/versions"
+  },
+  "renderTemplate": {
+    "method": "POST",
+    "path": "/v1/templates/{id}/render"
+  },
   "getAccount": {
     "method": "GET",
     "path": "/v1/account"

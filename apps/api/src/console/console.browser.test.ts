@@ -298,6 +298,37 @@ describe('the operator console in Chromium', () => {
     }
   });
 
+  // After the destinations test, whose counts its message would change.
+  it("lists the account's templates with a preview in sample variables, and shows the version a message used", async () => {
+    const auth = { Authorization: `Bearer ${managementKey}` };
+    const created = await api.http
+      .post('/v1/templates')
+      .set(auth)
+      .send({ name: 'Invoice ready', alias: 'invoice', subject: 'Invoice {{invoice.number}}', html: '<p>Hello {{name}}</p>{{#lines}}<p>{{item}}</p>{{/lines}}' });
+    expect(created.status).toBe(201);
+    await api.http.patch('/v1/templates/invoice').set(auth).send({ name: 'Invoice is ready' });
+    const sent = await api.http
+      .post('/v1/emails')
+      .set({ Authorization: `Bearer ${sendingKey}`, 'Idempotency-Key': randomUUID() })
+      .send({ from: 'billing@console.example.test', to: 'ann@example.test', template: { alias: 'invoice', variables: { invoice: { number: 'F-9' }, name: 'Ann', lines: [] } } });
+    expect(sent.status).toBe(202);
+
+    await page.goto(`${server.url}/console/accounts/${accountId}`);
+    await page.getByRole('link', { name: 'Templates' }).click();
+    const row = page.locator('tr', { hasText: created.body.id });
+    expect(await row.textContent()).toContain('invoice.number, name, lines, item');
+    const preview = page.getByRole('region', { name: 'Preview of Invoice is ready' });
+    expect(await preview.textContent()).toContain('Subject: Invoice ‹invoice.number›');
+    expect(await preview.locator('pre.preview-text').textContent()).toContain('Hello ‹name›');
+    await preview.getByText('HTML of Invoice is ready').click();
+    expect(await preview.locator('pre.preview-html').textContent()).toBe('<p>Hello ‹name›</p><p>‹item›</p>');
+    await expectLabelledControls();
+    await screenshot('templates');
+
+    await page.goto(`${server.url}/console/emails/${sent.body.id}`);
+    expect(await page.locator('dd', { hasText: created.body.id }).textContent()).toBe(`${created.body.id} version 2`);
+  });
+
   it('signs out; the session is gone', async () => {
     await page.goto(`${server.url}/console/accounts`);
     await page.getByRole('button', { name: 'Sign out' }).click();

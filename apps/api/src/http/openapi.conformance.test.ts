@@ -180,6 +180,24 @@ describe('every answer conforms to /openapi.json', () => {
     conforms(await manage(api.http.get(`/v1/webhooks/${created.body.id}`)), 'get', '/v1/webhooks/{id}');
   });
 
+  it('templates', async () => {
+    const manage = (req: ReturnType<TestApi['http']['get']>) => req.set('Authorization', mgmt);
+    const created = await manage(api.http.post('/v1/templates')).send({ name: 'Receipt', alias: 'receipt', subject: 'Hi {{name}}', html: '<p>{{name}}</p>' });
+    conforms(created, 'post', '/v1/templates');
+    conforms(await manage(api.http.post('/v1/templates')).send({ name: 'Broken', subject: 'x', html: '{{#a}}' }), 'post', '/v1/templates');
+    conforms(await manage(api.http.post('/v1/templates')).send({ name: 'Again', alias: 'receipt', subject: 'x', html: 'x' }), 'post', '/v1/templates');
+    conforms(await manage(api.http.get('/v1/templates')), 'get', '/v1/templates');
+    conforms(await manage(api.http.get('/v1/templates/receipt')), 'get', '/v1/templates/{id}');
+    conforms(await manage(api.http.patch(`/v1/templates/${created.body.id}`)).send({ text: '{{name}}' }), 'patch', '/v1/templates/{id}');
+    conforms(await manage(api.http.get(`/v1/templates/${created.body.id}/versions`)), 'get', '/v1/templates/{id}/versions');
+    conforms(await manage(api.http.post('/v1/templates/receipt/render')).send({ variables: { name: 'Ann' } }), 'post', '/v1/templates/{id}/render');
+    conforms(await manage(api.http.post('/v1/templates/receipt/render')).send({ variables: {} }), 'post', '/v1/templates/{id}/render');
+    const sent = await acme.send({ from: acme.sender.email, to: 'ann@example.test', template: { alias: 'receipt', variables: {} } });
+    expect(conforms(sent, 'post', '/v1/emails').body.error.code).toBe('template_variable_missing');
+    conforms(await manage(api.http.delete('/v1/templates/receipt')), 'delete', '/v1/templates/{id}');
+    conforms(await manage(api.http.get('/v1/templates/receipt')), 'get', '/v1/templates/{id}');
+  });
+
   it('account', async () => {
     conforms(await acme.get('/v1/account'), 'get', '/v1/account');
     conforms(await api.http.get('/v1/account').set('Authorization', mgmt), 'get', '/v1/account');

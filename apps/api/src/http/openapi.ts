@@ -45,6 +45,7 @@ const TAGS = [
   { name: 'domains', description: 'Sending domains and their DNS records. Management key with `domains:*` scopes.' },
   { name: 'senders', description: 'Sender identities under a domain. Management key with `senders:*` scopes.' },
   { name: 'suppressions', description: 'Addresses the account never sends to. Management key with `suppressions:*` scopes.' },
+  { name: 'templates', description: 'Mustache templates that messages are rendered from at intake, with their versions. Management key with `templates:*` scopes.' },
   { name: 'account', description: "The account's plan, usage and sending state. Any of its keys." },
   { name: 'operations', description: 'Health, metrics and this reference.' },
   {

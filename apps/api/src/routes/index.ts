@@ -34,6 +34,13 @@ import { deleteWebhookRoute } from './webhooks/delete-webhook';
 import { rotateWebhookSecretRoute } from './webhooks/rotate-webhook-secret';
 import { listWebhookDeliveriesRoute } from './webhooks/list-webhook-deliveries';
 import { getAccountRoute } from './account/get-account';
+import { createTemplateRoute } from './templates/create-template';
+import { listTemplatesRoute } from './templates/list-templates';
+import { getTemplateRoute } from './templates/get-template';
+import { updateTemplateRoute } from './templates/update-template';
+import { deleteTemplateRoute } from './templates/delete-template';
+import { listTemplateVersionsRoute } from './templates/list-template-versions';
+import { renderTemplateRoute } from './templates/render-template';
 import { resendSendEmailRoute } from './resend/send-email';
 import { resendSendEmailBatchRoute } from './resend/send-email-batch';
 import { resendListEmailsRoute } from './resend/list-emails';
@@ -86,6 +93,13 @@ export const apiRoutes: RouteDefinition[] = [
   deleteWebhookRoute,
   rotateWebhookSecretRoute,
   listWebhookDeliveriesRoute,
+  createTemplateRoute,
+  listTemplatesRoute,
+  getTemplateRoute,
+  updateTemplateRoute,
+  deleteTemplateRoute,
+  listTemplateVersionsRoute,
+  renderTemplateRoute,
   getAccountRoute,
   resendSendEmailRoute,
   resendSendEmailBatchRoute,

@@ -12,6 +12,7 @@ const LIMIT_OPTIONS: { flag: string; option: string; field: keyof PlanSettings; 
   { flag: '--max-active', option: 'maxActive', field: 'maxActive', help: 'recipient deliveries queued, sending or deferred at once' },
   { flag: '--max-domains', option: 'maxDomains', field: 'maxDomains', help: 'active (not deleted) domains' },
   { flag: '--max-webhook-endpoints', option: 'maxWebhookEndpoints', field: 'maxWebhookEndpoints', help: 'webhook endpoints (not deleted)' },
+  { flag: '--max-templates', option: 'maxTemplates', field: 'maxTemplates', help: 'templates (not deleted)' },
   { flag: '--min-volume', option: 'minVolume', field: 'minVolume', help: 'terminal deliveries in 24 hours below which bounce and complaint rates are not judged' },
   { flag: '--review-bounce-rate', option: 'reviewBounceRate', field: 'reviewBounceRate', help: 'hard-bounce rate (0.05 is 5 %) that puts the account under review', rate: true },
   { flag: '--review-complaint-rate', option: 'reviewComplaintRate', field: 'reviewComplaintRate', help: 'complaint rate that puts the account under review', rate: true },
@@ -40,7 +41,7 @@ export function registerPlanCommands(program: Command, deps: CliDependencies): v
     .description('give the account a custom plan: the limits given, the others carried over from its current plan')
     .requiredOption('--account <id>', 'the account (acc_…)');
   for (const limit of LIMIT_OPTIONS) set.option(`${limit.flag} <n>`, limit.help);
-  set.option('--json', 'print {"id","name","per_minute","per_hour","per_day","per_30_days","max_active","max_domains","max_webhook_endpoints","reputation":{…}}').action(
+  set.option('--json', 'print {"id","name","per_minute","per_hour","per_day","per_30_days","max_active","max_domains","max_webhook_endpoints","max_templates","reputation":{…}}').action(
     async (options: Record<string, string | boolean | undefined> & { account: string; json?: boolean }) => {
       const limits: Partial<PlanSettings> = {};
       for (const limit of LIMIT_OPTIONS) {
@@ -65,6 +66,7 @@ export function registerPlanCommands(program: Command, deps: CliDependencies): v
         max_active: updated.maxActive,
         max_domains: updated.maxDomains,
         max_webhook_endpoints: updated.maxWebhookEndpoints,
+        max_templates: updated.maxTemplates,
         reputation: {
           min_volume: updated.minVolume,
           review_bounce_rate: updated.reviewBounceRate,
@@ -80,7 +82,7 @@ export function registerPlanCommands(program: Command, deps: CliDependencies): v
         [
           `Account ${options.account} is now on custom plan ${view.id}:`,
           `  per minute ${view.per_minute}, per hour ${view.per_hour}, per day ${view.per_day}, per 30 days ${view.per_30_days}`,
-          `  at most ${view.max_active} active deliveries, ${view.max_domains} active domains and ${view.max_webhook_endpoints} webhook endpoints`,
+          `  at most ${view.max_active} active deliveries, ${view.max_domains} active domains, ${view.max_webhook_endpoints} webhook endpoints and ${view.max_templates} templates`,
           `  from ${view.reputation.min_volume} deliveries a day: under review at ${view.reputation.review_bounce_rate} bounces or ` +
             `${view.reputation.review_complaint_rate} complaints, paused at ${view.reputation.pause_bounce_rate} or ${view.reputation.pause_complaint_rate}`,
         ].join('\n'),

@@ -2,7 +2,7 @@ import { integer, numeric, pgTable, text } from 'drizzle-orm/pg-core';
 import { createdAt, instant } from './columns';
 
 /**
- * Recipient limits of an account, and how many active domains and webhook endpoints it may have. `plan_free` is
+ * Recipient limits of an account, and how many active domains, webhook endpoints and templates it may have. `plan_free` is
  * seeded by the first migration; the CLI's `plan set` gives an account its own custom row.
  */
 export const plans = pgTable('plans', {
@@ -17,6 +17,8 @@ export const plans = pgTable('plans', {
   maxDomains: integer('max_domains').notNull().default(100),
   /** Webhook endpoints (not deleted, enabled or not) at most: each may hold requests of the webhook sender in flight. */
   maxWebhookEndpoints: integer('max_webhook_endpoints').notNull().default(10),
+  /** Templates (not deleted) at most (docs/api-decisions.md, "Templates"). */
+  maxTemplates: integer('max_templates').notNull().default(100),
   /** Reputation thresholds (docs/api-decisions.md, "Reputation"): rates are fractions; below the volume nothing is judged. */
   reputationMinVolume: integer('reputation_min_volume').notNull().default(200),
   reviewBounceRate: numeric('review_bounce_rate', { precision: 7, scale: 6 }).notNull().default('0.05'),

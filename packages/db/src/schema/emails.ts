@@ -40,6 +40,9 @@ export const emails = pgTable(
     tags: jsonb('tags').$type<Record<string, string>>().notNull().default({}),
     /** As the request gave it; its deliveries were created due then (or at acceptance, if past). */
     scheduledAt: instant('scheduled_at'),
+    /** The template and version the message was rendered from at intake (docs/api-decisions.md, "Templates"), or null. */
+    templateId: text('template_id'),
+    templateVersion: integer('template_version'),
     /** Sent with the account's test key: simulated, never delivered (docs/api-decisions.md, "Test mode"). */
     test: boolean('test').notNull().default(false),
     status: text('status', { enum: DELIVERY_STATUSES }).notNull().default('queued'),

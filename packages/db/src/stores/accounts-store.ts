@@ -5,12 +5,13 @@ import { inTransaction } from '../transaction';
 export const FREE_PLAN_ID = 'plan_free';
 
 /**
- * A plan: its recipient limits, how many active domains and webhook endpoints the account may
- * have, and its reputation thresholds (docs/api-decisions.md, "Reputation").
+ * A plan: its recipient limits, how many active domains, webhook endpoints and templates the
+ * account may have, and its reputation thresholds (docs/api-decisions.md, "Reputation").
  */
 export interface PlanSettings extends PlanLimits, ReputationThresholds {
   maxDomains: number;
   maxWebhookEndpoints: number;
+  maxTemplates: number;
 }
 
 export interface ProvisionedAccount {
@@ -94,19 +95,20 @@ export interface AccountProfile {
   createdAt: Date;
   maxDomains: number;
   maxWebhookEndpoints: number;
+  maxTemplates: number;
 }
 
 /** The account's profile, to be sent with usageFigures in one transaction; read with accountProfileFrom. */
 export function accountProfile(db: Queryable, accountId: string) {
   return db`
-    select a.id, a.name, a.created_at, p.max_domains, p.max_webhook_endpoints
+    select a.id, a.name, a.created_at, p.max_domains, p.max_webhook_endpoints, p.max_templates
     from accounts a join plans p on p.id = a.plan_id
     where a.id = ${accountId}`;
 }
 
 export function accountProfileFrom(rows: readonly Row[]): AccountProfile | undefined {
   const row = rows[0];
-  return row && { id: row.id, name: row.name, createdAt: row.created_at, maxDomains: row.max_domains, maxWebhookEndpoints: row.max_webhook_endpoints };
+  return row && { id: row.id, name: row.name, createdAt: row.created_at, maxDomains: row.max_domains, maxWebhookEndpoints: row.max_webhook_endpoints, maxTemplates: row.max_templates };
 }
 
 export async function accountExists(db: Queryable, accountId: string): Promise<boolean> {
@@ -147,7 +149,7 @@ export async function rotateSendingKey(db: Database, accountId: string, at = new
 export async function setAccountPlan(db: Database, accountId: string, limits: Partial<PlanSettings>) {
   return inTransaction(db, async (tx) => {
     const [[current]] = await tx.send(tx.sql`
-      select p.per_minute, p.per_hour, p.per_day, p.per_30_days, p.max_active, p.max_domains, p.max_webhook_endpoints,
+      select p.per_minute, p.per_hour, p.per_day, p.per_30_days, p.max_active, p.max_domains, p.max_webhook_endpoints, p.max_templates,
              p.reputation_min_volume, p.review_bounce_rate, p.review_complaint_rate, p.pause_bounce_rate, p.pause_complaint_rate
       from accounts a join plans p on p.id = a.plan_id
       where a.id = ${accountId}
@@ -161,6 +163,7 @@ export async function setAccountPlan(db: Database, accountId: string, limits: Pa
       maxActive: limits.maxActive ?? current.max_active,
       maxDomains: limits.maxDomains ?? current.max_domains,
       maxWebhookEndpoints: limits.maxWebhookEndpoints ?? current.max_webhook_endpoints,
+      maxTemplates: limits.maxTemplates ?? current.max_templates,
       // Rates are numerics, which the driver hands over as strings.
       minVolume: limits.minVolume ?? current.reputation_min_volume,
       reviewBounceRate: limits.reviewBounceRate ?? Number(current.review_bounce_rate),
@@ -173,10 +176,10 @@ export async function setAccountPlan(db: Database, accountId: string, limits: Pa
     const id = newId('plan');
     await tx.commit(
       tx.sql`
-        insert into plans (id, name, per_minute, per_hour, per_day, per_30_days, max_active, max_domains, max_webhook_endpoints,
+        insert into plans (id, name, per_minute, per_hour, per_day, per_30_days, max_active, max_domains, max_webhook_endpoints, max_templates,
                            reputation_min_volume, review_bounce_rate, review_complaint_rate, pause_bounce_rate, pause_complaint_rate)
         values (${id}, 'custom', ${merged.perMinute}, ${merged.perHour}, ${merged.perDay}, ${merged.per30Days}, ${merged.maxActive},
-                ${merged.maxDomains}, ${merged.maxWebhookEndpoints}, ${merged.minVolume}, ${merged.reviewBounceRate},
+                ${merged.maxDomains}, ${merged.maxWebhookEndpoints}, ${merged.maxTemplates}, ${merged.minVolume}, ${merged.reviewBounceRate},
                 ${merged.reviewComplaintRate}, ${merged.pauseBounceRate}, ${merged.pauseComplaintRate})`,
       tx.sql`update accounts set plan_id = ${id} where id = ${accountId}`,
     );
@@ -188,7 +191,7 @@ export async function setAccountPlan(db: Database, accountId: string, limits: Pa
 export async function findAccountWithPlan(db: Queryable, accountId: string): Promise<(AccountListItem & { limits: PlanSettings }) | undefined> {
   const [r] = await db`
     select a.id, a.name, a.plan_id, p.name as plan_name, a.created_at,
-           p.per_minute, p.per_hour, p.per_day, p.per_30_days, p.max_active, p.max_domains, p.max_webhook_endpoints,
+           p.per_minute, p.per_hour, p.per_day, p.per_30_days, p.max_active, p.max_domains, p.max_webhook_endpoints, p.max_templates,
            p.reputation_min_volume, p.review_bounce_rate, p.review_complaint_rate, p.pause_bounce_rate, p.pause_complaint_rate
     from accounts a join plans p on p.id = a.plan_id
     where a.id = ${accountId}`;
@@ -207,6 +210,7 @@ export async function findAccountWithPlan(db: Queryable, accountId: string): Pro
       maxActive: r.max_active,
       maxDomains: r.max_domains,
       maxWebhookEndpoints: r.max_webhook_endpoints,
+      maxTemplates: r.max_templates,
       // Rates are numerics, which the driver hands over as strings.
       minVolume: r.reputation_min_volume,
       reviewBounceRate: Number(r.review_bounce_rate),

@@ -23,6 +23,8 @@ export interface EmailSummary {
   completedAt: Date | null;
   /** Sent with the account's test key (docs/api-decisions.md, "Test mode"). */
   test: boolean;
+  /** The template version it was rendered from (docs/api-decisions.md, "Templates"), or null. */
+  template: { id: string; version: number } | null;
 }
 
 /**
@@ -35,7 +37,8 @@ export interface EmailOwner {
 }
 
 const summaryColumns = (db: Queryable) => db`
-  id, status, type, from_email, from_name, "to", cc, bcc_count, subject, tags, reply_to, scheduled_at, cause, created_at, updated_at, completed_at, test`;
+  id, status, type, from_email, from_name, "to", cc, bcc_count, subject, tags, reply_to, scheduled_at, cause, created_at, updated_at, completed_at, test,
+  template_id, template_version`;
 
 export function toEmailSummary(r: Row): EmailSummary {
   return {
@@ -56,6 +59,7 @@ export function toEmailSummary(r: Row): EmailSummary {
     updatedAt: r.updated_at,
     completedAt: r.completed_at,
     test: r.test,
+    template: r.template_id === null ? null : { id: r.template_id, version: r.template_version },
   };
 }
 

@@ -64,6 +64,8 @@ export interface AcceptedEmail {
   headers: { name: string; value: string }[];
   tags: Record<string, string>;
   scheduledAt: Date | null;
+  /** The template version it was rendered from (docs/api-decisions.md, "Templates"); absent or null when none. */
+  template?: { id: string; version: number } | null;
   /** Sent with the test key: simulated, counting no usage (docs/api-decisions.md, "Test mode"). */
   test: boolean;
   /** When its deliveries are first owed an attempt: the scheduled instant, or acceptance. */

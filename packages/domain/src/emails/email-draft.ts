@@ -3,6 +3,7 @@ import type { EmailType } from './email-limits';
 import type { ExtraHeader } from './extra-headers';
 import type { FromField } from './from-address';
 import type { RecipientSet } from './recipients';
+import type { TemplateReference } from '../templates/template-fields';
 
 export interface DraftAttachment {
   filename: string;
@@ -29,7 +30,23 @@ export interface EmailDraft {
   tags: Record<string, string>;
   /** As the request gave it; deliveries are due then (scheduledDue), or at once when null. */
   scheduledAt: Date | null;
+  /** The template version the content was rendered from at intake; absent or null for a message given its content. */
+  template?: { id: string; version: number } | null;
 }
+
+/** The template a message is to be rendered from at intake, and its variables (docs/api-decisions.md, "Templates"). */
+export interface DraftTemplate {
+  reference: TemplateReference;
+  variables: Record<string, unknown>;
+}
+
+/** A message given a template instead of its subject and content: acceptEmail renders it into an EmailDraft. */
+export type TemplatedDraft = Omit<EmailDraft, 'subject' | 'text' | 'html' | 'template'> & { template: DraftTemplate };
+
+/** A message as a request gives it, with its content or with a template: what the intake operation takes. */
+export type EmailRequest = EmailDraft | TemplatedDraft;
+
+export const isTemplated = (request: EmailRequest): request is TemplatedDraft => request.template !== undefined && request.template !== null && 'reference' in request.template;
 
 /**
  * Why `from` may not send (docs/api-decisions.md, "Emails"), or null when it may: it must be an

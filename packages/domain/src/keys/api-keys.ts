@@ -15,6 +15,8 @@ export const SCOPES = [
   'webhooks:write',
   'suppressions:read',
   'suppressions:write',
+  'templates:read',
+  'templates:write',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 export type KeyKind = 'sending' | 'management';

@@ -21,6 +21,7 @@ export const accountViewSchema = z
         max_active: count.meta({ description: 'Recipient deliveries queued, sending or deferred at once.' }),
         max_domains: count.meta({ description: 'Active sending domains.' }),
         max_webhook_endpoints: count.meta({ description: 'Webhook endpoints (enabled or disabled, not deleted); one more is `409 webhook_limit_exceeded`.' }),
+        max_templates: count.meta({ description: 'Templates (not deleted).' }),
       })
       .meta({ id: 'Plan' }),
     usage: z
@@ -73,6 +74,7 @@ export async function accountView(db: Database, accountId: string, now: Date): P
       max_active: figures.plan.maxActive,
       max_domains: profile.maxDomains,
       max_webhook_endpoints: profile.maxWebhookEndpoints,
+      max_templates: profile.maxTemplates,
     },
     usage: {
       ...(Object.fromEntries(USAGE_WINDOWS.map((w, i) => [w.usageField, figures.windows[i]!.used])) as Record<UsageField, number>),

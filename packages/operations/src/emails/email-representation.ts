@@ -35,6 +35,10 @@ export const emailSummarySchema = z.object({
 export const emailDetailSchema = emailSummarySchema.extend({
   reply_to: z.array(z.string()),
   scheduled_at: timestamp.nullable().meta({ description: 'When delivery was asked for (scheduled_at of the request), or null.' }),
+  template: z
+    .object({ id: z.string().meta({ description: 'tpl_…' }), version: z.number().int() })
+    .nullable()
+    .meta({ description: 'The template and version the message was rendered from at intake, or null when it was sent with its content.' }),
   cause: causeSchema.nullable(),
   deliveries: z.array(
     z.object({ recipient: z.string(), kind: z.enum(['to', 'cc']), status, attempt_count: z.number().int(), cause: causeSchema.nullable(), updated_at: timestamp }),
@@ -107,6 +111,7 @@ export function toEmailDetail(detail: EmailDetail): z.infer<typeof emailDetailSc
     ...toEmailSummary(email),
     reply_to: email.replyTo,
     scheduled_at: iso(email.scheduledAt),
+    template: email.template,
     cause: cause(email.cause),
     deliveries: detail.deliveries
       .filter((d): d is typeof d & { kind: 'to' | 'cc' } => d.kind !== 'bcc' && isShown(d.recipient))

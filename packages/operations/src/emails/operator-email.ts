@@ -14,6 +14,7 @@ export function toOperatorEmail(detail: OperatorEmailDetail) {
     ...toEmailSummary(email),
     account_id: detail.accountId,
     cause: email.cause,
+    template: email.template,
     completed_at: iso(email.completedAt),
     deliveries: detail.deliveries.map((d) => ({
       recipient: d.recipient,

@@ -25,6 +25,7 @@ const PLAN_FIELDS: { field: keyof PlanSettings; name: string; label: string }[] 
   { field: 'maxActive', name: 'max_active', label: 'Active deliveries at once' },
   { field: 'maxDomains', name: 'max_domains', label: 'Active domains' },
   { field: 'maxWebhookEndpoints', name: 'max_webhook_endpoints', label: 'Webhook endpoints' },
+  { field: 'maxTemplates', name: 'max_templates', label: 'Templates' },
 ];
 
 export const accountPath = (id: string) => `${CONSOLE_PATH}/accounts/${encodeURIComponent(id)}`;
@@ -98,7 +99,7 @@ const accountPage: ConsoleRoute = {
       `${account.name}`,
       html`<p><code>${account.id}</code>, created ${when(account.createdAt)}, plan ${account.plan} (<code>${account.planId}</code>)</p>
 <nav aria-label="Account"><a href="${base}/domains">Domains and senders</a> <a href="${CONSOLE_PATH}/emails?account=${account.id}">Emails</a>
-<a href="${base}/suppressions">Suppressions</a> <a href="${base}/webhooks">Webhooks</a></nav>
+<a href="${base}/suppressions">Suppressions</a> <a href="${base}/webhooks">Webhooks</a> <a href="${base}/templates">Templates</a></nav>
 <h2>Sending and reputation</h2>
 ${sending
   ? html`<dl class="facts"><dt>Status</dt><dd id="sending-status">${sending.status}</dd><dt>Since</dt><dd>${sending.since}</dd>

@@ -124,6 +124,7 @@ const emailPage: ConsoleRoute = {
 <dt>From</dt><dd>${e.from}</dd><dt>Subject</dt><dd>${e.subject}</dd>
 <dt>To</dt><dd>${e.to.join(', ') || '—'}</dd><dt>Cc</dt><dd>${e.cc.join(', ') || '—'}</dd><dt>BCC recipients</dt><dd>${e.bcc_count}</dd>
 <dt>Tags</dt><dd>${Object.entries(e.tags).map(([k, v]) => `${k}:${v}`).join(', ') || '—'}</dd>
+<dt>Template</dt><dd>${e.template ? html`<a href="${accountPath(e.account_id)}/templates">${e.template.id}</a> version ${e.template.version}` : '—'}</dd>
 <dt>Created</dt><dd>${e.created_at}</dd>
 </dl>
 <h2>Deliveries</h2>

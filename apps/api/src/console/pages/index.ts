@@ -4,7 +4,8 @@ import { destinationRoutes } from './destinations';
 import { domainRoutes } from './domains';
 import { emailRoutes } from './emails';
 import { suppressionRoutes } from './suppressions';
+import { templateRoutes } from './templates';
 import { webhookRoutes } from './webhooks';
 
 /** Every page and change of the console, each through the stores and operations the API and the CLI use. */
-export const consoleRoutes: ConsoleRoute[] = [...accountRoutes, ...domainRoutes, ...emailRoutes, ...suppressionRoutes, ...webhookRoutes, ...destinationRoutes];
+export const consoleRoutes: ConsoleRoute[] = [...accountRoutes, ...domainRoutes, ...emailRoutes, ...suppressionRoutes, ...webhookRoutes, ...templateRoutes, ...destinationRoutes];

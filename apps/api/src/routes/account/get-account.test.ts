@@ -27,7 +27,7 @@ describe('GET /v1/account', () => {
     expect(fresh.body).toEqual({
       id: acc.accountId,
       name: 'Test account',
-      plan: { per_minute: 30, per_hour: 300, per_day: 300, per_30_days: 3000, max_active: 250, max_domains: 100, max_webhook_endpoints: 10 },
+      plan: { per_minute: 30, per_hour: 300, per_day: 300, per_30_days: 3000, max_active: 250, max_domains: 100, max_webhook_endpoints: 10, max_templates: 100 },
       usage: { minute: 0, hour: 0, day: 0, thirty_days: 0, active: 0 },
       sending: { status: 'enabled', reason: null, since: (account!.created_at as Date).toISOString(), bounce_rate: 0, complaint_rate: 0 },
       test_mode: { per_minute: 100, minute: 0 },
@@ -57,7 +57,7 @@ describe('GET /v1/account', () => {
 
   it('shows a custom plan as it is set', async () => {
     const acc = await sendingAccount(api, { domain: 'account-plan.test' });
-    await setAccountPlan(api.deps.db, acc.accountId, { perMinute: 600, perHour: 20_000, perDay: 100_000, per30Days: 1_000_000, maxActive: 50_000, maxDomains: 500 });
+    await setAccountPlan(api.deps.db, acc.accountId, { perMinute: 600, perHour: 20_000, perDay: 100_000, per30Days: 1_000_000, maxActive: 50_000, maxDomains: 500, maxTemplates: 7 });
     expect((await view(acc.sending_key)).body.plan).toEqual({
       per_minute: 600,
       per_hour: 20_000,
@@ -66,6 +66,7 @@ describe('GET /v1/account', () => {
       max_active: 50_000,
       max_domains: 500,
       max_webhook_endpoints: 10,
+      max_templates: 7,
     });
   });
 

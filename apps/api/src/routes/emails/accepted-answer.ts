@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import type { EmailDraft, ErrorCode } from '@mailer/domain';
+import type { EmailRequest, ErrorCode } from '@mailer/domain';
 import type { ApiDependencies } from '../../container';
 import type { AcceptEmailResult } from '@mailer/operations';
 import { RATE_LIMIT_HEADERS, rateLimitHeaderValues } from '../../http/rate-limit-headers';
@@ -7,7 +7,7 @@ import type { ResponseHeader } from '../../http/route';
 import { sendJson } from '../../http/respond';
 
 /** What every accepting answer carries, the adapters' too: pacing headers, the replay marker, and the acceptance metrics. */
-export function markAccepted(res: Response, deps: ApiDependencies, result: AcceptEmailResult, drafts: EmailDraft[]): void {
+export function markAccepted(res: Response, deps: ApiDependencies, result: AcceptEmailResult, drafts: EmailRequest[]): void {
   res.set(rateLimitHeaderValues(result.rateLimit));
   if (result.replayed) res.set('Idempotent-Replayed', 'true');
   else {
@@ -17,7 +17,7 @@ export function markAccepted(res: Response, deps: ApiDependencies, result: Accep
 }
 
 /** The 202 of POST /v1/emails and /v1/emails/batch. */
-export function sendAccepted(res: Response, deps: ApiDependencies, result: AcceptEmailResult, drafts: EmailDraft[]): void {
+export function sendAccepted(res: Response, deps: ApiDependencies, result: AcceptEmailResult, drafts: EmailRequest[]): void {
   markAccepted(res, deps, result, drafts);
   sendJson(res, 202, result.response);
 }
@@ -33,6 +33,7 @@ export const INTAKE_ERRORS: ErrorCode[] = [
   'idempotency_key_required',
   'idempotency_conflict',
   'message_too_large',
+  'template_variable_missing',
   'sender_not_allowed',
   'sending_paused',
   'plan_limit_exceeded',

@@ -73,6 +73,7 @@ describe('GET /v1/emails/{id}', () => {
       test: false,
       reply_to: [],
       scheduled_at: null,
+      template: null,
       created_at: sent.body.created_at,
       updated_at: ended.toISOString(),
       cause: publicCause,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError, validationError, type EmailDraft } from '@mailer/domain';
+import { AppError, validationError, type EmailRequest } from '@mailer/domain';
 import { acceptEmail, MAX_BATCH_MESSAGES, sendEmailBodySchema } from '@mailer/operations';
 import { defineRoute, validateBody } from '../../http/route';
 import { sendJson } from '../../http/respond';
@@ -8,7 +8,7 @@ import { acceptedIds, INTAKE_ERRORS, markAccepted } from '../emails/accepted-ans
 import { postmarkDialect, postmarkError } from './postmark-dialect';
 import { postmarkBatchResultSchema, postmarkEmailSchema } from './postmark-email.schema';
 
-type Item = { draft: EmailDraft; to: string } | { refused: { ErrorCode: number; Message: string } };
+type Item = { draft: EmailRequest; to: string } | { refused: { ErrorCode: number; Message: string } };
 
 function readItem(item: unknown): Item {
   try {
@@ -40,7 +40,7 @@ export const postmarkSendEmailBatchRoute = defineRoute({
       throw validationError([{ path: '(body)', message: `must be an array of 1 to ${MAX_BATCH_MESSAGES} messages` }]);
     }
     const read = items.map(readItem);
-    const accepted = read.filter((r): r is Extract<Item, { draft: EmailDraft }> => 'draft' in r);
+    const accepted = read.filter((r): r is Extract<Item, { draft: EmailRequest }> => 'draft' in r);
     const ids: string[] = [];
     if (accepted.length > 0) {
       const drafts = accepted.map((a) => a.draft);

@@ -1,8 +1,9 @@
-import { AppError, isValidIdempotencyKey, requestFingerprint, scheduleProblem, validationError, type EmailDraft, type RateLimitHeaders } from '@mailer/domain';
+import { AppError, isValidIdempotencyKey, requestFingerprint, scheduleProblem, validationError, type EmailRequest, type RateLimitHeaders } from '@mailer/domain';
 import type { Database, EmailOwner } from '@mailer/db';
 import type { IntakeBatcher } from './intake-batcher';
 import { itemPath, type AcceptedResponse } from './intake-outcomes';
 import { assertMessageSize } from './message-size';
+import { renderTemplatedDrafts } from './render-templated-drafts';
 
 /** 400 idempotency_key_required unless the header holds 1..255 characters. */
 export function requireIdempotencyKey(header: string | undefined): string {
@@ -31,8 +32,8 @@ export interface AcceptEmailInput {
   idempotencyKey: string | null;
   /** The request body as parsed JSON: what "the same request" is judged on. */
   body: unknown;
-  /** One message, or the messages of a batch in order. */
-  drafts: EmailDraft[];
+  /** One message, or the messages of a batch in order; each with its content or with a template to render it from. */
+  drafts: EmailRequest[];
   batch: boolean;
 }
 
@@ -43,8 +44,8 @@ export interface AcceptEmailResult {
 }
 
 /**
- * Accepts validated messages for delivery (docs/api-decisions.md, "Emails"): the schedule
- * and size checks of each, then idempotency, sender policy and plan limits in one
+ * Accepts validated messages for delivery (docs/api-decisions.md, "Emails"): templated ones
+ * rendered (docs/api-decisions.md, "Templates"), the schedule and size checks of each, then idempotency, sender policy and plan limits in one
  * transaction that stores them durably before the 202 (see IntakeBatcher and
  * runIntakeBatch). A batch is one request: one key, all of its messages or none.
  * Refusals are thrown as AppErrors carrying their headers.
@@ -56,11 +57,12 @@ export async function acceptEmail(deps: AcceptEmailDependencies, input: AcceptEm
     return problem ? [{ path: itemPath(input, index, 'scheduled_at'), message: problem }] : [];
   });
   if (scheduling.length > 0) throw validationError(scheduling);
-  for (const [index, draft] of input.drafts.entries()) await assertMessageSize(deps, input.owner.accountId, draft, input.batch ? `[${index}]` : '(message)');
+  const drafts = await renderTemplatedDrafts(deps.db, input.owner.accountId, input.drafts, (index, field) => itemPath(input, index, field));
+  for (const [index, draft] of drafts.entries()) await assertMessageSize(deps, input.owner.accountId, draft, input.batch ? `[${index}]` : '(message)');
   const outcome = await deps.intake.submit(input.owner, {
     idempotencyKey: input.idempotencyKey,
     fingerprint: requestFingerprint(input.body),
-    drafts: input.drafts,
+    drafts,
     batch: input.batch,
   });
   switch (outcome.kind) {

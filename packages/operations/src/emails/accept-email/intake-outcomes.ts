@@ -160,6 +160,7 @@ export function toAcceptedEmail(
     headers: draft.headers,
     tags: draft.tags,
     scheduledAt: draft.scheduledAt,
+    template: draft.template ?? null,
     test,
     dueAt: firstDueAt(draft.scheduledAt, now),
     recipients: draft.recipients.recipients.map((r) => ({ id: newId('delivery'), ...r, suppressed: suppressed.has(addressKey(r.address)) })),

@@ -25,7 +25,7 @@ import {
   tagProblems,
   type DraftAttachment,
   type Mailbox,
-  type EmailDraft,
+  type EmailRequest,
 } from '@mailer/domain';
 import { timestampSchema } from '../../timestamp';
 
@@ -190,6 +190,27 @@ const scheduledAt = z
 
 const RECIPIENT_FIELDS = new Set<PropertyKey>(['to', 'cc', 'bcc']);
 
+/** `template: {id | alias, variables}` (docs/api-decisions.md, "Templates"): rendered at intake instead of `subject` and `content`. */
+const template = z
+  .strictObject(
+    {
+      id: z.string({ error: 'must be a string' }).meta({ description: 'tpl_…' }).optional(),
+      alias: z.string({ error: 'must be a string' }).optional(),
+      variables: z
+        .record(z.string(), z.unknown(), { error: 'must be an object of names to JSON values' })
+        .meta({ description: 'The values of the names the template uses: strings, numbers, booleans, null, objects for dotted names, arrays for sections.' })
+        .optional()
+        .default({}),
+    },
+    { error: 'must be an object {id | alias, variables}' },
+  )
+  .superRefine((value, ctx) => {
+    if ((value.id === undefined) === (value.alias === undefined)) ctx.addIssue({ code: 'custom', message: 'must have exactly one of id and alias' });
+  })
+  .transform((value) => ({ reference: value.id !== undefined ? { id: value.id } : { alias: value.alias! }, variables: value.variables }));
+
+const CONTENT_FIELDS = ['subject', 'content'] as const;
+
 /**
  * A message body with `to` as given: required over HTTP, where the interface needs a `to`
  * recipient; over SMTP a message may address only BCC recipients (docs/api-decisions.md,
@@ -203,8 +224,9 @@ const emailBody = (to: ReturnType<typeof addressList>) =>
       cc: recipientList.optional().default([]),
       bcc: recipientList.meta({ description: 'Input only: never shown back; only bcc_count is.' }).optional().default([]),
       type: z.enum(EMAIL_TYPES, { error: `must be one of: ${EMAIL_TYPES.join(', ')}` }).optional().default('transactional'),
-      subject,
-      content,
+      subject: subject.meta({ description: 'Required unless `template` is given.' }).optional(),
+      content: content.meta({ description: 'Required unless `template` is given.' }).optional(),
+      template: template.meta({ description: 'Instead of `subject` and `content`: the template to render them from at intake.' }).optional(),
       attachments: attachments.optional().default([]),
       reply_to: replyTo.optional().default([]),
       headers: headers.optional(),
@@ -212,6 +234,17 @@ const emailBody = (to: ReturnType<typeof addressList>) =>
       scheduled_at: scheduledAt.optional(),
     })
     .check(
+      // Either a template or the content itself, checked whatever else is wrong.
+      z.superRefine(
+        (body, ctx) => {
+          const given = CONTENT_FIELDS.filter((field) => body[field] !== undefined);
+          if (body.template !== undefined && given.length > 0) {
+            ctx.addIssue({ code: 'custom', path: ['template'], message: `cannot be given with ${given.join(' and ')}: the template renders them` });
+          }
+          if (body.template === undefined) for (const field of CONTENT_FIELDS) if (body[field] === undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'is required' });
+        },
+        { when: ({ value }) => typeof value === 'object' && value !== null && !Array.isArray(value) },
+      ),
       z.superRefine(
         (body, ctx) => {
           const over = collectRecipients(body).overLimitAt;
@@ -229,13 +262,10 @@ const emailBody = (to: ReturnType<typeof addressList>) =>
         },
       ),
     )
-    .transform(
-      (body): EmailDraft => ({
+    .transform((body): EmailRequest => {
+      const message = {
         from: body.from,
         type: body.type,
-        subject: body.subject,
-        text: body.content.text,
-        html: body.content.html,
         recipients: collectRecipients(body),
         attachments: body.attachments,
         replyTo: body.reply_to.map((m) => m.address),
@@ -243,8 +273,10 @@ const emailBody = (to: ReturnType<typeof addressList>) =>
         headers: body.headers ?? [],
         tags: body.tags,
         scheduledAt: body.scheduled_at ?? null,
-      }),
-    );
+      };
+      // The refinement above saw to it that one of them is given.
+      return body.template ? { ...message, template: body.template } : { ...message, subject: body.subject!, text: body.content!.text, html: body.content!.html };
+    });
 
 /** The POST /v1/emails body (docs/api-decisions.md, "Emails"). */
 export const sendEmailBodySchema = emailBody(addressList(addresses().min(1, 'must have at least one recipient'), { minItems: 1 })).meta({ id: 'SendEmailRequest' });
