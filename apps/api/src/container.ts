@@ -3,9 +3,8 @@ import type { Database, DatabaseHandle, KeyLookup } from '@mailer/db';
 import { createDnsResolver, type DnsResolver } from '@mailer/dns';
 import { createLogger, type Logger } from '@mailer/logger';
 import { createCursorCodec, type CursorCodec } from '@mailer/domain';
-import type { DeliveryQueue, Redis } from '@mailer/queue';
-import { BodyBudget } from './http/body-budget';
-import { closeIntakeServices, openIntakeServices, type IntakeBatcher } from '@mailer/operations';
+import { AuthThrottle, type DeliveryQueue, type Redis } from '@mailer/queue';
+import { BodyBudget, closeIntakeServices, openIntakeServices, type IntakeBatcher } from '@mailer/operations';
 import { createApiMetrics, type ApiMetrics } from './operator/metrics';
 import { ConsoleSessions } from './console/console-sessions';
 
@@ -29,6 +28,8 @@ export interface ApiDependencies {
   bodyBudget: BodyBudget;
   /** The operator console's sessions, in Redis (docs/api-decisions.md, "Operator console"). */
   consoleSessions: ConsoleSessions;
+  /** Failed console sign-ins per client address, in Redis with every API process (the submission AUTH throttle's rule). */
+  consoleThrottle: AuthThrottle;
   /** The clock every rule that depends on time reads; tests move it. */
   now: () => Date;
 }
@@ -49,8 +50,9 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     metrics: createApiMetrics(services.deliveryQueue, services.db, now),
     cursors: createCursorCodec(config.encryptionKey),
     dns: createDnsResolver(config.dns),
-    bodyBudget: new BodyBudget({ total: config.http.maxBodyBytesInFlight, perAccount: config.http.maxBodyBytesPerAccount }),
+    bodyBudget: new BodyBudget(config.bodyBudget),
     consoleSessions: new ConsoleSessions(services.redis, config.redisPrefix, config.console.sessionIdleTimeoutMs),
+    consoleThrottle: new AuthThrottle(services.redis, config.redisPrefix, 'console', (error) => logger.warn('console sign-in throttle counts in this process: Redis is unreachable', { error: error.message }), now),
     now,
   };
 }

@@ -1,7 +1,7 @@
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { returnPathDeliveryExists } from '@mailer/db';
 import { readReturnPathRecipient } from '@mailer/domain';
-import { createConnectionLimit } from './connection-limit';
+import { connectionBackstop, createConnectionLimit } from '@mailer/operations';
 import type { InboundDependencies } from './container';
 import type { RecipientRefusal } from './metrics';
 import { applyReport } from './reports/apply-report';
@@ -19,14 +19,15 @@ const reply = (code: number, message: string) => Object.assign(new Error(message
  * relays nothing: anything else is 550 at RCPT, one reply whatever the domain, and only a
  * verified token reaches the database. It reads each message as a DSN or complaint and
  * applies it before answering (a database failure is a 451: the sender retries). Bounded:
- * message size (SIZE, 552 beyond), connections (421 beyond), connections per address (421
- * 4.7.0 beyond), messages parsed at once (the others wait), recipients, idle time; no AUTH,
+ * message size (SIZE, 552 beyond), connections in all and per address (421 4.7.0
+ * beyond), messages parsed at once (the others wait), recipients, idle time; no AUTH,
  * no STARTTLS (reports carry nothing secret and senders do not require it). Errors in a
  * session end that session, never the process.
  */
 export function createInboundServer(deps: InboundDependencies): SMTPServer {
   const { inbound, returnPath } = deps.config;
-  const connections = createConnectionLimit(inbound.maxConnectionsPerAddress);
+  const caps = { perAddress: inbound.maxConnectionsPerAddress, total: inbound.maxConnections };
+  const connections = createConnectionLimit(caps);
   const server = new SMTPServer({
     name: returnPath.inboundHost,
     banner: 'mailer return path',
@@ -35,13 +36,13 @@ export function createInboundServer(deps: InboundDependencies): SMTPServer {
     disableReverseLookup: true,
     logger: false,
     size: inbound.maxMessageBytes,
-    maxClients: inbound.maxConnections,
+    maxClients: connectionBackstop(caps),
     socketTimeout: inbound.socketTimeoutMs,
     closeTimeout: 5_000,
     onConnect(session, callback) {
       if (connections.open(session.id, session.remoteAddress)) return callback();
       deps.metrics.refusedConnections.inc();
-      callback(reply(421, `4.7.0 ${returnPath.inboundHost} Too many connections from your address, try again later`));
+      callback(reply(421, `4.7.0 ${returnPath.inboundHost} Too many connections, try again later`));
     },
     onClose(session) {
       connections.close(session.id);

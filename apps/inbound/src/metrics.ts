@@ -25,7 +25,7 @@ export interface InboundMetrics {
   reports: Counter<'kind' | 'result'>;
   /** RCPT TO refused, by reason. */
   refusedRecipients: Counter<'reason'>;
-  /** Connections refused for INBOUND_MAX_CONNECTIONS_PER_ADDRESS. */
+  /** Connections refused past INBOUND_MAX_CONNECTIONS_PER_ADDRESS or INBOUND_MAX_CONNECTIONS. */
   refusedConnections: Counter;
 }
 
@@ -54,7 +54,7 @@ export function createInboundMetrics(reading: ReadingLimit): InboundMetrics {
     refusedRecipients: new Counter({ name: 'mailer_inbound_refused_recipients_total', help: 'RCPT TO refused by the inbound listener, by reason.', labelNames: ['reason'], registers: [registry] }),
     refusedConnections: new Counter({
       name: 'mailer_inbound_refused_connections_total',
-      help: 'Connections refused because their address already held INBOUND_MAX_CONNECTIONS_PER_ADDRESS.',
+      help: 'Connections refused past the per-address or total cap.',
       registers: [registry],
     }),
   };

@@ -9,6 +9,8 @@ export interface SubmissionMetrics {
   authFailures: Counter;
   /** Connections and AUTH attempts refused to an address throttled for its failed AUTHs. */
   throttled: Counter;
+  /** Connections refused past SUBMISSION_MAX_CONNECTIONS_PER_ADDRESS or SUBMISSION_MAX_CONNECTIONS. */
+  refusedConnections: Counter;
 }
 
 export function createSubmissionMetrics(): SubmissionMetrics {
@@ -26,6 +28,11 @@ export function createSubmissionMetrics(): SubmissionMetrics {
     throttled: new Counter({
       name: 'mailer_submission_throttled_total',
       help: 'Connections and AUTH attempts refused to addresses throttled after failed AUTHs.',
+      registers: [registry],
+    }),
+    refusedConnections: new Counter({
+      name: 'mailer_submission_refused_connections_total',
+      help: 'Connections refused past the per-address or total cap.',
       registers: [registry],
     }),
   };

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { createTransport } from 'nodemailer';
 import { pauseSending, resumeSending } from '@mailer/operations';
-import { MAX_FAILED_AUTHS } from './auth-throttle';
+import { MAX_FAILED_AUTHS } from '@mailer/queue';
 import { startSubmissionHarness, type SubmissionHarness, type SubmittingAccount } from './testing/submission-harness';
 
 /** Every refusal the listener gives, each with its reply code and enhanced status code. */
@@ -32,27 +32,6 @@ describe('the session', () => {
       expect(ehlo.split('\r\n').map((line) => line.slice(4))).toContain(extension);
     }
     session.close();
-  });
-
-  it('refuses AUTH before STARTTLS on the submission port', async () => {
-    const socket = connect({ host: '127.0.0.1', port: h.starttlsPort });
-    const lines: string[] = [];
-    socket.on('data', (chunk: Buffer) => lines.push(...chunk.toString().split('\r\n').filter(Boolean)));
-    const next = (pattern: RegExp) =>
-      new Promise<string>((resolve) => {
-        const poll = () => {
-          const found = lines.find((line) => pattern.test(line));
-          if (found) resolve(found);
-          else socket.once('data', poll);
-        };
-        poll();
-      });
-    await next(/^220 /);
-    socket.write('EHLO client.test\r\n');
-    await next(/^250 /);
-    socket.write(`AUTH PLAIN ${Buffer.from(`\0mailer\0${acme.sendingKey}`).toString('base64')}\r\n`);
-    expect(await next(/^5\d\d /)).toMatch(/^538 5\.7\.0 /);
-    socket.destroy();
   });
 
   it('answers MAIL before AUTH with 530 5.7.0', async () => {

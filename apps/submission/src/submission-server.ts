@@ -3,23 +3,14 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerAuthentication, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { isDatabaseUnavailable } from '@mailer/db';
-import { apiKeyMatches, AppError, connectionSource, hashApiKey, isValidIdempotencyKey, isWellFormedApiKey, MAX_UNIQUE_RECIPIENTS, MIME_MAX_BYTES, validationError } from '@mailer/domain';
-import { acceptEmail, submittedEmailBodySchema } from '@mailer/operations';
+import { AppError, connectionSource, isValidIdempotencyKey, MAX_UNIQUE_RECIPIENTS, MIME_MAX_BYTES, validationError } from '@mailer/domain';
+import { acceptEmail, connectionBackstop, submittedEmailBodySchema } from '@mailer/operations';
+import { createAuthDeadline } from './auth-deadline';
+import { authenticate, throttledReply, type SubmissionUser } from './authenticate';
 import type { SubmissionDependencies } from './container';
 import { readSubmission } from './read-submission';
-import { replyForError, smtpReply, temporaryFailure } from './smtp-replies';
+import { replyForError, smtpReply, temporaryFailure, type SmtpReply } from './smtp-replies';
 import type { TlsMaterial } from './tls-material';
-
-/** The one user name; the password is a sending key. */
-export const SUBMISSION_USER = 'mailer';
-
-/** What a session authenticated as. */
-interface SubmissionUser {
-  accountId: string;
-  keyId: string;
-  /** Authenticated with the test key: its messages are simulated (docs/api-decisions.md, "Test mode"). */
-  test: boolean;
-}
 
 /** `to[1]`, `content.html`: a schema problem's path in the request's own terms. */
 const issuePath = (path: readonly PropertyKey[]) =>
@@ -27,19 +18,19 @@ const issuePath = (path: readonly PropertyKey[]) =>
 
 /**
  * The SMTP submission listener (docs/api-decisions.md, "SMTP submission"), one per port:
- * STARTTLS (`implicitTls: false`) or implicit TLS. AUTH PLAIN or LOGIN, only over TLS, as
- * `mailer` with a sending key (live or test); then each message is read into the send-email request and
- * handed to the same intake operation as POST /v1/emails (validation, sender policy, plan
- * limits, idempotency and durable storage before the `250`). Only CRLF.CRLF ends the data
- * (smtp-server's reader), so no bare-LF sequence can end a message early.
+ * STARTTLS (`implicitTls: false`) or implicit TLS. AUTH PLAIN or LOGIN, listed and taken only over
+ * TLS, as `mailer` with a sending key (live or test); then each message is read into the
+ * send-email request and handed to the same intake operation as POST /v1/emails (validation,
+ * sender policy, plan limits, idempotency and durable storage before the `250`). Only CRLF.CRLF
+ * ends the data (smtp-server's reader), so no bare-LF sequence can end a message early. Bounded:
+ * sessions per address and in all (`deps.connections`, shared by both ports), the time to
+ * authenticate, and the message data held at once per account and in all (`deps.bodyBudget`,
+ * the API's rule).
  */
 export function createSubmissionServer(deps: SubmissionDependencies, tls: TlsMaterial, implicitTls: boolean): SMTPServer {
-  const { throttle, logger, metrics } = deps;
-  const blocked = () => {
-    metrics.throttled.inc();
-    return smtpReply(421, '4.7.0', 'Too many failed authentications from your address, try again later');
-  };
-  const server = new SMTPServer({
+  const { throttle, logger, metrics, connections } = deps;
+  const deadline = createAuthDeadline(() => server, deps.config.submission.authTimeoutMs);
+  const server: SMTPServer = new SMTPServer({
     name: deps.config.smtp.heloName,
     banner: 'mailer submission',
     secure: implicitTls,
@@ -47,6 +38,7 @@ export function createSubmissionServer(deps: SubmissionDependencies, tls: TlsMat
     cert: tls.cert,
     authMethods: ['PLAIN', 'LOGIN'],
     authRequiredMessage: '5.7.0 Authentication required',
+    // AUTH before STARTTLS is 538 without reaching onAuth, and is not listed in that EHLO (patches/smtp-server+3.21.6.patch).
     allowInsecureAuth: false,
     size: MIME_MAX_BYTES,
     hideENHANCEDSTATUSCODES: false,
@@ -54,30 +46,30 @@ export function createSubmissionServer(deps: SubmissionDependencies, tls: TlsMat
     disabledCommands: implicitTls ? ['STARTTLS'] : [],
     disableReverseLookup: true,
     logger: false,
+    maxClients: connectionBackstop(deps.config.submission.connections),
     closeTimeout: 5_000,
     onConnect(session, callback) {
-      callback(throttle.isBlocked(connectionSource(session.remoteAddress)) ? blocked() : undefined);
+      if (!connections.open(session.id, session.remoteAddress)) {
+        metrics.refusedConnections.inc();
+        return callback(smtpReply(421, '4.7.0', 'Too many connections, try again later'));
+      }
+      void throttle.check(connectionSource(session.remoteAddress)).then((verdict) => {
+        if (verdict.blocked) return callback(throttledReply(deps));
+        deadline.start(session.id);
+        callback();
+      });
+    },
+    onClose(session) {
+      connections.close(session.id);
+      deadline.end(session.id);
     },
     onAuth(auth: SMTPServerAuthentication, session: SMTPServerSession, callback) {
-      const address = connectionSource(session.remoteAddress);
-      if (throttle.isBlocked(address)) return callback(blocked());
-      const refuse = () => {
-        metrics.authFailures.inc();
-        throttle.recordFailure(address);
-        callback(smtpReply(535, '5.7.8', 'Authentication credentials invalid'));
-      };
-      const password = auth.password ?? '';
-      if (auth.username !== SUBMISSION_USER || !isWellFormedApiKey(password)) return refuse();
-      deps.keys.submit(hashApiKey(password)).then(
-        (key) => {
-          if (!key || key.kind !== 'sending' || !apiKeyMatches(password, key.keyHash)) return refuse();
-          const user: SubmissionUser = { accountId: key.accountId, keyId: key.id, test: key.test };
+      authenticate(deps, auth, session.remoteAddress).then(
+        (user) => {
+          deadline.end(session.id);
           callback(null, { user });
         },
-        (error: Error) => {
-          logger.error('key lookup failed', { error: error.message });
-          callback(smtpReply(454, '4.7.0', 'Temporary authentication failure'));
-        },
+        (reply: SmtpReply) => callback(reply),
       );
     },
     onMailFrom(_address, session, callback) {
@@ -94,22 +86,53 @@ export function createSubmissionServer(deps: SubmissionDependencies, tls: TlsMat
       callback();
     },
     onData(stream: SMTPServerDataStream, session: SMTPServerSession, callback) {
+      const user = session.user as unknown as SubmissionUser;
+      const hold = deps.bodyBudget.open(user.accountId);
       const chunks: Buffer[] = [];
       let bytes = 0;
-      // Past the limit the rest is drained unread; smtp-server answers 552 5.3.4 at its end.
+      let refusal: AppError | undefined;
+      let discarding = false;
+      // Held as it arrives, as an HTTP body of unknown size. Past the size limit, or once a chunk
+      // does not fit in the budget, the rest is drained unread and the message refused at its end
+      // (552 5.3.4; 451 4.3.0 service_unavailable), what it held given back at once.
       stream.on('data', (chunk: Buffer) => {
+        if (discarding) return;
         bytes += chunk.length;
-        if (bytes <= MIME_MAX_BYTES) chunks.push(chunk);
+        if (bytes <= MIME_MAX_BYTES) {
+          try {
+            hold.take(chunk.length);
+            chunks.push(chunk);
+            return;
+          } catch (error) {
+            refusal = error as AppError;
+          }
+        }
+        discarding = true;
+        drop();
       });
+      const drop = () => {
+        chunks.length = 0;
+        hold.release();
+      };
+      // The client went away mid-message (smtp-server destroys the stream with an error).
+      stream.once('error', drop);
       stream.on('end', () => {
-        if (stream.sizeExceeded) return callback(smtpReply(552, '5.3.4', 'Message exceeds the size limit'));
-        const user = session.user as unknown as SubmissionUser;
+        if (stream.sizeExceeded || bytes > MIME_MAX_BYTES) {
+          drop();
+          return callback(smtpReply(552, '5.3.4', 'Message exceeds the size limit'));
+        }
+        if (refusal) {
+          metrics.messages.inc({ result: 'refused', code: refusal.code });
+          return callback(replyForError(refusal));
+        }
         submit(deps, user, Buffer.concat(chunks), session.envelope.rcptTo.map((r) => r.address)).then(
           ({ emailId, replayed }) => {
+            hold.release();
             metrics.messages.inc({ result: replayed ? 'replayed' : 'accepted', code: 'none' });
             callback(null, `2.0.0 queued as ${emailId}`);
           },
           (error: unknown) => {
+            hold.release();
             if (error instanceof AppError) {
               metrics.messages.inc({ result: 'refused', code: error.code });
               return callback(replyForError(error));

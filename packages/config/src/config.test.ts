@@ -58,19 +58,26 @@ describe('loadConfig', () => {
     expect(loadConfig({ COMPOSITION_THREADS: '' }).worker.compositionThreads).toBe(availableParallelism());
   });
 
-  it('takes MAX_BODY_BYTES_IN_FLIGHT in bytes, 64 MiB by default and at least one 16 MiB body', () => {
-    expect(loadConfig({}).http.maxBodyBytesInFlight).toBe(64 * 1024 * 1024);
-    expect(loadConfig({ MAX_BODY_BYTES_IN_FLIGHT: '16777216' }).http.maxBodyBytesInFlight).toBe(16 * 1024 * 1024);
+  it('takes MAX_BODY_BYTES_IN_FLIGHT in bytes, 128 MiB by default and at least one 16 MiB body', () => {
+    expect(loadConfig({}).bodyBudget.total).toBe(128 * 1024 * 1024);
+    expect(loadConfig({ MAX_BODY_BYTES_IN_FLIGHT: '16777216' }).bodyBudget.total).toBe(16 * 1024 * 1024);
     expect(() => loadConfig({ MAX_BODY_BYTES_IN_FLIGHT: '16777215' })).toThrow(/MAX_BODY_BYTES_IN_FLIGHT/);
   });
 
-  it('takes MAX_BODY_BYTES_PER_ACCOUNT from one 16 MiB body up to the whole budget', () => {
-    expect(loadConfig({}).http.maxBodyBytesPerAccount).toBe(16 * 1024 * 1024);
-    expect(loadConfig({ MAX_BODY_BYTES_PER_ACCOUNT: '33554432' }).http.maxBodyBytesPerAccount).toBe(32 * 1024 * 1024);
+  it('takes MAX_BODY_BYTES_PER_ACCOUNT from one 16 MiB body up to the whole budget, four bodies (at most the budget) by default', () => {
+    expect(loadConfig({}).bodyBudget.perAccount).toBe(64 * 1024 * 1024);
+    expect(loadConfig({ MAX_BODY_BYTES_IN_FLIGHT: '33554432' }).bodyBudget.perAccount).toBe(32 * 1024 * 1024);
+    expect(loadConfig({ MAX_BODY_BYTES_PER_ACCOUNT: '33554432' }).bodyBudget.perAccount).toBe(32 * 1024 * 1024);
     expect(() => loadConfig({ MAX_BODY_BYTES_PER_ACCOUNT: '16777215' })).toThrow(/MAX_BODY_BYTES_PER_ACCOUNT/);
     expect(() => loadConfig({ MAX_BODY_BYTES_IN_FLIGHT: '16777216', MAX_BODY_BYTES_PER_ACCOUNT: '16777217' })).toThrow(
       /MAX_BODY_BYTES_PER_ACCOUNT: must not exceed MAX_BODY_BYTES_IN_FLIGHT/,
     );
+  });
+
+  it('caps submission sessions, 20 per address and 100 in all, and gives one 20 s to authenticate by default', () => {
+    expect(loadConfig({}).submission).toMatchObject({ connections: { perAddress: 20, total: 100 }, authTimeoutMs: 20_000 });
+    expect(loadConfig({ SUBMISSION_MAX_CONNECTIONS_PER_ADDRESS: '3', SUBMISSION_AUTH_TIMEOUT: '2s' }).submission).toMatchObject({ connections: { perAddress: 3 }, authTimeoutMs: 2_000 });
+    expect(() => loadConfig({ SUBMISSION_MAX_CONNECTIONS: '0' })).toThrow(/SUBMISSION_MAX_CONNECTIONS/);
   });
 
   it('bounds slow HTTP clients by default: 10 s idle body, 60 s whole body, 10 s headers', () => {
@@ -182,7 +189,7 @@ describe('parseEncryptionKey', () => {
   });
   it('listens for SMTP submission on 587 and 465 in production, on 2587 and 2465 otherwise, and takes a certificate only with its key', () => {
     expect(loadConfig({ NODE_ENV: 'production', ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'), SMTP_HELO_NAME: 'mail.example.com' }).submission).toMatchObject({ port: 587, tlsPort: 465 });
-    expect(loadConfig({}).submission).toEqual({ port: 2587, tlsPort: 2465, tlsCertFile: undefined, tlsKeyFile: undefined, selfSignedDir: 'data/submission-tls', metricsPort: 3003 });
+    expect(loadConfig({}).submission).toMatchObject({ port: 2587, tlsPort: 2465, tlsCertFile: undefined, tlsKeyFile: undefined, selfSignedDir: 'data/submission-tls', metricsPort: 3003 });
     expect(loadConfig({ SUBMISSION_PORT: '1587', SUBMISSION_TLS_PORT: '0' }).submission).toMatchObject({ port: 1587, tlsPort: 0 });
     expect(() => loadConfig({ SUBMISSION_TLS_CERT: '/etc/ssl/cert.pem' })).toThrow(/SUBMISSION_TLS_KEY/);
     expect(() => loadConfig({ SUBMISSION_PORT: 'smtp' })).toThrow(/SUBMISSION_PORT/);

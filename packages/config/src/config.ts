@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism, hostname } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { bodyBudgetLimits, DEFAULT_BODY_BYTES_IN_FLIGHT, MAX_BODY_BYTES } from '@mailer/domain';
 import { parseDatabaseUrl } from './database-url';
 import { withDotEnv } from './dot-env';
 import { parseDuration } from './duration';
@@ -174,8 +175,8 @@ const envSchema = z
     PORT: int(3000, 0, 65535),
     WORKER_METRICS_PORT: int(3001, 0, 65535),
     // At least one body of the API's 16 MiB limit must fit, in the whole budget and in one account's share of it.
-    MAX_BODY_BYTES_IN_FLIGHT: int(64 * MIB, 16 * MIB, 2 ** 40),
-    MAX_BODY_BYTES_PER_ACCOUNT: int(16 * MIB, 16 * MIB, 2 ** 40),
+    MAX_BODY_BYTES_IN_FLIGHT: int(DEFAULT_BODY_BYTES_IN_FLIGHT, MAX_BODY_BYTES, 2 ** 40),
+    MAX_BODY_BYTES_PER_ACCOUNT: z.coerce.number().int().min(MAX_BODY_BYTES).max(2 ** 40).optional(),
     BODY_IDLE_TIMEOUT: duration('10s'),
     BODY_TIMEOUT: duration('60s'),
     HTTP_HEADERS_TIMEOUT: duration('10s'),
@@ -239,6 +240,9 @@ const envSchema = z
     SUBMISSION_TLS_KEY: z.string().min(1).optional(),
     SUBMISSION_TLS_DIR: z.string().min(1).default('data/submission-tls'),
     SUBMISSION_METRICS_PORT: int(3003, 0, 65535),
+    SUBMISSION_MAX_CONNECTIONS: int(100, 1, 10_000),
+    SUBMISSION_MAX_CONNECTIONS_PER_ADDRESS: int(20, 1, 10_000),
+    SUBMISSION_AUTH_TIMEOUT: duration('20s'),
     SPF_INCLUDE: z.string().regex(/^[A-Za-z0-9._-]+$/, 'expected a domain name').optional(),
     OUTBOUND_IPS: z
       .string()
@@ -254,7 +258,7 @@ const envSchema = z
     TLSRPT_DKIM_KEY_FILE: z.string().optional(),
   })
   .superRefine((env, ctx) => {
-    if (env.MAX_BODY_BYTES_PER_ACCOUNT > env.MAX_BODY_BYTES_IN_FLIGHT) {
+    if (env.MAX_BODY_BYTES_PER_ACCOUNT !== undefined && env.MAX_BODY_BYTES_PER_ACCOUNT > env.MAX_BODY_BYTES_IN_FLIGHT) {
       ctx.addIssue({ code: 'custom', path: ['MAX_BODY_BYTES_PER_ACCOUNT'], message: 'must not exceed MAX_BODY_BYTES_IN_FLIGHT' });
     }
     if ((env.SUBMISSION_TLS_CERT === undefined) !== (env.SUBMISSION_TLS_KEY === undefined)) {
@@ -310,11 +314,13 @@ function toConfig(env: z.infer<typeof envSchema>) {
     host: env.HOST,
     port: env.PORT,
     workerMetricsPort: env.WORKER_METRICS_PORT,
+    /**
+     * Body bytes one process holds at once, over everything and for one account's bodies: the API's
+     * request bodies, the submission listener's message data (docs/api-decisions.md, "Request bodies").
+     */
+    bodyBudget: bodyBudgetLimits(env.MAX_BODY_BYTES_IN_FLIGHT, env.MAX_BODY_BYTES_PER_ACCOUNT),
     /** The API's slow-client bounds (docs/api-decisions.md, "Request bodies"). */
     http: {
-      /** Request-body bytes the API holds at once, over all requests and for one account's requests. */
-      maxBodyBytesInFlight: env.MAX_BODY_BYTES_IN_FLIGHT,
-      maxBodyBytesPerAccount: env.MAX_BODY_BYTES_PER_ACCOUNT,
       /** A body is cut off when nothing of it arrives for this long, or when it is not all there after this long. */
       bodyIdleTimeoutMs: env.BODY_IDLE_TIMEOUT,
       bodyTimeoutMs: env.BODY_TIMEOUT,
@@ -432,6 +438,10 @@ function toConfig(env: z.infer<typeof envSchema>) {
       selfSignedDir: env.SUBMISSION_TLS_DIR,
       /** `/metrics` (behind OPERATOR_TOKEN) and `/healthz`. */
       metricsPort: env.SUBMISSION_METRICS_PORT,
+      /** Open sessions of one IPv4 address or IPv6 /64, and in all: `421 4.7.0` beyond. */
+      connections: { perAddress: env.SUBMISSION_MAX_CONNECTIONS_PER_ADDRESS, total: env.SUBMISSION_MAX_CONNECTIONS },
+      /** A session not authenticated this long after it connected is closed. */
+      authTimeoutMs: env.SUBMISSION_AUTH_TIMEOUT,
     },
     /** Receivers' transport policies (docs/api-decisions.md, "Receivers' TLS policies"). */
     receiverPolicies: {

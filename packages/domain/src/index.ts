@@ -22,3 +22,4 @@ export * from './reputation';
 export * from './network/connection-source';
 export * from './tls-reports';
 export * from './templates';
+export * from './memory/body-budget';

@@ -36,3 +36,5 @@ export { changeQueue, type QueueChangeDependencies } from './queue/change-queue'
 export { setAccountEnabled } from './accounts/disable-account';
 export { redeliverWebhook, sendTestWebhook } from './webhooks/operator-webhooks';
 export { liftDestination, type DestinationLiftDependencies } from './queue/lift-destination';
+export { connectionBackstop, createConnectionLimit, type ConnectionCaps, type ConnectionLimit } from './listeners/connection-limit';
+export { BodyBudget, BodyHold } from './memory/body-budget';

@@ -15,3 +15,4 @@ export {
 } from './destination-snapshots';
 export { WarmUpCounters } from './warm-up-counters';
 export { LIFT_TTL_MS, readDestinationLifts, requestDestinationLift } from './destination-lifts';
+export { AuthThrottle, AUTH_THROTTLE_WINDOW_MS, MAX_FAILED_AUTHS, type ThrottleVerdict } from './auth-throttle';

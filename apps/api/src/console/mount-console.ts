@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import { AppError, isOperatorToken } from '@mailer/domain';
+import { AppError, connectionSource, isOperatorToken } from '@mailer/domain';
+import type { ThrottleVerdict } from '@mailer/queue';
 import type { ApiDependencies } from '../container';
 import { operatorTokenNotConfigured } from '../http/auth';
 import { isCrossSite } from '../http/cross-site';
@@ -61,11 +62,21 @@ export function mountConsole(app: Express, deps: ApiDependencies): void {
   router.get('/login', (_req, res) => {
     res.type('html').send(loginPage().text);
   });
+  // Failed sign-ins are throttled per client address as submission AUTH is (docs/api-decisions.md, "Operator console").
+  const throttled = (res: Response, verdict: ThrottleVerdict & { blocked: true }) => {
+    const seconds = Math.ceil(verdict.retryAfterMs / 1000);
+    res.status(429).set('Retry-After', String(seconds)).type('html').send(loginPage(`Too many failed sign-ins from your address; try again in ${Math.ceil(seconds / 60)} minutes.`).text);
+  };
   router.post('/login', async (req, res, next) => {
     try {
       if (!deps.config.operatorToken) throw operatorTokenNotConfigured();
+      const address = connectionSource(req.ip ?? req.socket.remoteAddress ?? '');
+      const verdict = await deps.consoleThrottle.check(address);
+      if (verdict.blocked) return throttled(res, verdict);
       const presented = field(req.body ?? {}, 'token');
       if (presented === undefined || !isOperatorToken(presented, deps.config.operatorToken)) {
+        const failure = await deps.consoleThrottle.recordFailure(address);
+        if (failure.blocked) return throttled(res, failure);
         res.status(401).type('html').send(loginPage('The operator token is not valid.').text);
         return;
       }

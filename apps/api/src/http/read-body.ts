@@ -1,8 +1,8 @@
 import type { Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Request } from 'express';
-import { AppError } from '@mailer/domain';
-import { MAX_BODY_BYTES, type BodyHold } from './body-budget';
+import { AppError, MAX_BODY_BYTES } from '@mailer/domain';
+import type { BodyHold } from '@mailer/operations';
 
 export interface BodyTimeouts {
   /** BODY_IDLE_TIMEOUT: the longest silence between two parts of a body. */

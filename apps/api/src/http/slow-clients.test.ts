@@ -9,8 +9,8 @@ let acme: SendingAccount;
 let other: SendingAccount;
 let raw: Awaited<ReturnType<typeof listenRaw>>;
 beforeAll(async () => {
-  // The default budget (64 MiB) and account share (16 MiB); short timeouts so that the attacks outlast them.
-  api = await startTestApi({ BODY_IDLE_TIMEOUT: '2s', BODY_TIMEOUT: '5s', HTTP_HEADERS_TIMEOUT: '2s' });
+  // A budget of 64 MiB and an account share of one 16 MiB body, so that four slow bodies overrun it; short timeouts so that the attacks outlast them.
+  api = await startTestApi({ MAX_BODY_BYTES_IN_FLIGHT: String(64 * MIB), MAX_BODY_BYTES_PER_ACCOUNT: String(16 * MIB), BODY_IDLE_TIMEOUT: '2s', BODY_TIMEOUT: '5s', HTTP_HEADERS_TIMEOUT: '2s' });
   acme = await sendingAccount(api, { limits: GENEROUS_LIMITS });
   other = await sendingAccount(api, { domain: 'other.test', limits: GENEROUS_LIMITS });
   raw = await listenRaw(api);

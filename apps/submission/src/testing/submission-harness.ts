@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect as netConnect } from 'node:net';
+import { connect as netConnect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
@@ -10,9 +10,11 @@ import { loadConfig, type Config } from '@mailer/config';
 import { createAccount, setAccountPlan } from '@mailer/db';
 import type { PlanLimits } from '@mailer/domain';
 import { createLogger } from '@mailer/logger';
+import { waitForRedis } from '@mailer/queue';
 import { createTestDatabase, insertReadyDomain, insertSender, testRedisPrefix, type ReadyDomain } from '@mailer/testing';
 import { closeContainer, createContainer, type SubmissionDependencies } from '../container';
-import { createSubmissionServer, listenSubmission, SUBMISSION_USER } from '../submission-server';
+import { SUBMISSION_USER } from '../authenticate';
+import { createSubmissionServer, listenSubmission } from '../submission-server';
 import { loadTlsMaterial, type TlsMaterial } from '../tls-material';
 
 /** A plan no submission test reaches unless it means to. */
@@ -36,7 +38,7 @@ export interface SubmitResult {
   response: string;
 }
 
-/** A raw SMTP session over implicit TLS: write anything, read the listener's replies one by one. */
+/** A raw SMTP session: write anything, read the listener's replies one by one. */
 export interface RawSession {
   /** The next whole reply (every line of a multi-line one), as sent. */
   reply(): Promise<string>;
@@ -51,6 +53,8 @@ export interface SubmissionHarness {
   config: Config;
   /** The certificate both ports present (self-signed, kept in SUBMISSION_TLS_DIR). */
   tls: TlsMaterial;
+  /** The listener's log lines so far (errors only, unless `env` sets LOG_LEVEL). */
+  logs: string[];
   starttlsPort: number;
   tlsPort: number;
   /** An account with a ready domain (`domain`, default acme.test), a sender `hello@<domain>` and GENEROUS_LIMITS unless `limits`. */
@@ -59,6 +63,11 @@ export interface SubmissionHarness {
   submit(password: string, message: SendMailOptions, options?: { implicitTls?: boolean; user?: string; localAddress?: string }): Promise<SubmitResult>;
   /** Opens a raw session on the implicit-TLS port (from `localAddress`); resolves after the greeting, which is its first reply. */
   raw(options?: { localAddress?: string }): Promise<{ session: RawSession; greeting: string }>;
+  /**
+   * Opens a raw session in clear on the STARTTLS port; `upgrade()`, once the client's STARTTLS
+   * was answered 220, goes on over TLS on the same connection.
+   */
+  plain(options?: { localAddress?: string }): Promise<{ session: RawSession; greeting: string; upgrade(): RawSession }>;
   /** A raw session that has said EHLO and logged in with `password`. */
   loggedIn(password: string): Promise<RawSession>;
   close(): Promise<void>;
@@ -82,12 +91,16 @@ export async function startSubmissionHarness(env: Record<string, string> = {}): 
     ...(tlsDir ? { SUBMISSION_TLS_DIR: tlsDir } : {}),
     ...env,
   });
-  const logger = createLogger({ level: 'error', service: 'submission', stream: new PassThrough().resume() });
+  const logs: string[] = [];
+  const stream = new PassThrough().on('data', (line: Buffer) => logs.push(line.toString()));
+  const logger = createLogger({ level: env.LOG_LEVEL ? config.logLevel : 'error', service: 'submission', stream });
   const deps = createContainer(config, { logger });
+  // The listener's Redis connection fails fast while it opens: the AUTH throttle would count in the process.
+  await waitForRedis(deps.redis);
   const tls = await loadTlsMaterial(config, logger);
   const servers: SMTPServer[] = [createSubmissionServer(deps, tls, false), createSubmissionServer(deps, tls, true)];
   const [starttlsPort, tlsPort] = [await listenSubmission(servers[0]!, 0, '127.0.0.1'), await listenSubmission(servers[1]!, 0, '127.0.0.1')];
-  const sessions = new Set<TLSSocket>();
+  const sessions = new Set<Socket>();
 
   const raw: SubmissionHarness['raw'] = ({ localAddress } = {}) =>
     new Promise((resolve, reject) => {
@@ -98,10 +111,26 @@ export async function startSubmissionHarness(env: Record<string, string> = {}): 
       session.reply().then((greeting) => resolve({ session, greeting }), reject);
     });
 
+  const plain: SubmissionHarness['plain'] = ({ localAddress } = {}) =>
+    new Promise((resolve, reject) => {
+      const socket = netConnect({ host: '127.0.0.1', port: starttlsPort!, localAddress });
+      sessions.add(socket);
+      const session = rawSession(socket);
+      const upgrade = () => {
+        socket.removeAllListeners('data');
+        const secure = tlsConnect({ socket, rejectUnauthorized: false });
+        sessions.add(secure);
+        return rawSession(secure);
+      };
+      socket.once('error', reject);
+      session.reply().then((greeting) => resolve({ session, greeting, upgrade }), reject);
+    });
+
   return {
     deps,
     config,
     tls,
+    logs,
     starttlsPort: starttlsPort!,
     tlsPort: tlsPort!,
     async account(options = {}) {
@@ -133,6 +162,7 @@ export async function startSubmissionHarness(env: Record<string, string> = {}): 
       }
     },
     raw,
+    plain,
     async loggedIn(password) {
       const { session } = await raw();
       await session.command('EHLO client.test');
@@ -149,7 +179,7 @@ export async function startSubmissionHarness(env: Record<string, string> = {}): 
   };
 }
 
-function rawSession(socket: TLSSocket): RawSession {
+function rawSession(socket: Socket | TLSSocket): RawSession {
   let buffered = '';
   const replies: string[] = [];
   const waiting: { resolve: (reply: string) => void; reject: (error: Error) => void }[] = [];
