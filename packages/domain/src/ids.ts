@@ -13,6 +13,9 @@ export const ID_PREFIX = {
   webhook: 'wh',
   webhookEvent: 'evt',
   webhookDelivery: 'whd',
+  inboundRoute: 'rte',
+  inboundEmail: 'inb',
+  inboundAttachment: 'iat',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -21,3 +21,4 @@ export * from './egress';
 export * from './reputation';
 export * from './network/connection-source';
 export * from './tls-reports';
+export * from './inbound';

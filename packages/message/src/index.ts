@@ -1,1 +1,2 @@
 export { buildMime, type OutgoingMessage, type OutgoingAttachment } from './build-mime';
+export { readInboundMessage, inboundAttachmentContent, INBOUND_MAX_PART_HEADER_BYTES, INBOUND_MAX_PARTS } from './read-inbound';

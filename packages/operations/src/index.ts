@@ -35,3 +35,13 @@ export { changeQueue, type QueueChangeDependencies } from './queue/change-queue'
 export { setAccountEnabled } from './accounts/disable-account';
 export { redeliverWebhook, sendTestWebhook } from './webhooks/operator-webhooks';
 export { liftDestination, type DestinationLiftDependencies } from './queue/lift-destination';
+export {
+  emailReceivedDataSchema,
+  inboundEmailSchema,
+  inboundEmailSummarySchema,
+  inboundRouteSchema,
+  toEmailReceivedData,
+  toInboundEmail,
+  toInboundEmailSummary,
+  toInboundRoute,
+} from './inbound/inbound-representation';

@@ -8,3 +8,4 @@ export * from './suppressions';
 export * from './webhooks';
 export * from './egress';
 export * from './reputation';
+export * from './inbound';

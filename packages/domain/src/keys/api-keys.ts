@@ -15,6 +15,9 @@ export const SCOPES = [
   'webhooks:write',
   'suppressions:read',
   'suppressions:write',
+  /** Received mail (docs/api-decisions.md, "Inbound mail"); `inbound:write` manages the routes. */
+  'inbound:read',
+  'inbound:write',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 export type KeyKind = 'sending' | 'management';
