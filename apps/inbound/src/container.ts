@@ -1,5 +1,6 @@
 import type { Config } from '@mailer/config';
 import { openDatabase, type Database, type DatabaseHandle } from '@mailer/db';
+import { createRecordLookup, type RecordLookup } from '@mailer/dns';
 import { returnPathKey } from '@mailer/domain';
 import { createLogger, type Logger } from '@mailer/logger';
 import { createInboundMetrics, type InboundMetrics } from './metrics';
@@ -16,6 +17,8 @@ export interface InboundDependencies {
   metrics: InboundMetrics;
   /** Bounds the messages parsed at once (INBOUND_REPORT_CONCURRENCY). */
   reading: ReadingLimit;
+  /** mailauth's lookups of received mail, through DNS_SERVERS. */
+  lookup: RecordLookup;
   now: () => Date;
 }
 
@@ -23,6 +26,7 @@ export function createContainer(config: Config, overrides: { logger?: Logger } =
   const logger = overrides.logger ?? createLogger({ level: config.logLevel, service: 'inbound' });
   // A report takes one connection for its lookup and transaction; a few suffice for many sessions.
   const database = openDatabase(config.databaseUrl, Math.min(config.databasePoolSize, 10));
+  // Reports and received mail (each up to 25 MiB) take turns to be parsed.
   const reading = createReadingLimit(config.inbound.reportConcurrency);
-  return { config, logger, database, db: database.db, returnPathKey: returnPathKey(config.encryptionKey), metrics: createInboundMetrics(reading), reading, now: () => new Date() };
+  return { config, logger, database, db: database.db, returnPathKey: returnPathKey(config.encryptionKey), metrics: createInboundMetrics(reading), reading, lookup: createRecordLookup(config.dns), now: () => new Date() };
 }

@@ -197,7 +197,7 @@ describe('the listener', () => {
       replies.add(result.response!);
     }
     // One reply whatever the address and whether its domain is a customer's: nothing to probe.
-    expect([...replies]).toEqual(['550 No such user here']);
+    expect([...replies]).toEqual(['550 5.1.1 No such user here']);
     expect(await refused()).toEqual({
       other: (before.other ?? 0) + 5,
       forged: (before.forged ?? 0) + 3,

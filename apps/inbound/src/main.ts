@@ -2,10 +2,11 @@ import { describeStartupFailure, loadConfig } from '@mailer/config';
 import { runService } from '@mailer/logger';
 import { checkEncryptionKey, listenOrExplain, logConfigWarnings, serveMetrics, stopListenersOnSignal } from '@mailer/operations';
 import { createContainer } from './container';
+import { loadInboundTls } from './tls-material';
 import { createInboundServer, listenInbound } from './inbound-server';
 
 /**
- * The inbound listener: config → container → key check → SMTP on INBOUND_PORT → metrics on
+ * The inbound listener: config → container → key check → certificate → SMTP (STARTTLS) on INBOUND_PORT → metrics on
  * INBOUND_METRICS_PORT → signal handling (SIGTERM/SIGINT: stop accepting, let open sessions
  * end within a few seconds, close the database, exit).
  */
@@ -14,7 +15,8 @@ async function main() {
   const deps = createContainer(config);
   logConfigWarnings(config, deps.logger);
   await checkEncryptionKey(deps.db, config, deps.logger);
-  const server = createInboundServer(deps);
+  const tls = await loadInboundTls(config, deps.logger);
+  const server = createInboundServer(deps, tls);
   const listener = { variable: 'INBOUND_PORT', port: config.inbound.port, host: config.host };
   const port = await listenOrExplain(deps.logger, listener, () => listenInbound(server, config.inbound.port, config.host));
   if (port === undefined) return void deps.database.close().finally(() => process.exit(1));

@@ -8,9 +8,11 @@ export type ReportResult = (typeof REPORT_RESULTS)[number];
 /**
  * Why a RCPT TO was refused: `other` (not a return-path address), `forged` (its token does not
  * verify), `unknown` (a verified token whose delivery is gone or not of that domain, or the
- * domain is deleted), `too_many` (past the recipients a message may have).
+ * domain is deleted), `too_many` (past the recipients a message may have), `rate_limited` (a
+ * routed address whose account received INBOUND_RATE_LIMIT messages within INBOUND_RATE_WINDOW);
+ * `other` also covers an address no enabled route of a receiving domain matches.
  */
-export type RecipientRefusal = 'other' | 'forged' | 'unknown' | 'too_many';
+export type RecipientRefusal = 'other' | 'forged' | 'unknown' | 'too_many' | 'rate_limited';
 
 /** The listener's Prometheus metrics. Labels carry kinds and results only, never an address. */
 export interface InboundMetrics {

@@ -145,6 +145,9 @@ describe('loadConfig', () => {
       reportConcurrency: 4,
       feedbackAddress: undefined,
       socketTimeoutMs: 60_000,
+      rateLimit: { messages: 600, windowMs: 60_000 },
+      tlsCertFile: undefined,
+      tlsKeyFile: undefined,
     });
     const set = loadConfig({ RETURN_PATH_LABEL: 'rp', INBOUND_HOST: 'in.example.net', OUTBOUND_IPS: '192.0.2.1, 2001:db8::/48', SPF_INCLUDE: '_spf.example.net' });
     expect(set.returnPath).toEqual({ label: 'rp', inboundHost: 'in.example.net', spfInclude: '_spf.example.net', outboundIps: ['192.0.2.1', '2001:db8::/48'] });

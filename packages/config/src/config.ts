@@ -234,6 +234,10 @@ const envSchema = z
     INBOUND_REPORT_CONCURRENCY: int(4, 1, 64),
     INBOUND_FEEDBACK_ADDRESS: z.email('expected an email address').optional(),
     INBOUND_TIMEOUT: duration('60s'),
+    INBOUND_RATE_LIMIT: int(600, 1, 10_000_000),
+    INBOUND_RATE_WINDOW: duration('1m'),
+    INBOUND_TLS_CERT: z.string().min(1).optional(),
+    INBOUND_TLS_KEY: z.string().min(1).optional(),
     SUBMISSION_PORT: z.coerce.number().int().min(0).max(65535).optional(),
     SUBMISSION_TLS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
     SUBMISSION_TLS_CERT: z.string().min(1).optional(),
@@ -263,6 +267,9 @@ const envSchema = z
     }
     if ((env.SUBMISSION_TLS_CERT === undefined) !== (env.SUBMISSION_TLS_KEY === undefined)) {
       ctx.addIssue({ code: 'custom', path: [env.SUBMISSION_TLS_CERT ? 'SUBMISSION_TLS_KEY' : 'SUBMISSION_TLS_CERT'], message: 'SUBMISSION_TLS_CERT and SUBMISSION_TLS_KEY are set together' });
+    }
+    if ((env.INBOUND_TLS_CERT === undefined) !== (env.INBOUND_TLS_KEY === undefined)) {
+      ctx.addIssue({ code: 'custom', path: [env.INBOUND_TLS_CERT ? 'INBOUND_TLS_KEY' : 'INBOUND_TLS_CERT'], message: 'INBOUND_TLS_CERT and INBOUND_TLS_KEY are set together' });
     }
     if ((env.TLSRPT_DKIM_SELECTOR === undefined) !== (env.TLSRPT_DKIM_KEY_FILE === undefined) || (env.TLSRPT_DKIM_SELECTOR && !env.TLSRPT_FROM)) {
       ctx.addIssue({ code: 'custom', path: ['TLSRPT_DKIM_SELECTOR'], message: 'TLSRPT_DKIM_SELECTOR and TLSRPT_DKIM_KEY_FILE go together, with TLSRPT_FROM' });
@@ -424,6 +431,11 @@ function toConfig(env: z.infer<typeof envSchema>) {
       feedbackAddress: env.INBOUND_FEEDBACK_ADDRESS?.toLowerCase(),
       /** An idle connection is closed after this. */
       socketTimeoutMs: env.INBOUND_TIMEOUT,
+      /** Routed messages an account may receive within the rolling window; RCPT beyond is `452 4.2.1` (docs/api-decisions.md, "Inbound mail"). */
+      rateLimit: { messages: env.INBOUND_RATE_LIMIT, windowMs: env.INBOUND_RATE_WINDOW },
+      /** STARTTLS's certificate and key (PEM paths); without them a self-signed certificate is made at start. */
+      tlsCertFile: env.INBOUND_TLS_CERT,
+      tlsKeyFile: env.INBOUND_TLS_KEY,
     },
     /** SMTP submission (docs/api-decisions.md, "SMTP submission"): the standard ports in production, unprivileged ones otherwise. */
     submission: {

@@ -48,3 +48,5 @@ export * from './stores/queue-actions-store';
 export * from './stores/queue-listing-store';
 export * from './stores/webhook-operator-store';
 export type { PagePosition } from './stores/keyset';
+export * from './stores/inbound-routes-store';
+export * from './stores/inbound-emails-store';

@@ -1,4 +1,4 @@
-import { dkimRecordName, dmarcRecordName, organizationalDomain, ownershipRecordName, returnPathHost, type DomainDnsObservation } from '@mailer/domain';
+import { dkimRecordName, dmarcRecordName, organizationalDomain, ownershipRecordName, receivingHost, returnPathHost, type DomainDnsObservation } from '@mailer/domain';
 import type { DnsResolver } from './resolver';
 
 /** The whole observation ends within this, so that check-dns answers within 10 s (docs/api-decisions.md, "Domains"). */
@@ -7,13 +7,14 @@ export const DNS_CHECK_DEADLINE_MS = 9_000;
 /**
  * Looks up the domain's records concurrently (ownership, DKIM at each of its selectors: RSA,
  * Ed25519 when it has that key, and `pendingSelectors` of a rotation; DMARC, and the return-path
- * host's MX and TXT, the host being `<returnPathLabel>.<domain>`), under one deadline: a lookup still
+ * host's MX and TXT, the host being `<returnPathLabel>.<domain>`, and the receiving host's MX while
+ * receiving is on), under one deadline: a lookup still
  * running when it passes is cancelled and reported as a temporary failure.
  * `_dmarc` of the organizational domain is looked up too when it differs (RFC 7489 section 6.6.3).
  */
 export async function observeDomainDns(
   dns: DnsResolver,
-  domain: { name: string; dkimSelector: string; dkimEd25519Selector?: string | null },
+  domain: { name: string; dkimSelector: string; dkimEd25519Selector?: string | null; receivingEnabled?: boolean; receivingSubdomain?: string | null },
   returnPathLabel: string,
   pendingSelectors: readonly string[] = [],
   deadlineMs = DNS_CHECK_DEADLINE_MS,
@@ -23,7 +24,7 @@ export async function observeDomainDns(
   const returnPath = returnPathHost(domain.name, returnPathLabel);
   const dkimAt = (selector: string) => dns.txt(dkimRecordName(domain.name, selector), signal);
   const ed25519Selector = domain.dkimEd25519Selector;
-  const [ownership, dkim, dmarc, returnPathMx, returnPathTxt, organizationalDmarc, dkimEd25519, pending] = await Promise.all([
+  const [ownership, dkim, dmarc, returnPathMx, returnPathTxt, organizationalDmarc, dkimEd25519, pending, receivingMx] = await Promise.all([
     dns.txt(ownershipRecordName(domain.name), signal),
     dns.txt(dkimRecordName(domain.name, domain.dkimSelector), signal),
     dns.txt(dmarcRecordName(domain.name), signal),
@@ -32,6 +33,7 @@ export async function observeDomainDns(
     organizational === domain.name ? undefined : dns.txt(dmarcRecordName(organizational), signal),
     ed25519Selector ? dkimAt(ed25519Selector) : undefined,
     Promise.all(pendingSelectors.map(async (selector) => ({ selector, answer: await dkimAt(selector) }))),
+    domain.receivingEnabled ? dns.mx(receivingHost({ name: domain.name, receivingSubdomain: domain.receivingSubdomain ?? null }), signal) : undefined,
   ]);
   return {
     ownership,
@@ -41,6 +43,7 @@ export async function observeDomainDns(
     returnPathTxt,
     ...(organizationalDmarc ? { organizationalDmarc } : {}),
     ...(dkimEd25519 ? { dkimEd25519 } : {}),
+    ...(receivingMx ? { receivingMx } : {}),
     pendingDkim: pending,
   };
 }

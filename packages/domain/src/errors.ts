@@ -20,12 +20,17 @@ export type ErrorCode =
   | 'webhook_not_found'
   /** No template of that id or alias in the account (docs/api-decisions.md, "Templates"). */
   | 'template_not_found'
+  | 'inbound_route_not_found'
+  | 'inbound_email_not_found'
+  | 'inbound_attachment_not_found'
   | 'method_not_allowed'
   | 'idempotency_conflict'
   | 'domain_already_exists'
   | 'external_id_conflict'
   | 'domain_has_active_senders'
   | 'sender_already_exists'
+  /** An active route with that pattern already exists in the account. */
+  | 'inbound_route_already_exists'
   /** The account has as many active domains as its plan's `max_domains` allows. */
   | 'domain_limit_exceeded'
   /** The account has as many webhook endpoints as its plan's `max_webhook_endpoints` allows. */

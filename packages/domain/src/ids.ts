@@ -15,6 +15,9 @@ export const ID_PREFIX = {
   webhookDelivery: 'whd',
   template: 'tpl',
   templateVersion: 'tplv',
+  inboundRoute: 'rte',
+  inboundEmail: 'inb',
+  inboundAttachment: 'iat',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -23,3 +23,4 @@ export * from './network/connection-source';
 export * from './tls-reports';
 export * from './templates';
 export * from './memory/body-budget';
+export * from './inbound';

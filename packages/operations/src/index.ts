@@ -38,3 +38,13 @@ export { redeliverWebhook, sendTestWebhook } from './webhooks/operator-webhooks'
 export { liftDestination, type DestinationLiftDependencies } from './queue/lift-destination';
 export { connectionBackstop, createConnectionLimit, type ConnectionCaps, type ConnectionLimit } from './listeners/connection-limit';
 export { BodyBudget, BodyHold } from './memory/body-budget';
+export {
+  emailReceivedDataSchema,
+  inboundEmailSchema,
+  inboundEmailSummarySchema,
+  inboundRouteSchema,
+  toEmailReceivedData,
+  toInboundEmail,
+  toInboundEmailSummary,
+  toInboundRoute,
+} from './inbound/inbound-representation';

@@ -1,4 +1,4 @@
-import { setAccountPlan } from '@mailer/db';
+import { insertInboundEmails, setAccountPlan } from '@mailer/db';
 import { listenRaw, startTestApi, type TestApi } from '@mailer/api/testing';
 import { insertReadyDomain, insertSender, startTestDnsServer, type TestDnsServer } from '@mailer/testing';
 import { MailerClient } from './client';
@@ -96,6 +96,26 @@ describe('MailerClient against the API', () => {
     expect(await management.templates.render('sdk-welcome', { variables: { name: 'Ann' } })).toEqual({ subject: 'Hello Ann', html: null, text: 'Hello Ann' });
     expect(await management.templates.delete(template.id)).toBeUndefined();
     await expect(management.templates.get(template.id)).rejects.toMatchObject({ status: 404, code: 'template_not_found' });
+  });
+
+  it('manages receiving and inbound routes, and reads received mail', async () => {
+    const domain = await management.domains.create({ name: 'inbound-sdk.test' });
+    expect((await management.domains.update(domain.id, { receiving: true })).receiving).toMatchObject({ enabled: true, host: 'inbound-sdk.test' });
+    const route = await management.inbound.routes.create({ pattern: '*@inbound-sdk.test' });
+    expect((await management.inbound.routes.list()).data.map((r) => r.id)).toEqual([route.id]);
+    expect((await management.inbound.routes.update(route.id, { enabled: false })).enabled).toBe(false);
+    expect((await management.inbound.routes.get(route.id)).enabled).toBe(false);
+    const raw = Buffer.from('From: a@client.test\r\nSubject: In\r\nContent-Type: multipart/mixed; boundary=x\r\n\r\n--x\r\nContent-Type: text/plain\r\n\r\nHi\r\n--x\r\nContent-Type: text/csv; name=a.csv\r\n\r\na,b\r\n--x--\r\n');
+    const attachment = { id: 'iat_SdkTestAttachment00001', filename: 'a.csv', content_type: 'text/csv', size: 3, content_id: null, part: 0 };
+    const message = { from: 'a@client.test', to: [], cc: [], reply_to: [], subject: 'In', text: 'Hi', html: null, headers: [], attachments: [attachment] };
+    const auth = { spf: { result: 'none', domain: null }, dkim: { result: 'none', signatures: [] }, dmarc: { result: 'none', domain: null, policy: null }, arc: { result: 'none' } };
+    const id = 'inb_SdkTestMessage00000001';
+    await insertInboundEmails(api.deps.db, [{ id, accountId, routeId: route.id, mailFrom: 'a@client.test', recipients: ['x@inbound-sdk.test'], message, auth, createdAt: new Date(), remoteAddress: '127.0.0.1', raw, webhookId: null, event: {} }]);
+    expect((await management.inbound.emails.list({ to: 'x@inbound-sdk.test' })).data.map((e) => e.id)).toEqual([id]);
+    expect((await management.inbound.emails.get(id)).subject).toBe('In');
+    expect(await management.inbound.emails.raw(id)).toBe(raw.toString());
+    expect(await management.inbound.emails.attachment(id, attachment.id)).toBe('a,b');
+    expect(await management.inbound.routes.delete(route.id)).toBeUndefined();
   });
 
   it('sends with a generated Idempotency-Key, or the one given, and reads emails back', async () => {

@@ -66,7 +66,7 @@ const REPEATABLE_METHODS = new Set(['GET', 'DELETE']);
 
 /**
  * A client of every operation of the API, by its operationId (`client.call('getEmail', { path: { id } })`);
- * `emails`, `domains`, `senders`, `suppressions`, `webhooks`, `templates` and `account` name the common ones, and
+ * `emails`, `domains`, `senders`, `suppressions`, `webhooks`, `templates`, `inbound` and `account` name the common ones, and
  * `paginate` walks the pages of any list.
  */
 export class MailerClient {
@@ -131,6 +131,8 @@ export class MailerClient {
     checkDns: (id: string) => this.call('checkDomainDns', { path: { id }, body: {} }),
     /** New pending DKIM keys; signing switches to them once checkDns verifies their records. */
     rotateDkim: (id: string) => this.call('rotateDkimKeys', { path: { id }, body: {} }),
+    /** Inbound mail on or off (`{receiving, receiving_subdomain}`). */
+    update: (id: string, body: Input<'updateDomain'>['body']) => this.call('updateDomain', { path: { id }, body }),
     delete: (id: string) => this.call('deleteDomain', { path: { id } }),
   };
 
@@ -173,5 +175,25 @@ export class MailerClient {
     delete: (id: string) => this.call('deleteTemplate', { path: { id } }),
     versions: (id: string, query?: Input<'listTemplateVersions'>['query']) => this.call('listTemplateVersions', { path: { id }, query }),
     render: (id: string, body: Input<'renderTemplate'>['body']) => this.call('renderTemplate', { path: { id }, body }),
+  };
+
+  /** Received mail: routes, and the messages they received (docs: "Receiving mail"). */
+  readonly inbound = {
+    routes: {
+      create: (body: Input<'createInboundRoute'>['body']) => this.call('createInboundRoute', { body }),
+      list: (query?: Input<'listInboundRoutes'>['query']) => this.call('listInboundRoutes', { query }),
+      get: (id: string) => this.call('getInboundRoute', { path: { id } }),
+      update: (id: string, body: Input<'updateInboundRoute'>['body']) => this.call('updateInboundRoute', { path: { id }, body }),
+      delete: (id: string) => this.call('deleteInboundRoute', { path: { id } }),
+    },
+    emails: {
+      list: (query?: Input<'listInboundEmails'>['query']) => this.call('listInboundEmails', { query }),
+      listAll: (query?: Input<'listInboundEmails'>['query']) => this.paginate('listInboundEmails', { query }),
+      get: (id: string) => this.call('getInboundEmail', { path: { id } }),
+      /** The raw message as text; for its exact bytes, fetch `/v1/inbound/emails/{id}/raw` yourself. */
+      raw: (id: string) => this.call('getInboundEmailRaw', { path: { id } }),
+      /** An attachment, as text; for binary attachments fetch its URL yourself. */
+      attachment: (id: string, attachmentId: string) => this.call('getInboundAttachment', { path: { id, attachment_id: attachmentId } }),
+    },
   };
 }

@@ -47,6 +47,10 @@ export const OPERATIONS = {
     "method": "GET",
     "path": "/v1/domains/{id}"
   },
+  "updateDomain": {
+    "method": "PATCH",
+    "path": "/v1/domains/{id}"
+  },
   "deleteDomain": {
     "method": "DELETE",
     "path": "/v1/domains/{id}"
@@ -160,6 +164,42 @@ export const OPERATIONS = {
   "getAccount": {
     "method": "GET",
     "path": "/v1/account"
+  },
+  "createInboundRoute": {
+    "method": "POST",
+    "path": "/v1/inbound/routes"
+  },
+  "listInboundRoutes": {
+    "method": "GET",
+    "path": "/v1/inbound/routes"
+  },
+  "getInboundRoute": {
+    "method": "GET",
+    "path": "/v1/inbound/routes/{id}"
+  },
+  "updateInboundRoute": {
+    "method": "PATCH",
+    "path": "/v1/inbound/routes/{id}"
+  },
+  "deleteInboundRoute": {
+    "method": "DELETE",
+    "path": "/v1/inbound/routes/{id}"
+  },
+  "listInboundEmails": {
+    "method": "GET",
+    "path": "/v1/inbound/emails"
+  },
+  "getInboundEmail": {
+    "method": "GET",
+    "path": "/v1/inbound/emails/{id}"
+  },
+  "getInboundEmailRaw": {
+    "method": "GET",
+    "path": "/v1/inbound/emails/{id}/raw"
+  },
+  "getInboundAttachment": {
+    "method": "GET",
+    "path": "/v1/inbound/emails/{id}/attachments/{attachment_id}"
   },
   "getOpenApiDocument": {
     "method": "GET",

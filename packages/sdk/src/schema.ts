@@ -148,7 +148,11 @@ export interface paths {
         delete: operations["deleteDomain"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Turn inbound mail on or off for a domain, and choose the host it is received at.
+         * @description With `receiving: true`, GET /v1/domains/{id}/dns lists an MX record (purpose `receiving_mx`) at the domain, or at `receiving_subdomain`, naming the service's inbound host, and check-dns judges the domain's `receiving` component. Changing either makes `receiving` `not_checked` again; a request that changes nothing keeps `updated_at`.
+         */
+        patch: operations["updateDomain"];
         trace?: never;
     };
     "/v1/domains/{id}/dns": {
@@ -544,6 +548,126 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/inbound/routes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the account's inbound routes, newest first. */
+        get: operations["listInboundRoutes"];
+        put?: never;
+        /**
+         * Receive mail for an address, or for every address of a host.
+         * @description The host must be one of your domains or its receiving subdomain. Mail is received once the domain has receiving on (PATCH /v1/domains/{id}) and its ownership and receiving components are verified; an exact address wins over `*`. Another active route with the same pattern is 409 inbound_route_already_exists.
+         */
+        post: operations["createInboundRoute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbound/routes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an inbound route. */
+        get: operations["getInboundRoute"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an inbound route; its addresses are refused at RCPT from then on.
+         * @description Mail it received stays. Afterwards the route is inbound_route_not_found everywhere.
+         */
+        delete: operations["deleteInboundRoute"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an inbound route: its webhook endpoint, enabled or not.
+         * @description A request that changes nothing changes nothing, `updated_at` included.
+         */
+        patch: operations["updateInboundRoute"];
+        trace?: never;
+    };
+    "/v1/inbound/emails": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Received messages, newest first.
+         * @description Kept for RETENTION_DAYS. Keyset-paginated as every list; a cursor is valid only with the same filters.
+         */
+        get: operations["listInboundEmails"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbound/emails/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A received message: addresses, subject, text, HTML, headers, attachments and authentication results. */
+        get: operations["getInboundEmail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbound/emails/{id}/raw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The message exactly as it arrived (message/rfc822), byte for byte. */
+        get: operations["getInboundEmailRaw"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbound/emails/{id}/attachments/{attachment_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An attachment's bytes, decoded, with its content type.
+         * @description Read again from the stored raw message.
+         */
+        get: operations["getInboundAttachment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -658,7 +782,7 @@ export interface components {
             id: string;
             /** @description With a password masked as `********`. */
             url: string;
-            events: ("email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "domain.status_changed" | "domain.dkim_rotation_pending" | "account.sending_status_changed")[];
+            events: ("email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "domain.status_changed" | "domain.dkim_rotation_pending" | "account.sending_status_changed" | "email.received")[];
             /** @enum {string} */
             format: "default" | "resend" | "postmark";
             description: string | null;
@@ -679,6 +803,14 @@ export interface components {
             updated_at: string;
             /** @description `whsec_…`: the Standard Webhooks signing secret, shown only here and on rotation. */
             secret: string;
+        };
+        CreateInboundRouteRequest: {
+            /** @description `support@example.com` (one address) or `*@example.com` (every address) at a domain of yours or its receiving subdomain. */
+            pattern: string;
+            /** @description wh_…: send its `email.received` events to this endpoint only (whatever its `events`); null or absent: to every endpoint subscribed to `email.received`. */
+            webhook_id?: string | null;
+            /** @description A disabled route matches nothing: its addresses are refused at RCPT. */
+            enabled?: boolean;
         };
         CreateSenderRequest: {
             /** @description An address whose domain part is the domain of the path (IDN accepted, compared as A-labels). */
@@ -709,7 +841,7 @@ export interface components {
             /** @description https:// and a public host; the addresses it resolves to are checked again at every connection. No redirects are followed. A postmark-format endpoint may carry HTTP Basic credentials (`https://user:password@host/…`): they are sent as `Authorization: Basic`, stored sealed, and shown with the password as `********` (a PATCH naming the URL as shown keeps them). */
             url: string;
             /** @description The event types sent to it; all of them when omitted at creation. */
-            events?: ("email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "domain.status_changed" | "domain.dkim_rotation_pending" | "account.sending_status_changed")[];
+            events?: ("email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "domain.status_changed" | "domain.dkim_rotation_pending" | "account.sending_status_changed" | "email.received")[];
             description?: string | null;
             /**
              * @description The shape events are sent in: `default` (this API's), `resend` (Resend's event names and payloads, signed also under svix-* headers) or `postmark` (Postmark's Delivery, Bounce and SpamComplaint records). An event type a format has no counterpart for is not sent to it.
@@ -753,6 +885,15 @@ export interface components {
                 /** @enum {string} */
                 status: "not_checked" | "missing" | "mismatch" | "verified";
             };
+            /** @description Inbound mail: the MX record at `host` (purpose `receiving_mx` of GET /v1/domains/{id}/dns) names the service's inbound host. Checked by check-dns while `enabled`; routed addresses are received only once it is `verified`. It does not count towards `status`. */
+            receiving: {
+                /** @enum {string} */
+                status: "not_checked" | "missing" | "mismatch" | "verified";
+                /** @description Inbound mail is on (PATCH /v1/domains/{id} `{receiving: true}`). */
+                enabled: boolean;
+                /** @description Where mail is received: the domain, or its `receiving_subdomain`. */
+                host: string;
+            };
             /** @description Active senders of the domain. */
             sender_count: number;
             /** @description Over all the domain's senders, deleted ones included. */
@@ -795,7 +936,7 @@ export interface components {
                  * @description `dkim`: an RSA key (`k=rsa`); `dkim_ed25519`: an Ed25519 key (`k=ed25519`, RFC 8463).
                  * @enum {string}
                  */
-                purpose: "ownership" | "dkim" | "dkim_ed25519" | "dmarc" | "return_path_mx" | "return_path_spf";
+                purpose: "ownership" | "dkim" | "dkim_ed25519" | "dmarc" | "return_path_mx" | "return_path_spf" | "receiving_mx";
                 /** @enum {string} */
                 type: "TXT" | "MX";
                 /** @description Fully qualified, without a trailing dot. */
@@ -972,6 +1113,126 @@ export interface components {
                     message: string;
                 }[];
             };
+        };
+        InboundAttachment: {
+            /** @description iat_…: GET /v1/inbound/emails/{id}/attachments/{attachment_id} answers its bytes. */
+            id: string;
+            filename: string | null;
+            content_type: string;
+            size: number;
+            /** @description Its Content-ID (without angle brackets) when the part has one, for `cid:` references. */
+            content_id: string | null;
+        };
+        /** @description What the service found when it received the message (mailauth: SPF, DKIM, DMARC, ARC). */
+        InboundAuthentication: {
+            spf: {
+                /** @description SPF of the MAIL FROM domain (or the HELO name) for the connecting address: `pass`, `fail`, `softfail`, `neutral`, `none`, `temperror` or `permerror` (mailauth's verdict). */
+                result: string;
+                domain: string | null;
+            } & {
+                [key: string]: unknown;
+            };
+            dkim: {
+                /** @description DKIM: `pass` when a signature verifies: `pass`, `fail`, `softfail`, `neutral`, `none`, `temperror` or `permerror` (mailauth's verdict). */
+                result: string;
+                signatures: {
+                    domain: string | null;
+                    selector: string | null;
+                    result: string;
+                }[];
+            } & {
+                [key: string]: unknown;
+            };
+            dmarc: {
+                /** @description DMARC of the From domain: `pass`, `fail`, `softfail`, `neutral`, `none`, `temperror` or `permerror` (mailauth's verdict). */
+                result: string;
+                domain: string | null;
+                policy: string | null;
+            } & {
+                [key: string]: unknown;
+            };
+            arc: {
+                /** @description ARC chain: `pass`, `fail`, `softfail`, `neutral`, `none`, `temperror` or `permerror` (mailauth's verdict). */
+                result: string;
+            } & {
+                [key: string]: unknown;
+            };
+        };
+        InboundEmail: {
+            /** @description inb_… */
+            id: string;
+            /** @description The From header: `Name <address>` or `address`. */
+            from: string | null;
+            /** @description The To header's addresses. */
+            to: string[];
+            /** @description The envelope recipients this message was received for (RCPT TO), lower case. */
+            recipients: string[];
+            subject: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC, milliseconds.
+             */
+            received_at: string;
+            /** @description rte_…: the route that matched its recipients. */
+            route_id: string;
+            attachments: components["schemas"]["InboundAttachment"][];
+            auth: components["schemas"]["InboundAuthentication"];
+            /** @description Bytes of the raw message. */
+            size: number;
+            /** @description The envelope sender (MAIL FROM); empty for a null sender. */
+            mail_from: string;
+            cc: string[];
+            reply_to: string[];
+            text: string | null;
+            html: string | null;
+            /** @description Every header field, in order, unfolded. */
+            headers: {
+                name: string;
+                value: string;
+            }[];
+        };
+        InboundEmailSummary: {
+            /** @description inb_… */
+            id: string;
+            /** @description The From header: `Name <address>` or `address`. */
+            from: string | null;
+            /** @description The To header's addresses. */
+            to: string[];
+            /** @description The envelope recipients this message was received for (RCPT TO), lower case. */
+            recipients: string[];
+            subject: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC, milliseconds.
+             */
+            received_at: string;
+            /** @description rte_…: the route that matched its recipients. */
+            route_id: string;
+            attachments: components["schemas"]["InboundAttachment"][];
+            auth: components["schemas"]["InboundAuthentication"];
+            /** @description Bytes of the raw message. */
+            size: number;
+        };
+        InboundRoute: {
+            /** @description rte_… */
+            id: string;
+            /** @description `address@host` or `*@host`, the local part in lower case, the host as A-labels. */
+            pattern: string;
+            /** @description dom_…: the domain whose name or receiving subdomain is the host. */
+            domain_id: string;
+            /** @description wh_…: the endpoint its `email.received` events go to; null: every endpoint subscribed to `email.received`. */
+            webhook_id: string | null;
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC, milliseconds.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC, milliseconds.
+             */
+            updated_at: string;
         };
         Plan: {
             /** @description Unique recipients accepted per rolling minute. */
@@ -1165,6 +1426,18 @@ export interface components {
             /** @description Recipients of test messages accepted in the last minute, as that bound counts them. */
             minute: number;
         };
+        UpdateDomainRequest: {
+            /** @description Inbound mail on or off (docs: "Receiving mail"). */
+            receiving?: boolean;
+            /** @description Receive at this subdomain of the domain (e.g. `in.example.com`) instead of the domain itself; null: the domain. */
+            receiving_subdomain?: string | null;
+        };
+        UpdateInboundRouteRequest: {
+            /** @description wh_…: send its `email.received` events to this endpoint only (whatever its `events`); null or absent: to every endpoint subscribed to `email.received`. */
+            webhook_id?: string | null;
+            /** @description A disabled route matches nothing: its addresses are refused at RCPT. */
+            enabled?: boolean;
+        };
         UpdateSenderRequest: {
             display_name?: string | null;
             /** @enum {string} */
@@ -1190,7 +1463,7 @@ export interface components {
              */
             format?: "default" | "resend" | "postmark";
             /** @description The event types sent to it; all of them when omitted at creation. */
-            events?: ("email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "domain.status_changed" | "domain.dkim_rotation_pending" | "account.sending_status_changed")[];
+            events?: ("email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "domain.status_changed" | "domain.dkim_rotation_pending" | "account.sending_status_changed" | "email.received")[];
             description?: string | null;
             /** @enum {string} */
             status?: "enabled" | "disabled";
@@ -1212,7 +1485,7 @@ export interface components {
             id: string;
             /** @description With a password masked as `********`. */
             url: string;
-            events: ("email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "domain.status_changed" | "domain.dkim_rotation_pending" | "account.sending_status_changed")[];
+            events: ("email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "domain.status_changed" | "domain.dkim_rotation_pending" | "account.sending_status_changed" | "email.received")[];
             /** @enum {string} */
             format: "default" | "resend" | "postmark";
             description: string | null;
@@ -1237,7 +1510,7 @@ export interface components {
             /** @description evt_…: the `webhook-id` header, the same on every retry. */
             event_id: string;
             /** @enum {string} */
-            type: "email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "domain.status_changed" | "domain.dkim_rotation_pending" | "account.sending_status_changed" | "webhook.test";
+            type: "email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "domain.status_changed" | "domain.dkim_rotation_pending" | "account.sending_status_changed" | "email.received" | "webhook.test";
             /** @enum {string} */
             status: "pending" | "succeeded" | "failed";
             attempt_count: number;
@@ -2711,6 +2984,176 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    updateDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "receiving": true,
+                 *       "receiving_subdomain": "in.example.com"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateDomainRequest"];
+            };
+        };
+        responses: {
+            /** @description The domain as it now is. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Domain"];
+                };
+            };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_json";
+                        };
+                    };
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+            };
+            /** @description `wrong_key_type`, `insufficient_scope` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "wrong_key_type" | "insufficient_scope";
+                        };
+                    };
+                };
+            };
+            /** @description `domain_not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "domain_not_found";
+                        };
+                    };
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description `validation_error` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "validation_error";
                         };
                     };
                 };
@@ -6608,6 +7051,1159 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "unauthorized";
+                        };
+                    };
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listInboundRoutes: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["InboundRoute"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_query`, `invalid_cursor` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_query" | "invalid_cursor";
+                        };
+                    };
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+            };
+            /** @description `wrong_key_type`, `insufficient_scope` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "wrong_key_type" | "insufficient_scope";
+                        };
+                    };
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createInboundRoute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "pattern": "support@example.com"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateInboundRouteRequest"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboundRoute"];
+                };
+            };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_json";
+                        };
+                    };
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+            };
+            /** @description `wrong_key_type`, `insufficient_scope` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "wrong_key_type" | "insufficient_scope";
+                        };
+                    };
+                };
+            };
+            /** @description `inbound_route_already_exists` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "inbound_route_already_exists";
+                        };
+                    };
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description `validation_error` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "validation_error";
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getInboundRoute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The route. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboundRoute"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+            };
+            /** @description `wrong_key_type`, `insufficient_scope` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "wrong_key_type" | "insufficient_scope";
+                        };
+                    };
+                };
+            };
+            /** @description `inbound_route_not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "inbound_route_not_found";
+                        };
+                    };
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteInboundRoute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+            };
+            /** @description `wrong_key_type`, `insufficient_scope` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "wrong_key_type" | "insufficient_scope";
+                        };
+                    };
+                };
+            };
+            /** @description `inbound_route_not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "inbound_route_not_found";
+                        };
+                    };
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    updateInboundRoute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "enabled": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateInboundRouteRequest"];
+            };
+        };
+        responses: {
+            /** @description The route as it now is. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboundRoute"];
+                };
+            };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_json";
+                        };
+                    };
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+            };
+            /** @description `wrong_key_type`, `insufficient_scope` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "wrong_key_type" | "insufficient_scope";
+                        };
+                    };
+                };
+            };
+            /** @description `inbound_route_not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "inbound_route_not_found";
+                        };
+                    };
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description `validation_error` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "validation_error";
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listInboundEmails: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                to?: string;
+                from?: string;
+                received_after?: string;
+                received_before?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["InboundEmailSummary"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_query`, `invalid_cursor` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_query" | "invalid_cursor";
+                        };
+                    };
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+            };
+            /** @description `wrong_key_type`, `insufficient_scope` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "wrong_key_type" | "insufficient_scope";
+                        };
+                    };
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getInboundEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The message. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboundEmail"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+            };
+            /** @description `wrong_key_type`, `insufficient_scope` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "wrong_key_type" | "insufficient_scope";
+                        };
+                    };
+                };
+            };
+            /** @description `inbound_email_not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "inbound_email_not_found";
+                        };
+                    };
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getInboundEmailRaw: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The raw MIME message. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "message/rfc822": string;
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+            };
+            /** @description `wrong_key_type`, `insufficient_scope` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "wrong_key_type" | "insufficient_scope";
+                        };
+                    };
+                };
+            };
+            /** @description `inbound_email_not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "inbound_email_not_found";
+                        };
+                    };
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getInboundAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                attachment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attachment. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+            };
+            /** @description `wrong_key_type`, `insufficient_scope` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "wrong_key_type" | "insufficient_scope";
+                        };
+                    };
+                };
+            };
+            /** @description `inbound_email_not_found`, `inbound_attachment_not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "inbound_email_not_found" | "inbound_attachment_not_found";
                         };
                     };
                 };

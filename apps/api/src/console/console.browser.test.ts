@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { insertInboundEmails } from '@mailer/db';
 import { newId } from '@mailer/domain';
+import { readInboundMessage } from '@mailer/message';
 import { waitForRedis } from '@mailer/queue';
 import { startTestDnsServer, type TestDnsServer } from '@mailer/testing';
 import { listenRaw, startTestApi, type TestApi } from '../testing';
@@ -242,6 +244,27 @@ describe('the operator console in Chromium', () => {
     await page.getByRole('button', { name: 'Remove gone@example.test' }).click();
     await page.getByText('No suppressed address.').waitFor();
     expect((await api.http.get('/v1/suppressions/gone@example.test').set(auth)).status).toBe(404);
+  });
+
+  it('shows the mail an account received, and one message with its authentication, attachments and text', async () => {
+    const raw = Buffer.from(
+      'From: Alice <alice@client.test>\r\nTo: support@example.test\r\nSubject: Where is my parcel?\r\nContent-Type: multipart/mixed; boundary=x\r\n\r\n' +
+        '--x\r\nContent-Type: text/plain\r\n\r\n<b>Still</b> waiting.\r\n--x\r\nContent-Type: text/csv; name=order.csv\r\n\r\na,b\r\n--x--\r\n',
+    );
+    const id = newId('inboundEmail');
+    const auth = { spf: { result: 'pass', domain: 'client.test' }, dkim: { result: 'fail', signatures: [] }, dmarc: { result: 'none', domain: null, policy: null }, arc: { result: 'none' } };
+    const email = { id, accountId, routeId: newId('inboundRoute'), mailFrom: 'alice@client.test', recipients: ['support@example.test'], message: await readInboundMessage(raw), auth, size: raw.length, createdAt: new Date() };
+    await insertInboundEmails(api.deps.db, [{ ...email, remoteAddress: '127.0.0.1', raw, webhookId: null, event: {} }]);
+    await page.goto(`${server.url}/console/accounts/${accountId}`);
+    await page.getByRole('link', { name: 'Received mail' }).click();
+    expect(await page.getByRole('row', { name: new RegExp(id) }).textContent()).toContain('Where is my parcel?');
+    await screenshot('inbound');
+    await page.getByRole('link', { name: id }).click();
+    expect(await page.locator('#inbound-dkim').textContent()).toBe('fail');
+    expect(await page.getByRole('cell', { name: 'order.csv' }).count()).toBe(1);
+    // The text is shown as text: markup in it is never rendered.
+    expect(await page.locator('pre').textContent()).toBe('<b>Still</b> waiting.');
+    await screenshot('inbound-email');
   });
 
   it('redelivers a failed webhook delivery', async () => {

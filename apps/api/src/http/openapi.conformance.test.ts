@@ -1,5 +1,7 @@
 import type { Response } from 'supertest';
-import { createManagementKey } from '@mailer/db';
+import { createManagementKey, insertInboundEmails } from '@mailer/db';
+import { newId } from '@mailer/domain';
+import { readInboundMessage } from '@mailer/message';
 import { startTestDnsServer, type TestDnsServer } from '@mailer/testing';
 import { apiRoutes } from '../routes';
 import { startTestApi, type TestApi } from '../testing';
@@ -196,6 +198,34 @@ describe('every answer conforms to /openapi.json', () => {
     expect(conforms(sent, 'post', '/v1/emails').body.error.code).toBe('template_variable_missing');
     conforms(await manage(api.http.delete('/v1/templates/receipt')), 'delete', '/v1/templates/{id}');
     conforms(await manage(api.http.get('/v1/templates/receipt')), 'get', '/v1/templates/{id}');
+  });
+
+  it('inbound', async () => {
+    const manage = (req: ReturnType<TestApi['http']['get']>) => req.set('Authorization', mgmt);
+    const domain = (await manage(api.http.post('/v1/domains')).send({ name: 'inbound.test' })).body;
+    conforms(await manage(api.http.patch(`/v1/domains/${domain.id}`)).send({ receiving: true, receiving_subdomain: 'in.inbound.test' }), 'patch', '/v1/domains/{id}');
+    conforms(await manage(api.http.patch(`/v1/domains/${domain.id}`)).send({ receiving_subdomain: 'in.other.test' }), 'patch', '/v1/domains/{id}');
+    const route = conforms(await manage(api.http.post('/v1/inbound/routes')).send({ pattern: '*@in.inbound.test' }), 'post', '/v1/inbound/routes');
+    conforms(await manage(api.http.post('/v1/inbound/routes')).send({ pattern: '*@in.inbound.test' }), 'post', '/v1/inbound/routes');
+    conforms(await manage(api.http.post('/v1/inbound/routes')).send({ pattern: 'nope' }), 'post', '/v1/inbound/routes');
+    conforms(await manage(api.http.get('/v1/inbound/routes')), 'get', '/v1/inbound/routes');
+    conforms(await manage(api.http.get(`/v1/inbound/routes/${route.body.id}`)), 'get', '/v1/inbound/routes/{id}');
+    conforms(await manage(api.http.patch(`/v1/inbound/routes/${route.body.id}`)).send({ enabled: false }), 'patch', '/v1/inbound/routes/{id}');
+
+    const raw = Buffer.from('From: a@client.test\r\nTo: b@in.inbound.test\r\nSubject: In\r\nContent-Type: multipart/mixed; boundary=x\r\n\r\n--x\r\nContent-Type: text/plain\r\n\r\nHi\r\n--x\r\nContent-Type: text/csv; name=a.csv\r\n\r\na,b\r\n--x--\r\n');
+    const message = await readInboundMessage(raw);
+    const email = { id: newId('inboundEmail'), accountId: acme.accountId, routeId: route.body.id, mailFrom: 'a@client.test', recipients: ['b@in.inbound.test'], message, size: raw.length, createdAt: new Date() };
+    const auth = { spf: { result: 'none', domain: null }, dkim: { result: 'none', signatures: [] }, dmarc: { result: 'none', domain: null, policy: null }, arc: { result: 'none' } };
+    await insertInboundEmails(api.deps.db, [{ ...email, auth, remoteAddress: '127.0.0.1', raw, webhookId: null, event: {} }]);
+    conforms(await manage(api.http.get('/v1/inbound/emails?to=b@in.inbound.test&received_after=2020-01-01T00:00:00Z')), 'get', '/v1/inbound/emails');
+    conforms(await manage(api.http.get('/v1/inbound/emails?received_after=yesterday')), 'get', '/v1/inbound/emails');
+    conforms(await manage(api.http.get(`/v1/inbound/emails/${email.id}`)), 'get', '/v1/inbound/emails/{id}');
+    conforms(await manage(api.http.get('/v1/inbound/emails/inb_unknown')), 'get', '/v1/inbound/emails/{id}');
+    conforms(await manage(api.http.get(`/v1/inbound/emails/${email.id}/raw`)), 'get', '/v1/inbound/emails/{id}/raw');
+    conforms(await manage(api.http.get(`/v1/inbound/emails/${email.id}/attachments/${message.attachments[0]!.id}`)), 'get', '/v1/inbound/emails/{id}/attachments/{attachment_id}');
+    conforms(await manage(api.http.get(`/v1/inbound/emails/${email.id}/attachments/iat_unknown`)), 'get', '/v1/inbound/emails/{id}/attachments/{attachment_id}');
+    conforms(await manage(api.http.delete(`/v1/inbound/routes/${route.body.id}`)), 'delete', '/v1/inbound/routes/{id}');
+    conforms(await manage(api.http.get(`/v1/inbound/routes/${route.body.id}`)), 'get', '/v1/inbound/routes/{id}');
   });
 
   it('account', async () => {

@@ -46,6 +46,12 @@ const TAGS = [
   { name: 'senders', description: 'Sender identities under a domain. Management key with `senders:*` scopes.' },
   { name: 'suppressions', description: 'Addresses the account never sends to. Management key with `suppressions:*` scopes.' },
   { name: 'templates', description: 'Mustache templates that messages are rendered from at intake, with their versions. Management key with `templates:*` scopes.' },
+  {
+    name: 'inbound',
+    description:
+      'Mail received for your domains: routes (an address or `*@host`) and the messages they received, with authentication results, ' +
+      'raw MIME and attachments; each also an `email.received` webhook event. Management key with `inbound:*` scopes.',
+  },
   { name: 'account', description: "The account's plan, usage and sending state. Any of its keys." },
   { name: 'operations', description: 'Health, metrics and this reference.' },
   {

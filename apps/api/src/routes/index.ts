@@ -13,6 +13,7 @@ import { deleteSenderRoute } from './senders/delete-sender';
 import { listDomainsRoute } from './domains/list-domains';
 import { createDomainRoute } from './domains/create-domain';
 import { getDomainRoute } from './domains/get-domain';
+import { updateDomainRoute } from './domains/update-domain';
 import { deleteDomainRoute } from './domains/delete-domain';
 import { getDomainDnsRoute } from './domains/get-domain-dns';
 import { checkDomainDnsRoute } from './domains/check-domain-dns';
@@ -33,6 +34,15 @@ import { updateWebhookRoute } from './webhooks/update-webhook';
 import { deleteWebhookRoute } from './webhooks/delete-webhook';
 import { rotateWebhookSecretRoute } from './webhooks/rotate-webhook-secret';
 import { listWebhookDeliveriesRoute } from './webhooks/list-webhook-deliveries';
+import { createInboundRouteRoute } from './inbound/create-inbound-route';
+import { listInboundRoutesRoute } from './inbound/list-inbound-routes';
+import { getInboundRouteRoute } from './inbound/get-inbound-route';
+import { updateInboundRouteRoute } from './inbound/update-inbound-route';
+import { deleteInboundRouteRoute } from './inbound/delete-inbound-route';
+import { listInboundEmailsRoute } from './inbound/list-inbound-emails';
+import { getInboundEmailRoute } from './inbound/get-inbound-email';
+import { getInboundEmailRawRoute } from './inbound/get-inbound-email-raw';
+import { getInboundAttachmentRoute } from './inbound/get-inbound-attachment';
 import { getAccountRoute } from './account/get-account';
 import { createTemplateRoute } from './templates/create-template';
 import { listTemplatesRoute } from './templates/list-templates';
@@ -73,6 +83,7 @@ export const apiRoutes: RouteDefinition[] = [
   listDomainsRoute,
   createDomainRoute,
   getDomainRoute,
+  updateDomainRoute,
   deleteDomainRoute,
   getDomainDnsRoute,
   checkDomainDnsRoute,
@@ -119,6 +130,15 @@ export const apiRoutes: RouteDefinition[] = [
   postmarkListSuppressionsRoute,
   postmarkCreateSuppressionsRoute,
   postmarkDeleteSuppressionsRoute,
+  createInboundRouteRoute,
+  listInboundRoutesRoute,
+  getInboundRouteRoute,
+  updateInboundRouteRoute,
+  deleteInboundRouteRoute,
+  listInboundEmailsRoute,
+  getInboundEmailRoute,
+  getInboundEmailRawRoute,
+  getInboundAttachmentRoute,
   createGetOpenApi(() => apiRoutes),
   getDocs,
   getDocsScript,

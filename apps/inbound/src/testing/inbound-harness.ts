@@ -5,11 +5,12 @@ import { PassThrough } from 'node:stream';
 import { createTransport, type Transporter } from 'nodemailer';
 import type { SMTPServer } from 'smtp-server';
 import { loadConfig } from '@mailer/config';
-import { createAccount, createWebhookEndpoint, type Database } from '@mailer/db';
-import { returnPathAddress } from '@mailer/domain';
+import { createAccount, createInboundRoute, createWebhookEndpoint, type Database } from '@mailer/db';
+import { parseRoutePattern, returnPathAddress } from '@mailer/domain';
 import { createLogger } from '@mailer/logger';
 import { createTestDatabase, insertQueuedEmail, insertReadyDomain, insertSender } from '@mailer/testing';
 import { createContainer, type InboundDependencies } from '../container';
+import { loadInboundTls } from '../tls-material';
 import { createInboundServer, listenInbound } from '../inbound-server';
 
 /** What the listener answered an SMTP client: 250 with the message taken, or the refusal (and its reply line). */
@@ -32,6 +33,8 @@ export interface InboundHarness {
   port: number;
   /** An account sending from `domain`, with a webhook endpoint for every report event, and an accepted message to `to` (and `bcc`). */
   acceptedMessage(domain: string, to: string[], bcc?: string[]): Promise<AcceptedMessage>;
+  /** An account whose domain receives (ownership and receiving verified), with a route for `pattern` (e.g. `*@in.example`). */
+  routed(domain: string, pattern: string): Promise<{ accountId: string; routeId: string }>;
   /** The return-path address of a delivery at `domain`'s return-path host. */
   returnPathOf(deliveryId: string, domain?: string): string;
   /** Opens a bare SMTP connection from `localAddress` (default 127.0.0.1); resolves with the first thing the listener says. */
@@ -54,7 +57,8 @@ export const reportFixture = (name: string, returnPath: string): string =>
 export async function startInboundHarness(env: Record<string, string> = {}): Promise<InboundHarness> {
   const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: env.DATABASE_URL ?? (await createTestDatabase()), INBOUND_PORT: '0', ...env });
   const deps = createContainer(config, { logger: createLogger({ level: 'error', service: 'inbound', stream: new PassThrough().resume() }) });
-  const server: SMTPServer = createInboundServer(deps);
+  const tls = await loadInboundTls(config, deps.logger);
+  const server: SMTPServer = createInboundServer(deps, tls);
   const port = await listenInbound(server, 0, '127.0.0.1');
   const transports = new Map<string, Transporter>();
   const transport = (localAddress: string) => {
@@ -64,6 +68,14 @@ export async function startInboundHarness(env: Record<string, string> = {}): Pro
   return {
     deps,
     port,
+    async routed(domainName, pattern) {
+      const { account } = await createAccount(deps.db, 'Receiving test');
+      const domain = await insertReadyDomain(deps.db, config.encryptionKey, account.id, domainName);
+      await deps.db`update domains set receiving_enabled = true, receiving_status = 'verified' where id = ${domain.id}`;
+      const created = await createInboundRoute(deps.db, { accountId: account.id, pattern: parseRoutePattern(pattern)!, webhookId: null, enabled: true, now: new Date() });
+      if (created.kind !== 'created') throw new Error(`no route for ${pattern}: ${created.kind}`);
+      return { accountId: account.id, routeId: created.route.id };
+    },
     acceptedMessage: (domain, to, bcc = []) => insertAcceptedMessage(deps.db, config.encryptionKey, domain, to, bcc),
     returnPathOf: (deliveryId, domain = 'example.com') => returnPathAddress(deps.returnPathKey, deliveryId, domain, config.returnPath.label),
     connect: (localAddress = '127.0.0.1') =>

@@ -84,4 +84,14 @@ describe('purgeExpiredData (an injected clock, RETENTION_DAYS=30)', () => {
     expect((await database.db`select key from idempotency_keys`).map((r) => r.key)).toEqual(['live']);
     expect((await database.db`select email_id from recipient_usage where account_id = ${usageAccountId}`).map((r) => r.email_id)).toEqual(['em_new']);
   });
+  it('deletes received messages, raw bytes included, older than RETENTION_DAYS', async () => {
+    const insert = (id: string, ageDays: number) => database.db`
+      insert into inbound_emails (id, account_id, route_id, mail_from, recipients, remote_address, message, auth, raw, size, created_at)
+      values (${id}, ${accountId}, ${'rte_x'}, ${''}, ${['a@example.com']}::text[], ${'127.0.0.1'}, ${'{}'}::jsonb, ${'{}'}::jsonb, ${Buffer.from('x')}, ${1},
+              ${new Date(now.getTime() - ageDays * DAY)})`;
+    await insert('inb_old', 31);
+    await insert('inb_new', 29);
+    expect((await purge()).inboundEmails).toBe(1);
+    expect((await database.db`select id from inbound_emails where account_id = ${accountId}`).map((r) => r.id)).toEqual(['inb_new']);
+  });
 });

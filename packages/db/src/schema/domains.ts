@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, index, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { createdAt, instant, updatedAt } from './columns';
 
@@ -34,6 +34,11 @@ export const domains = pgTable(
     dmarcStatus: text('dmarc_status', { enum: VERIFICATION_STATUSES }).notNull().default('not_checked'),
     /** MX and SPF of `<RETURN_PATH_LABEL>.<name>`; once verified, MAIL FROM is a return-path address there. Not part of readiness. */
     returnPathStatus: text('return_path_status', { enum: VERIFICATION_STATUSES }).notNull().default('not_checked'),
+    /** Inbound mail (docs/api-decisions.md, "Inbound mail"): on by PATCH; its MX at the receiving host is `receiving_status`. Not part of readiness. */
+    receivingEnabled: boolean('receiving_enabled').notNull().default(false),
+    /** The host mail is received at instead of the domain itself (e.g. `in.example.com`); null: the domain. */
+    receivingSubdomain: text('receiving_subdomain'),
+    receivingStatus: text('receiving_status', { enum: VERIFICATION_STATUSES }).notNull().default('not_checked'),
     lastCheckStatus: text('last_check_status', { enum: ['completed', 'temporary_failure'] }),
     lastCheckStartedAt: instant('last_check_started_at'),
     lastCheckCompletedAt: instant('last_check_completed_at'),

@@ -9,3 +9,4 @@ export * from './webhooks';
 export * from './egress';
 export * from './reputation';
 export * from './templates';
+export * from './inbound';

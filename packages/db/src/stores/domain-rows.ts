@@ -25,6 +25,10 @@ export interface DomainRow {
   dkimEd25519Status: VerificationStatus;
   dmarcStatus: VerificationStatus;
   returnPathStatus: VerificationStatus;
+  /** Inbound mail (docs/api-decisions.md, "Inbound mail"): on or off, the host it is received at when not the domain, its MX. */
+  receivingEnabled: boolean;
+  receivingSubdomain: string | null;
+  receivingStatus: VerificationStatus;
   lastCheckStatus: LastCheckStatus | null;
   lastCheckStartedAt: Date | null;
   lastCheckCompletedAt: Date | null;
@@ -37,7 +41,8 @@ export interface DomainRow {
 export const domainColumns = (db: Queryable) => db`
   d.id, d.account_id, d.name, d.external_id, d.ownership_token, d.dkim_selector, d.dkim_public_key,
   d.dkim_private_key_sealed, d.dkim_ed25519_selector, d.dkim_ed25519_public_key, d.dkim_ed25519_private_key_sealed, d.dkim_activated_at,
-  d.ownership_status, d.dkim_status, d.dkim_ed25519_status, d.dmarc_status, d.return_path_status, d.last_check_status,
+  d.ownership_status, d.dkim_status, d.dkim_ed25519_status, d.dmarc_status, d.return_path_status,
+  d.receiving_enabled, d.receiving_subdomain, d.receiving_status, d.last_check_status,
   d.last_check_started_at, d.last_check_completed_at, d.created_at, d.updated_at, d.deleted_at`;
 
 export function toDomainRow(r: Row): DomainRow {
@@ -59,6 +64,9 @@ export function toDomainRow(r: Row): DomainRow {
     dkimEd25519Status: r.dkim_ed25519_status,
     dmarcStatus: r.dmarc_status,
     returnPathStatus: r.return_path_status,
+    receivingEnabled: r.receiving_enabled,
+    receivingSubdomain: r.receiving_subdomain,
+    receivingStatus: r.receiving_status,
     lastCheckStatus: r.last_check_status,
     lastCheckStartedAt: r.last_check_started_at,
     lastCheckCompletedAt: r.last_check_completed_at,

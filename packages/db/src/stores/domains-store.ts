@@ -187,7 +187,7 @@ export async function recordDnsCheck(
   id: string,
   check: DnsCheckOutcome & { startedAt: Date; completedAt: Date },
 ): Promise<boolean> {
-  const { ownership = null, dkim = null, dkim_ed25519: dkimEd25519 = null, dmarc = null, return_path: returnPath = null } = check.components;
+  const { ownership = null, dkim = null, dkim_ed25519: dkimEd25519 = null, dmarc = null, return_path: returnPath = null, receiving = null } = check.components;
   // A status is never null, so coalesce keeps the stored one exactly when the check has none.
   const updated = await db`
     update domains set
@@ -196,6 +196,7 @@ export async function recordDnsCheck(
       dkim_ed25519_status = coalesce(${dkimEd25519}, dkim_ed25519_status),
       dmarc_status = coalesce(${dmarc}, dmarc_status),
       return_path_status = coalesce(${returnPath}, return_path_status),
+      receiving_status = coalesce(${receiving}, receiving_status),
       last_check_status = ${check.lastCheckStatus},
       last_check_started_at = ${check.startedAt},
       last_check_completed_at = ${check.completedAt},
@@ -238,4 +239,24 @@ export async function returnPathDeliveryExists(db: Queryable, deliveryId: string
     select 1 from deliveries dl join emails e on e.id = dl.email_id join domains d on d.id = e.domain_id
      where dl.id = ${deliveryId} and d.name = ${domainName} and d.deleted_at is null`;
   return rows.length > 0;
+}
+
+/**
+ * Turns receiving on or off and sets the host it is received at (docs/api-decisions.md, "Inbound
+ * mail"). A change of either makes the receiving component `not_checked` again (its MX is
+ * another record now); a request that changes nothing leaves the domain, `updated_at` included, alone.
+ */
+export async function updateDomainReceiving(
+  db: Queryable,
+  domain: DomainRow,
+  changes: { receivingEnabled: boolean; receivingSubdomain: string | null },
+  now: Date,
+): Promise<boolean> {
+  if (changes.receivingEnabled === domain.receivingEnabled && changes.receivingSubdomain === domain.receivingSubdomain) return true;
+  const updated = await db`
+    update domains set receiving_enabled = ${changes.receivingEnabled}, receiving_subdomain = ${changes.receivingSubdomain},
+           receiving_status = 'not_checked', updated_at = ${now}
+     where id = ${domain.id} and account_id = ${domain.accountId} and deleted_at is null
+    returning id`;
+  return updated.length > 0;
 }

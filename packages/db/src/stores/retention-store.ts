@@ -18,6 +18,8 @@ export interface RetentionResult {
   webhookDeliveries: number;
   idempotencyKeys: number;
   usageRows: number;
+  /** Received messages (docs/api-decisions.md, "Inbound mail"), raw bytes included. */
+  inboundEmails: number;
 }
 
 async function deleteInBatches(deleteBatch: () => Promise<number>, batchSize: number): Promise<number> {
@@ -33,7 +35,7 @@ async function deleteInBatches(deleteBatch: () => Promise<number>, batchSize: nu
  * Deletes what the service no longer owes anyone: finished messages past retention with
  * their deliveries, attempts and events (their attachments cascade), finished webhook
  * deliveries past retention with their events, expired idempotency
- * keys, and usage rows no plan window can see. Messages still owed a delivery are kept
+ * keys, usage rows no plan window can see, and received messages past retention. Messages still owed a delivery are kept
  * whatever their age. Only terminal deliveries are deleted, so no counter moves
  * (counterDeltas); their locks come first, as for every writer of deliveries (lock-order).
  */
@@ -107,5 +109,11 @@ export async function purgeExpired(db: Database, policy: RetentionPolicy): Promi
        where r.account_id = x.account_id and r.cumulative = x.cumulative`;
     return deleted.count;
   }, policy.batchSize);
-  return { emails, webhookDeliveries, idempotencyKeys, usageRows };
+  // Received messages past retention, oldest first through their index (inbound_emails_created_idx).
+  const inboundEmails = await deleteInBatches(async () => {
+    const deleted = await db`
+      delete from inbound_emails where id in (select id from inbound_emails where created_at < ${emailCutoff} order by created_at limit ${policy.batchSize})`;
+    return deleted.count;
+  }, policy.batchSize);
+  return { emails, webhookDeliveries, idempotencyKeys, usageRows, inboundEmails };
 }

@@ -25,13 +25,15 @@ export interface DataEvent {
   type: WebhookEventType;
   data: unknown;
   at: Date;
+  /** Only this endpoint of the account, whatever types it subscribes to (a route's webhook_id, docs/api-decisions.md, "Inbound mail"). */
+  endpointId?: string | null;
 }
 
 /**
  * The outbox write, in the transaction of the changes it reports: each event that an
- * enabled endpoint of its account subscribes to and whose format sends it (webhookPayload's
- * rules, WEBHOOK_FORMAT_ROUTES), and one pending delivery per such endpoint, due at once.
- * Events no endpoint wants are not written. How many deliveries
+ * enabled endpoint of its account subscribes to (or that targets one enabled endpoint) and whose
+ * format sends it (webhookPayload's rules, WEBHOOK_FORMAT_ROUTES), and one pending delivery per
+ * such endpoint, due at once. Events no endpoint wants are not written. How many deliveries
  * an event fans out to only the statement knows, so their ids are not minted one by one
  * here: each is the first 22 base64 characters (`+` and `/` read as `A` and `B`) of the
  * SHA-256 of one id minted here and the delivery's event and endpoint, the shape of every
@@ -47,13 +49,15 @@ export function webhookEventsOutbox(tx: Transaction, events: readonly (DeliveryE
                            ${events.map((e) => (email(e)?.cause ? JSON.stringify(email(e)!.cause) : null))}::text[],
                            ${events.map((e) => email(e)?.attemptCount ?? null)}::int[],
                            ${events.map((e) => ('data' in e ? JSON.stringify(e.data) : null))}::text[],
-                           ${timestampsParam(events.map((e) => e.at))}::text[]::timestamptz[])
-             as x(id, account_id, type, email_id, recipient, recipient_kind, status, cause, attempt_count, data, occurred_at)
+                           ${timestampsParam(events.map((e) => e.at))}::text[]::timestamptz[],
+                           ${events.map((e) => ('endpointId' in e ? (e.endpointId ?? null) : null))}::text[])
+             as x(id, account_id, type, email_id, recipient, recipient_kind, status, cause, attempt_count, data, occurred_at, target)
     ), subscribed as materialized (
-      -- Every enabled endpoint of the account whose events include the type and whose format sends it.
+      -- Every enabled endpoint of the account whose events include the type (or the one endpoint the event targets) and whose format sends it.
       select c.*, w.id as endpoint_id
         from candidate c join webhook_endpoints w
-          on w.account_id = c.account_id and w.deleted_at is null and w.status = 'enabled' and c.type = any(w.events)
+          on w.account_id = c.account_id and w.deleted_at is null and w.status = 'enabled'
+         and (case when c.target is null then c.type = any(w.events) else w.id = c.target end)
          and w.format || ' ' || c.type = any(${WEBHOOK_FORMAT_ROUTES.sent}::text[])
          and (c.recipient_kind is distinct from 'bcc' or w.format = any(${WEBHOOK_FORMAT_ROUTES.bcc}::text[]))
     ), written as (

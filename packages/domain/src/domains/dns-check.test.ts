@@ -15,6 +15,15 @@ const correct: DomainDnsObservation = {
 const returnPathLookups = { returnPathMx: correct.returnPathMx, returnPathTxt: correct.returnPathTxt };
 
 describe('evaluateDnsCheck', () => {
+  it('judges receiving only when its MX was looked up: verified when an MX names the inbound host', () => {
+    const receiving = (mx: DnsAnswer<string>) => evaluateDnsCheck({ ...correct, receivingMx: mx }, expected).components.receiving;
+    expect(evaluateDnsCheck(correct, expected).components).not.toHaveProperty('receiving');
+    expect(receiving(found('mx.other.example', 'Inbound.Mailer.Example.'))).toBe('verified');
+    expect(receiving(found('mx.other.example'))).toBe('mismatch');
+    expect(receiving(missing)).toBe('missing');
+    expect(receiving(servfail)).toBeUndefined();
+  });
+
   it('verifies every component when the records are right', () => {
     expect(evaluateDnsCheck(correct, expected)).toEqual({
       components: { ownership: 'verified', dkim: 'verified', dmarc: 'verified', return_path: 'verified' },

@@ -35,6 +35,8 @@ export interface DomainDnsObservation {
   returnPathMx: DnsAnswer<string>;
   /** TXT records of the return-path host. */
   returnPathTxt: DnsAnswer<string>;
+  /** MX hosts of the receiving host, looked up only while receiving is on. */
+  receivingMx?: DnsAnswer<string>;
 }
 
 export interface DnsCheckOutcome {
@@ -53,6 +55,8 @@ export interface ExpectedDkimKey {
 }
 
 type Judgement = VerificationStatus | 'temporary';
+
+const sameHost = (a: string, b: string) => a.toLowerCase().replace(/\.$/, '') === b.toLowerCase().replace(/\.$/, '');
 
 function judge(answer: DnsAnswer<string>, matches: (value: string) => boolean): Judgement {
   if (answer.kind === 'temporary') return 'temporary';
@@ -106,6 +110,7 @@ export function evaluateDnsCheck(
     ...(ed25519 ? { dkim_ed25519: judge(observation.dkimEd25519!, (value) => dkimRecordMatches(value, ed25519, 'ed25519')) } : {}),
     dmarc: combineDmarc([observation.dmarc, observation.organizationalDmarc].filter((a) => a !== undefined).map(judgeDmarc)),
     return_path: judgeReturnPath(observation.returnPathMx, observation.returnPathTxt, expected.returnPath),
+    ...(observation.receivingMx ? { receiving: judge(observation.receivingMx, (host) => sameHost(host, expected.returnPath.inboundHost)) } : {}),
   };
   const components: DnsCheckOutcome['components'] = {};
   let temporary = false;

@@ -20,6 +20,16 @@ describe('requiredDnsRecords', () => {
     ]);
   });
 
+  it('adds an MX record at the receiving host, the domain or its receiving subdomain, while receiving is on', () => {
+    const returnPath = { label: 'bounces', inboundHost: 'inbound.mailer.example', outboundIps: [] };
+    const identity = { name: 'example.com', ownershipToken: 'mailer-verify=abc', dkimSelector: 'mlrsel', dkimPublicKey: 'MIIBkey' };
+    const receiving = (domain: Partial<Parameters<typeof requiredDnsRecords>[0]>) =>
+      requiredDnsRecords({ ...identity, ...domain }, returnPath).filter((r) => r.purpose === 'receiving_mx');
+    expect(receiving({ receivingEnabled: false, receivingSubdomain: 'in.example.com' })).toEqual([]);
+    expect(receiving({ receivingEnabled: true, receivingSubdomain: null })).toEqual([{ purpose: 'receiving_mx', type: 'MX', name: 'example.com', value: '10 inbound.mailer.example' }]);
+    expect(receiving({ receivingEnabled: true, receivingSubdomain: 'in.example.com' })).toEqual([{ purpose: 'receiving_mx', type: 'MX', name: 'in.example.com', value: '10 inbound.mailer.example' }]);
+  });
+
   it('lists the other DKIM keys after the active RSA key, with their states and when retiring ones are safe to remove', () => {
     const supersededAt = new Date('2026-05-01T00:00:00Z');
     const records = requiredDnsRecords(

@@ -3,20 +3,22 @@ import { randomBase62 } from '../ids';
 import { retiringUntil, type DkimKeyState } from './dkim-lifecycle';
 import { returnPathHost } from '../return-path/return-path';
 import { returnPathSpfRecord, type SpfSources } from '../return-path/return-path-records';
+import { receivingHost } from '../inbound/route-pattern';
 
 /**
  * The components a DNS check judges (docs/api-decisions.md, "Domains"): ownership, DKIM (the RSA
  * key) and DMARC make a domain ready to send; `dkim_ed25519` only decides whether the Ed25519
- * signature is added, `return_path` the envelope sender.
+ * signature is added, `return_path` the envelope sender, `receiving` whether mail reaches the
+ * inbound listener (docs/api-decisions.md, "Inbound mail"), judged only while receiving is on.
  */
-export const DNS_COMPONENTS = ['ownership', 'dkim', 'dkim_ed25519', 'dmarc', 'return_path'] as const;
+export const DNS_COMPONENTS = ['ownership', 'dkim', 'dkim_ed25519', 'dmarc', 'return_path', 'receiving'] as const;
 export type DnsComponent = (typeof DNS_COMPONENTS)[number];
 
 /**
  * The records a domain publishes: one per component, two (MX and SPF) for the return path; a
  * rotation adds DKIM records of both kinds (docs/api-decisions.md, "DKIM keys").
  */
-export const DNS_PURPOSES = ['ownership', 'dkim', 'dkim_ed25519', 'dmarc', 'return_path_mx', 'return_path_spf'] as const;
+export const DNS_PURPOSES = ['ownership', 'dkim', 'dkim_ed25519', 'dmarc', 'return_path_mx', 'return_path_spf', 'receiving_mx'] as const;
 export type DnsPurpose = (typeof DNS_PURPOSES)[number];
 
 export interface DnsRecordInstruction {
@@ -53,6 +55,9 @@ export interface DomainDnsIdentity {
   dkimSelector: string;
   /** Base64 DER SubjectPublicKeyInfo. */
   dkimPublicKey: string;
+  /** Inbound mail on: an MX record at the receiving host (receivingHost) names INBOUND_HOST. */
+  receivingEnabled?: boolean;
+  receivingSubdomain?: string | null;
 }
 
 /** The policy we offer: monitoring only, so publishing it never makes receivers reject mail. */
@@ -94,5 +99,8 @@ export function requiredDnsRecords(domain: DomainDnsIdentity, returnPath: Return
     { purpose: 'dmarc', type: 'TXT', name: dmarcRecordName(domain.name), value: RECOMMENDED_DMARC_RECORD },
     { purpose: 'return_path_mx', type: 'MX', name: host, value: `10 ${returnPath.inboundHost}` },
     { purpose: 'return_path_spf', type: 'TXT', name: host, value: returnPathSpfRecord(returnPath) },
+    ...(domain.receivingEnabled
+      ? [{ purpose: 'receiving_mx' as const, type: 'MX' as const, name: receivingHost({ name: domain.name, receivingSubdomain: domain.receivingSubdomain ?? null }), value: `10 ${returnPath.inboundHost}` }]
+      : []),
   ];
 }

@@ -17,6 +17,9 @@ export const SCOPES = [
   'suppressions:write',
   'templates:read',
   'templates:write',
+  /** Received mail (docs/api-decisions.md, "Inbound mail"); `inbound:write` manages the routes. */
+  'inbound:read',
+  'inbound:write',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 export type KeyKind = 'sending' | 'management';

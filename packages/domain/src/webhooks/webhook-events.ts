@@ -12,6 +12,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'domain.dkim_rotation_pending',
   /** An account's sending status changed (docs/api-decisions.md, "Reputation"). */
   'account.sending_status_changed',
+  /** A message was received for a route (docs/api-decisions.md, "Inbound mail"). */
+  'email.received',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
@@ -25,7 +27,7 @@ export const SENT_WEBHOOK_EVENT_TYPES = [...WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EV
 export type SentWebhookEventType = (typeof SENT_WEBHOOK_EVENT_TYPES)[number];
 
 /** Whether an event of this type carries its data whole (recorded with it), rather than a delivery's facts. */
-export const carriesData = (type: SentWebhookEventType): boolean => !type.startsWith('email.');
+export const carriesData = (type: SentWebhookEventType): boolean => type === 'email.received' || !type.startsWith('email.');
 
 /** The event a delivery's move to `status` reports: one per transition, per attempt for a deferral; none for queued or sending. */
 export function deliveryEventType(status: DeliveryStatus): WebhookEventType | undefined {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { DomainView } from '@mailer/db';
-import { isDomainReady, VERIFICATION_STATUS_VALUES } from '@mailer/domain';
+import { isDomainReady, receivingHost, VERIFICATION_STATUS_VALUES } from '@mailer/domain';
 import { timestampSchema } from '../timestamp';
 
 const component = z.object({ status: z.enum(VERIFICATION_STATUS_VALUES) }).meta({
@@ -28,6 +28,16 @@ export const domainSchema = z.object({
       'The return-path host `bounces.<domain>` (MX and SPF records of GET /v1/domains/{id}/dns). Once verified, bounces and ' +
       'complaints come back to the service; it does not count towards `status`.',
   }),
+  receiving: component
+    .extend({
+      enabled: z.boolean().meta({ description: 'Inbound mail is on (PATCH /v1/domains/{id} `{receiving: true}`).' }),
+      host: z.string().meta({ description: 'Where mail is received: the domain, or its `receiving_subdomain`.' }),
+    })
+    .meta({
+      description:
+        'Inbound mail: the MX record at `host` (purpose `receiving_mx` of GET /v1/domains/{id}/dns) names the service\'s inbound host. ' +
+        'Checked by check-dns while `enabled`; routed addresses are received only once it is `verified`. It does not count towards `status`.',
+    }),
   sender_count: z.number().int().meta({ description: 'Active senders of the domain.' }),
   delivery_counts: z
     .object({
@@ -60,6 +70,7 @@ export function serializeDomain(domain: DomainView): DomainRepresentation {
     dkim_ed25519: { status: domain.dkimEd25519Status },
     dmarc: { status: domain.dmarcStatus },
     return_path: { status: domain.returnPathStatus },
+    receiving: { status: domain.receivingStatus, enabled: domain.receivingEnabled, host: receivingHost(domain) },
     sender_count: domain.senderCount,
     delivery_counts: domain.deliveryCounts,
     last_check:

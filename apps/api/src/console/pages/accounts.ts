@@ -99,7 +99,7 @@ const accountPage: ConsoleRoute = {
       `${account.name}`,
       html`<p><code>${account.id}</code>, created ${when(account.createdAt)}, plan ${account.plan} (<code>${account.planId}</code>)</p>
 <nav aria-label="Account"><a href="${base}/domains">Domains and senders</a> <a href="${CONSOLE_PATH}/emails?account=${account.id}">Emails</a>
-<a href="${base}/suppressions">Suppressions</a> <a href="${base}/webhooks">Webhooks</a> <a href="${base}/templates">Templates</a></nav>
+<a href="${base}/suppressions">Suppressions</a> <a href="${base}/webhooks">Webhooks</a> <a href="${base}/templates">Templates</a> <a href="${base}/inbound">Received mail</a></nav>
 <h2>Sending and reputation</h2>
 ${sending
   ? html`<dl class="facts"><dt>Status</dt><dd id="sending-status">${sending.status}</dd><dt>Since</dt><dd>${sending.since}</dd>

@@ -27,6 +27,7 @@ describe('POST /v1/domains', () => {
       dkim: { status: 'not_checked' },
       dkim_ed25519: { status: 'not_checked' },
       dmarc: { status: 'not_checked' },
+      receiving: { status: 'not_checked', enabled: false, host: 'create.example.com' },
       return_path: { status: 'not_checked' },
       sender_count: 0,
       delivery_counts: { accepted: 0, bounced: 0, failed: 0, deferred: 0 },
@@ -35,7 +36,7 @@ describe('POST /v1/domains', () => {
       updated_at: res.body.created_at,
     });
     expect(Object.keys(res.body)).toEqual([
-      'id', 'name', 'external_id', 'status', 'ownership', 'dkim', 'dkim_ed25519', 'dmarc', 'return_path', 'sender_count', 'delivery_counts', 'last_check', 'created_at', 'updated_at',
+      'id', 'name', 'external_id', 'status', 'ownership', 'dkim', 'dkim_ed25519', 'dmarc', 'return_path', 'receiving', 'sender_count', 'delivery_counts', 'last_check', 'created_at', 'updated_at',
     ]);
   });
 

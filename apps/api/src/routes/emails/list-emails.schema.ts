@@ -3,8 +3,8 @@ import { DELIVERY_STATUSES, parseRfc3339, parseTagFilter, RFC_3339_RULE } from '
 import type { EmailListFilters, EmailOwner } from '@mailer/db';
 import { pageQuerySchema } from '../../http/pagination';
 
-
-const instant = (description: string) =>
+/** An RFC 3339 instant as a query parameter (the list filters' date ranges). */
+export const instant = (description: string) =>
   z
     .string()
     .meta({ format: 'date-time', description })

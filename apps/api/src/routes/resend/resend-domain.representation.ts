@@ -6,7 +6,7 @@ import { timestampSchema } from '@mailer/operations';
 const STATUSES = ['not_started', 'pending', 'verified', 'temporary_failure'] as const;
 
 const record = z.object({
-  record: z.string().meta({ description: 'What the record is for: Ownership, DKIM, DMARC, Return-Path.' }),
+  record: z.string().meta({ description: 'What the record is for: Ownership, DKIM, DMARC, Return-Path, SPF, Receiving.' }),
   name: z.string(),
   type: z.enum(['TXT', 'MX']),
   ttl: z.literal('Auto'),
@@ -27,7 +27,7 @@ export const resendDomainSchema = z
   })
   .meta({ id: 'ResendDomain' });
 
-type Component = keyof Pick<DomainRepresentation, 'ownership' | 'dkim' | 'dkim_ed25519' | 'dmarc' | 'return_path'>;
+type Component = keyof Pick<DomainRepresentation, 'ownership' | 'dkim' | 'dkim_ed25519' | 'dmarc' | 'return_path' | 'receiving'>;
 const RECORDS: Record<DnsRecordInstruction['purpose'], { record: string; component: Component }> = {
   ownership: { record: 'Ownership', component: 'ownership' },
   dkim: { record: 'DKIM', component: 'dkim' },
@@ -35,6 +35,8 @@ const RECORDS: Record<DnsRecordInstruction['purpose'], { record: string; compone
   dmarc: { record: 'DMARC', component: 'dmarc' },
   return_path_mx: { record: 'Return-Path', component: 'return_path' },
   return_path_spf: { record: 'SPF', component: 'return_path' },
+  // Listed only while receiving is on (docs/api-decisions.md, "Inbound mail").
+  receiving_mx: { record: 'Receiving', component: 'receiving' },
 };
 
 function status(domain: DomainRepresentation, component?: Component): (typeof STATUSES)[number] {

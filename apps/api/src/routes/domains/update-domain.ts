@@ -1,0 +1,35 @@
+import { updateDomainReceiving } from '@mailer/db';
+import { isSubdomainOf, validationError } from '@mailer/domain';
+import { domainSchema, serializeDomain } from '@mailer/operations';
+import { defineRoute } from '../../http/route';
+import { sendJson } from '../../http/respond';
+import { domainNotFound, requireDomain, requireDomainView } from './domain-lookup';
+import { updateDomainBodySchema } from './update-domain.schema';
+
+export const updateDomainRoute = defineRoute({
+  method: 'patch',
+  path: '/v1/domains/:id',
+  operationId: 'updateDomain',
+  tag: 'domains',
+  summary: 'Turn inbound mail on or off for a domain, and choose the host it is received at.',
+  description:
+    'With `receiving: true`, GET /v1/domains/{id}/dns lists an MX record (purpose `receiving_mx`) at the domain, or at ' +
+    '`receiving_subdomain`, naming the service\'s inbound host, and check-dns judges the domain\'s `receiving` component. ' +
+    'Changing either makes `receiving` `not_checked` again; a request that changes nothing keeps `updated_at`.',
+  auth: { kind: 'management', scope: 'domains:write' },
+  errors: ['domain_not_found'],
+  example: { receiving: true, receiving_subdomain: 'in.example.com' },
+  body: updateDomainBodySchema,
+  responses: { 200: { description: 'The domain as it now is.', schema: domainSchema } },
+  async handle({ res, deps, key, params, body }) {
+    const domain = await requireDomain(deps.db, key.accountId, params.id!);
+    const changes = body();
+    const receivingSubdomain = changes.receiving_subdomain === undefined ? domain.receivingSubdomain : changes.receiving_subdomain;
+    if (receivingSubdomain !== null && !isSubdomainOf(receivingSubdomain, domain.name)) {
+      throw validationError([{ path: 'receiving_subdomain', message: `must be a subdomain of ${domain.name}` }]);
+    }
+    const updated = await updateDomainReceiving(deps.db, domain, { receivingEnabled: changes.receiving ?? domain.receivingEnabled, receivingSubdomain }, deps.now());
+    if (!updated) throw domainNotFound();
+    sendJson(res, 200, serializeDomain(await requireDomainView(deps.db, key.accountId, domain.id)));
+  },
+});

@@ -1,0 +1,3 @@
+export * from './route-pattern';
+export * from './inbound-limits';
+export * from './inbound-message';
