@@ -1,7 +1,7 @@
 export { openDatabase, type Database, type DatabaseHandle, type DatabaseOptions, type Queryable, type Row, type Statement } from './database';
 export { inTransaction, PLAN_LIFETIME_MS, type NamedStatements, type Transaction, type TransactionOptions } from './transaction';
 export { DatabaseStallError, isDatabaseUnavailable, withinStall } from './database-errors';
-export { LOCK_LEVELS, lockAccountUsage, lockSenders } from './lock-order';
+export { LOCK_LEVELS, lockAccountIntake } from './lock-order';
 export { heldBy, lockedMessagesFrom, lockMessages, type DeliveryRow, type LockedMessage } from './deliveries/locked-messages';
 export {
   writeTransitions,

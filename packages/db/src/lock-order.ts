@@ -5,10 +5,14 @@ import type { Transaction } from './transaction';
  * The one order in which transactions lock the rows that several writers share, so that
  * they queue behind each other instead of deadlocking:
  *
+ *   0. account intake, by account id: a transaction-scoped advisory lock that orders an
+ *      account's intake batches (their plan checks and running totals) and nothing else, so
+ *      that what intake holds from its plan check to its commit is a lock no delivery asks for
+ *      (docs/api-decisions.md, "Data layer", Lock order)
  *   1. deliveries, by id: every delivery of each message a transaction changes (claims
  *      included), so that the message's derived status is computed from rows no one else
  *      can change meanwhile
- *   2. account_usage, by account id (intake's plan check; the active-delivery counter)
+ *   2. account_usage, by account id (intake's running total; the active-delivery counter)
  *   3. senders, by id (their `last_used_at` and delivery counters)
  *   3a. account_reputation_hours, by account id and hour (the reputation counts the transition
  *      writer adds to; docs/api-decisions.md, "Reputation")
@@ -19,13 +23,15 @@ import type { Transaction } from './transaction';
  * deliveries, after them. Every writer of these tables takes its locks through the functions
  * here before it writes; asking for rows of a level below the deepest one held, or for rows
  * of that level not held yet, is a programming error, thrown before anything is sent. Rows
- * already held are not asked for again (intake holds its account's usage row when the
- * transition writer asks for it). Within a level, rows are locked in key order. A change of
+ * already held are not asked for again. Within a level, rows are locked in key order. The
+ * rows of levels 2 to 3a are locked by the transition writer after the rows it writes
+ * (the caller's own writes to them included, TransitionWrite.sharedRows), so that a
+ * transaction holds them for the end of its last round trip only. A change of
  * one webhook endpoint (its owner's update or deletion) is one statement that updates the
  * endpoint row first and then ends its pending webhook deliveries (endPendingWebhookDeliveries):
  * levels 4 then 5, as here.
  */
-export const LOCK_LEVELS = ['deliveries', 'account_usage', 'senders', 'account_reputation_hours', 'webhook_endpoints', 'webhook_deliveries'] as const;
+export const LOCK_LEVELS = ['account_intake', 'deliveries', 'account_usage', 'senders', 'account_reputation_hours', 'webhook_endpoints', 'webhook_deliveries'] as const;
 export type LockLevel = (typeof LOCK_LEVELS)[number];
 
 interface Held {
@@ -54,7 +60,20 @@ export function enterLevel(tx: Transaction, level: LockLevel, keys: readonly str
   return missing;
 }
 
-/** Level 2: the accounts' usage rows (read the figures after it: see usage-store). */
+/** Arbitrary, fixed: the first key of the account intake locks (pg_advisory_xact_lock(int, int)). */
+const ACCOUNT_INTAKE_LOCK_CLASS = 52_001;
+
+/**
+ * Level 0: the accounts' intake (read the usage figures after it: see usage-store). Two accounts
+ * whose ids hash alike share a lock: their intake batches queue behind each other, no more.
+ */
+export function lockAccountIntake(tx: Transaction, accountIds: readonly string[]): Statement[] {
+  const ids = enterLevel(tx, 'account_intake', accountIds);
+  if (ids.length === 0) return [];
+  return [tx.sql`select pg_advisory_xact_lock(${ACCOUNT_INTAKE_LOCK_CLASS}::int, hashtext(x.id)) from unnest(${ids}::text[]) as x(id)`];
+}
+
+/** Level 2: the accounts' usage rows. */
 export function lockAccountUsage(tx: Transaction, accountIds: readonly string[]): Statement[] {
   const ids = enterLevel(tx, 'account_usage', accountIds);
   if (ids.length === 0) return [];

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { collectRecipients, firstDueAt, newId, parseMailbox, type Mailbox } from '@mailer/domain';
-import { admissionStatements, inTransaction, lockAccountUsage, usageFigures, usageFiguresFrom, type AcceptedEmail, type Database } from '@mailer/db';
+import { admissionStatements, inTransaction, lockAccountIntake, usageFigures, usageFiguresFrom, type AcceptedEmail, type Database } from '@mailer/db';
 
 /**
- * A queued message written through intake's own statements (the usage lock, then the
+ * A queued message written through intake's own statements (the intake lock, then the
  * message, its deliveries, usage and counters), without the HTTP request, idempotency and
  * plan checks around them: for delivery tests that need a message with a given age, content
  * or attachments. The caller enqueues the job.
@@ -77,7 +77,7 @@ export async function insertQueuedEmail(db: Database, input: QueuedEmailInput): 
     attachments: (input.attachments ?? []).map((a) => ({ ...a, contentId: a.contentId ?? null })),
   };
   await inTransaction(db, async (tx) => {
-    const { usage } = await tx.send({ lock: lockAccountUsage(tx, [input.accountId]), usage: usageFigures(tx, input.accountId, createdAt, []) });
+    const { usage } = await tx.send({ lock: lockAccountIntake(tx, [input.accountId]), usage: usageFigures(tx, input.accountId, createdAt, []) });
     const figures = usageFiguresFrom(usage, []);
     const usageAt = figures.lastAcceptedAt && figures.lastAcceptedAt > createdAt ? figures.lastAcceptedAt : createdAt;
     await tx.commit(...admissionStatements(tx, { accountId: input.accountId, now: createdAt, usageAt, admitted: [email], totalBefore: figures.total }));

@@ -95,6 +95,12 @@ export interface TransitionWrite {
   messages: readonly LockedMessage[];
   transitions?: readonly Transition[];
   observations?: readonly Observation[];
+  /**
+   * Usage and sender rows the caller writes after the write's statements, in the same
+   * transaction (intake: the running total, the senders' last use): locked with those the
+   * write moves, in the lock order, after the rows written.
+   */
+  sharedRows?: { accounts: readonly string[]; senders: readonly string[] };
 }
 
 export interface MessageAfter {
@@ -135,12 +141,14 @@ const newRow = (d: NewDelivery): DeliveryRow => ({
 /**
  * The one writer of delivery transitions (docs/api-decisions.md, "Delivery", Transitions):
  * every change of a delivery's status, and every report that adds a fact to one, is
- * recorded through here with all its side effects, in the lock order: the usage rows of
- * accounts whose active deliveries move and the senders whose counters move are locked
- * (unless held already), then the deliveries are written (created or updated), the
- * attempts, the events of the message history, the messages' derived states (a message
- * that became terminal loses its body), the counters (counterDeltas), the accounts'
- * reputation counts (reputationCountOf), the suppressions
+ * recorded through here with all its side effects, in the lock order: the deliveries are
+ * written (created or updated), the attempts, the events of the message history, the
+ * messages' derived states (a message that became terminal loses its body); then the rows
+ * other transactions share are locked, last so that they are held for the end of the
+ * transaction only (docs/api-decisions.md, "Data layer", Lock order): the usage rows of
+ * accounts whose active deliveries move and the senders whose counters move (with the
+ * caller's sharedRows), and the counters move (counterDeltas), the accounts'
+ * reputation counts are added (reputationCountOf), then the suppressions
  * (hard bounces and complaints of to/cc recipients) and the webhook outbox. A test
  * message's changes move no counter and add no reputation count and no suppression
  * (docs/api-decisions.md, "Test mode"); its events and webhooks are written as any other's. A BCC
@@ -267,13 +275,13 @@ export function writeTransitions(tx: Transaction, write: TransitionWrite): Writt
   const movedAccounts = [...accountDeltas].filter(([, d]) => d.active !== 0).map(([id]) => id);
   const movedSenders = [...senderDeltas].filter(([, d]) => d.accepted !== 0 || d.bounced !== 0 || d.failed !== 0 || d.deferred !== 0).map(([id]) => id);
   const statements: Statement[] = [
-    ...lockAccountUsage(tx, movedAccounts),
-    ...lockSenders(tx, movedSenders),
     ...(created.length > 0 ? [insertDeliveriesStatement(tx, created.map((row) => ({ row, accountId: messageOf.get(row.id)!.accountId })))] : []),
     ...(updated.size > 0 ? [updateDeliveriesStatement(tx, [...updated].map((id) => after.get(id)!))] : []),
     ...(attempts.size > 0 ? [attemptsStatement(tx, [...attempts])] : []),
     ...(events.length > 0 ? [historyEventsStatement(tx, events)] : []),
     ...messageStateStatements(tx, stateWrites),
+    ...lockAccountUsage(tx, [...movedAccounts, ...(write.sharedRows?.accounts ?? [])]),
+    ...lockSenders(tx, [...movedSenders, ...(write.sharedRows?.senders ?? [])]),
     ...moveActiveCounts(tx, accountDeltas),
     ...moveSenderCounts(tx, senderDeltas),
     ...addReputationCounts(tx, reputation),

@@ -1,7 +1,6 @@
 import { SUPPRESSED } from '@mailer/domain';
 import { timestampsParam, type Statement } from '../database';
 import { writeTransitions, type Transition } from '../deliveries/transition-writer';
-import { lockSenders } from '../lock-order';
 import type { Transaction } from '../transaction';
 import type { AcceptedEmail } from './emails-store';
 
@@ -19,18 +18,19 @@ export interface AdmittedEmails {
 
 /**
  * What intake writes for messages the plan admitted, in a transaction that holds the
- * account's usage row (lock-order; it read the figures the admission was judged on): the
- * senders' locks, the messages (queued, with their `queued` events) and attachments, their
- * deliveries through the transition writer (`created`, due at their message's dueAt, or
- * `suppressed` for a recipient on the account's suppression list), usage rows for the
- * recipients that will be attempted, the account's running total and the senders'
- * `last_used_at`. A delivery's `created_at` is its message's dueAt: its age, which bounds its
+ * account's intake lock (lock-order; it read the figures the admission was judged on): the
+ * messages (queued, with their `queued` events) and attachments, usage rows for the
+ * recipients that will be attempted, their deliveries through the transition writer
+ * (`created`, due at their message's dueAt, or `suppressed` for a recipient on the account's
+ * suppression list), which then locks the account's usage row and the senders' rows with
+ * those it moves, and last the account's running total and the senders' `last_used_at`: the
+ * rows a delivery's record also locks are held from the end of the batch to its commit only
+ * (docs/api-decisions.md, "Data layer", Lock order). A delivery's `created_at` is its message's dueAt: its age, which bounds its
  * retries and the latency metrics, counts from when it was first owed, so a scheduled
  * message keeps the whole MAX_DELIVERY_AGE (docs/api-decisions.md, "Scheduled send and cancel").
  */
 export function admissionStatements(tx: Transaction, a: AdmittedEmails): Statement[] {
   if (a.admitted.length === 0) return [];
-  const senderLocks = lockSenders(tx, a.admitted.map((e) => e.senderId));
   const transitions = a.admitted.flatMap((e) =>
     e.recipients.map(
       (r, position): Transition => ({
@@ -42,12 +42,14 @@ export function admissionStatements(tx: Transaction, a: AdmittedEmails): Stateme
       }),
     ),
   );
+  // Suppressed recipients are never attempted and test messages never delivered: they count no usage.
+  const live = a.admitted.filter((e) => !e.test);
+  const senderIds = [...new Set(a.admitted.map((e) => e.senderId))];
   const written = writeTransitions(tx, {
     messages: a.admitted.map((e) => ({ emailId: e.id, accountId: a.accountId, senderId: e.senderId, test: e.test, deliveries: [] })),
     transitions,
+    sharedRows: { accounts: live.length > 0 ? [a.accountId] : [], senders: senderIds },
   });
-  // Suppressed recipients are never attempted and test messages never delivered: they count no usage.
-  const live = a.admitted.filter((e) => !e.test);
   let total = a.totalBefore;
   const usage = live
     .map((e) => {
@@ -56,9 +58,7 @@ export function admissionStatements(tx: Transaction, a: AdmittedEmails): Stateme
     })
     .filter((u) => u.recipients > 0);
   return [
-    ...senderLocks,
     ...messageRowsStatements(tx, a.accountId, a.now, a.admitted),
-    ...written.statements,
     ...(usage.length > 0
       ? [
           tx.sql`
@@ -68,12 +68,13 @@ export function admissionStatements(tx: Transaction, a: AdmittedEmails): Stateme
                    as x(email_id, recipients, cumulative)`,
         ]
       : []),
+    ...written.statements,
     ...(live.length > 0
       ? [tx.sql`update account_usage set recipients_total = ${total}, last_accepted_at = ${a.usageAt} where account_id = ${a.accountId}`]
       : []),
     tx.sql`
       update senders set last_used_at = ${a.now}
-       where id = any(${[...new Set(a.admitted.map((e) => e.senderId))]}::text[]) and (last_used_at is null or last_used_at < ${a.now})`,
+       where id = any(${senderIds}::text[]) and (last_used_at is null or last_used_at < ${a.now})`,
   ];
 }
 

@@ -16,10 +16,12 @@ export interface UsageFigures {
 }
 
 /**
- * The account's usage figures, to be sent right after lockAccountUsage (lock-order) in the
+ * The account's usage figures, to be sent right after lockAccountIntake (lock-order) in the
  * same round trip: a statement sees what was committed before it started, so once the
- * lock is granted this reads every usage row the previous holder wrote. Every account has
- * its row from its creation (createAccount).
+ * lock is granted this reads every usage row the previous intake batch wrote. Only intake
+ * raises the active deliveries; a delivery's record that lowers them meanwhile makes the
+ * figures read high by what it has not committed yet, never low. Every account has its row
+ * from its creation (createAccount).
  *
  * Per window, its first usage row gives the running total before it: usage in the window
  * is the account's total minus that (recipient_usage.cumulative grows with accepted_at,
@@ -85,7 +87,7 @@ export const usageReachedAtFrom = (rows: readonly Row[]): (Date | null)[] => row
 /**
  * The account's test messages accepted since `since`, oldest first, with their recipients: what
  * the test-mode bound is judged on (docs/api-decisions.md, "Test mode"). Read under the
- * account's usage lock, which orders test requests as it orders live ones.
+ * account's intake lock, which orders test requests as it orders live ones.
  */
 export function recentTestMessages(tx: Transaction, accountId: string, since: Date) {
   return tx.sql`

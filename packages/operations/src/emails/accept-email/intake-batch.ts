@@ -4,7 +4,7 @@ import {
   claimIdempotencyKeys,
   idempotencyRecordsFrom,
   inTransaction,
-  lockAccountUsage,
+  lockAccountIntake,
   otherRequestsRecords,
   recentTestMessages,
   recentTestMessagesFrom,
@@ -85,8 +85,8 @@ type Judged =
 /**
  * One transaction for requests of one account (see IntakeBatcher), in three round trips.
  * The first claims their Idempotency-Keys and reads their senders, the records of keys
- * already used and the suppressed recipients. The second locks the account's usage row
- * (lock-order) and reads its figures. A paused account's new requests are refused
+ * already used and the suppressed recipients. The second takes the account's intake lock
+ * (lock-order: no delivery's record waits on it) and reads its usage figures. A paused account's new requests are refused
  * (`sending_paused`; a replay still answers). Under that lock the requests are admitted in order
  * while they fit the plan (admitInOrder); the third writes what was admitted
  * (admissionStatements), gives back the keys of requests that created nothing and commits.
@@ -125,7 +125,7 @@ export async function runIntakeBatch(deps: IntakeDependencies, owner: EmailOwner
     const recordByKey = idempotencyRecordsFrom(first.records);
 
     const second = await tx.send({
-      lock: lockAccountUsage(tx, [accountId]),
+      lock: lockAccountIntake(tx, [accountId]),
       usage: usageFigures(tx, accountId, now, WINDOW_SECONDS),
       recentTest: test ? [recentTestMessages(tx, accountId, new Date(now.getTime() - 60_000))] : [],
     });
