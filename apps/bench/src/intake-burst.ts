@@ -7,12 +7,12 @@ import { loadConfig } from '@mailer/config';
 import { openDatabase } from '@mailer/db';
 import { endProcess, startTestDnsServer } from '@mailer/testing';
 import { benchMessage, provisionBenchSender, THIS_BUILD } from './bench-provisioning';
-import { clearRedisPrefix, freshDatabase, startApi, startWorker } from './bench-environment';
+import { clearRedisPrefix, freshDatabase, startApi, startWorker, type ApiProcess } from './bench-environment';
 import { writeBenchmarkSection } from './benchmarks-file';
 import { fmt } from './format';
-import { CONNECTIONS, deliveryTarget, measureDelivery, SINK_PORT, STALL_MS } from './measure-delivery';
+import { CONNECTIONS, deliveryTarget, measureDelivery, SINK_PORT, STALL_MS, type DeliveryTarget } from './measure-delivery';
 import { cpuBetween, readCpu } from './process-cpu';
-import { requireSmtpSink, startSmtpSink } from './smtp-sink';
+import { requireSmtpSink, startSmtpSink, type SmtpSink } from './smtp-sink';
 
 /**
  * `npm run bench:burst`: delivery while intake runs at the machine's limit (contract 22: a
@@ -20,13 +20,17 @@ import { requireSmtpSink, startSmtpSink } from './smtp-sink';
  * stops it). The built API and daemon (default settings) on a fresh database, one account, one
  * recipient, ~2 KB: after a warm-up, autocannon drives POST /v1/emails on CONNECTIONS
  * connections for SECONDS, as fast as the API answers; the sink's count is read every second
- * meanwhile. Then the backlog drains with no intake. Reported: the intake rate, deliveries per
- * second during the burst (over the whole burst and in its slowest window), deliveries per
- * second once intake stopped, their ratio, and the machine's CPU the API and PostgreSQL took
- * during the burst (the share delivery could not have). Writes BENCHMARKS.md ("Delivery during intake").
+ * meanwhile. Then the backlog drains with no intake. One burst per layout of API_LAYOUTS (one
+ * API process, then two, the connections split between them; one daemon throughout).
+ * Reported per layout: the intake rate, deliveries per second during the burst (over the whole
+ * burst and in its slowest window), deliveries per second once intake stopped, their ratio, and
+ * the machine's CPU the APIs and PostgreSQL took during the burst (the share delivery could
+ * not have). Writes BENCHMARKS.md ("Delivery during intake").
  */
 const SECONDS = Number(process.env.DURATION ?? 20);
 const WARMUP = Number(process.env.WARMUP ?? 3_000);
+/** API processes of each burst, in order. */
+const API_LAYOUTS = (process.env.API_LAYOUTS ?? '1,2').split(',').map(Number);
 /** The burst's deliveries are also counted per window of this many seconds: the slowest one shows whether delivery stopped. */
 const WINDOW_S = 5;
 const DATABASE = 'mailer_bench_burst';
@@ -44,6 +48,92 @@ function messageBody(): string {
   });
 }
 
+interface BurstFigures {
+  apis: number;
+  accepted: number;
+  other: number;
+  errors: number;
+  delivered: number;
+  intake: number;
+  during: number;
+  slowestWindow: number;
+  after: number;
+  intakeCpuShare: number;
+  workerCpuShare: number;
+}
+
+/** One burst through `apis` (the connections split between them), then the drain with no intake. */
+async function burst(target: DeliveryTarget, apis: readonly ApiProcess[], sink: SmtpSink): Promise<BurstFigures> {
+  console.log(`burst: POST /v1/emails through ${apis.length} API process(es) on ${CONNECTIONS} connections for ${SECONDS} s…`);
+  const body = messageBody();
+  const before = sink.count();
+  const cpuBefore = readCpu(target.roles);
+  const counts: number[] = [];
+  const sampler = setInterval(() => counts.push(sink.count() - before), 1_000);
+  const started = Date.now();
+  const results = await Promise.all(
+    apis.map((api, i) =>
+      autocannon({
+        url: api.baseUrl,
+        connections: Math.floor(CONNECTIONS / apis.length) + (i < CONNECTIONS % apis.length ? 1 : 0),
+        duration: SECONDS,
+        requests: [
+          {
+            method: 'POST',
+            path: '/v1/emails',
+            headers: { authorization: `Bearer ${target.sendingKey}`, 'content-type': 'application/json' },
+            body,
+            setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': randomUUID() } }),
+          },
+        ],
+      }),
+    ),
+  );
+  clearInterval(sampler);
+  const burstSeconds = (Date.now() - started) / 1000;
+  const cpu = cpuBetween(cpuBefore, readCpu(target.roles));
+  const duringBurst = sink.count() - before;
+  const sum = (pick: (r: autocannon.Result) => number) => results.reduce((total, r) => total + pick(r), 0);
+  const accepted = sum((r) => r['2xx']);
+
+  // The backlog drains with no intake: the daemon's rate alone.
+  const drainStarted = Date.now();
+  let seen = -1;
+  let progressAt = Date.now();
+  while (sink.count() - before < accepted) {
+    if (sink.count() > seen) [seen, progressAt] = [sink.count(), Date.now()];
+    if (Date.now() - progressAt > STALL_MS) throw new Error(`the sink stalled at ${sink.count() - before} of ${accepted}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const drainSeconds = (Date.now() - drainStarted) / 1000;
+
+  const windows = Array.from({ length: Math.floor(counts.length / WINDOW_S) }, (_, i) => (counts[(i + 1) * WINDOW_S - 1]! - (counts[i * WINDOW_S - 1] ?? 0)) / WINDOW_S);
+  const figures: BurstFigures = {
+    apis: apis.length,
+    accepted,
+    other: sum((r) => r.non2xx),
+    errors: sum((r) => r.errors),
+    delivered: duringBurst,
+    intake: accepted / burstSeconds,
+    during: duringBurst / burstSeconds,
+    slowestWindow: windows.length > 0 ? Math.min(...windows) : NaN,
+    after: (accepted - duringBurst) / drainSeconds,
+    intakeCpuShare: ((cpu.api ?? 0) + (cpu.postgres ?? 0)) / (burstSeconds * cpus().length),
+    workerCpuShare: (cpu.worker ?? 0) / (burstSeconds * cpus().length),
+  };
+  console.log(
+    [
+      `burst: ${accepted} accepted in ${burstSeconds.toFixed(1)} s (${fmt(figures.intake)}/s, ${figures.other} other answers, ${figures.errors} errors); ${duringBurst} delivered meanwhile (${fmt(figures.during)}/s, slowest ${WINDOW_S} s window ${fmt(figures.slowestWindow)}/s)`,
+      `after: the other ${accepted - duringBurst} delivered in ${drainSeconds.toFixed(1)} s (${fmt(figures.after)}/s); during/after ${fmt(figures.during / figures.after, 2)}`,
+      `CPU during the burst: APIs and PostgreSQL ${(figures.intakeCpuShare * 100).toFixed(0)} % of the machine, worker ${(figures.workerCpuShare * 100).toFixed(0)} %`,
+      `deliveries per second during the burst, second by second: ${counts.map((c, i) => c - (counts[i - 1] ?? 0)).join(' ')}`,
+    ].join('\n'),
+  );
+  return figures;
+}
+
+const percent = (share: number) => `${(share * 100).toFixed(0)} %`;
+
 async function main() {
   const sinkBinary = requireSmtpSink();
   const config = loadConfig();
@@ -55,92 +145,48 @@ async function main() {
   dns.set(DOMAIN, [{ type: 'MX', exchange: `mx.${DOMAIN}`, priority: 10 }]);
   dns.set(`mx.${DOMAIN}`, [{ type: 'A', address: '127.0.0.2' }]);
   const sink = await startSmtpSink(sinkBinary, '127.0.0.2', SINK_PORT, path.join(mkdtempSync(path.join(tmpdir(), 'mailer-bench-burst-')), 'sink.out'));
-  const api = await startApi(config, databaseUrl, { redisPrefix: REDIS_PREFIX });
-  const worker = startWorker(config, databaseUrl, api.encryptionKey, { redisPrefix: REDIS_PREFIX, dnsServer: dns.address, smtpPort: SINK_PORT });
+  const apis = [await startApi(config, databaseUrl, { redisPrefix: REDIS_PREFIX })];
+  const worker = startWorker(config, databaseUrl, apis[0]!.encryptionKey, { redisPrefix: REDIS_PREFIX, dnsServer: dns.address, smtpPort: SINK_PORT });
   const database = openDatabase(databaseUrl, 2);
   try {
-    const { sendingKey } = await provisionBenchSender(THIS_BUILD, database.db, api.encryptionKey, { dns });
-    const target = deliveryTarget(api, worker, sendingKey, DATABASE);
+    const { sendingKey } = await provisionBenchSender(THIS_BUILD, database.db, apis[0]!.encryptionKey, { dns });
+    const first = deliveryTarget(apis[0]!, worker, sendingKey, DATABASE);
+    // Every API process started counts as the API's CPU.
+    const target = { ...first, roles: { ...first.roles, api: () => apis.map((a) => a.pid) } };
     console.log(`warm-up: ${WARMUP} messages delivered…`);
     if (WARMUP > 0) await measureDelivery(target, WARMUP, benchMessage([`customer@${DOMAIN}`]), [sink], 1);
 
-    console.log(`burst: POST /v1/emails on ${CONNECTIONS} connections for ${SECONDS} s…`);
-    const body = messageBody();
-    const before = sink.count();
-    const cpuBefore = readCpu(target.roles);
-    const counts: number[] = [];
-    const sampler = setInterval(() => counts.push(sink.count() - before), 1_000);
-    const started = Date.now();
-    const burst = await autocannon({
-      url: api.baseUrl,
-      connections: CONNECTIONS,
-      duration: SECONDS,
-      requests: [
-        {
-          method: 'POST',
-          path: '/v1/emails',
-          headers: { authorization: `Bearer ${sendingKey}`, 'content-type': 'application/json' },
-          body,
-          setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': randomUUID() } }),
-        },
-      ],
-    });
-    clearInterval(sampler);
-    const burstSeconds = (Date.now() - started) / 1000;
-    const cpu = cpuBetween(cpuBefore, readCpu(target.roles));
-    const duringBurst = sink.count() - before;
-    const accepted = burst['2xx'];
-
-    // The backlog drains with no intake: the daemon's rate alone.
-    const drainStarted = Date.now();
-    let seen = -1;
-    let progressAt = Date.now();
-    while (sink.count() - before < accepted) {
-      if (sink.count() > seen) [seen, progressAt] = [sink.count(), Date.now()];
-      if (Date.now() - progressAt > STALL_MS) throw new Error(`the sink stalled at ${sink.count() - before} of ${accepted}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    const runs: BurstFigures[] = [];
+    for (const layout of API_LAYOUTS) {
+      while (apis.length < layout) apis.push(await startApi(config, databaseUrl, { redisPrefix: REDIS_PREFIX, encryptionKey: apis[0]!.encryptionKey }));
+      runs.push(await burst(target, apis.slice(0, layout), sink));
     }
-    const drainSeconds = (Date.now() - drainStarted) / 1000;
-
-    const windows = Array.from({ length: Math.floor(counts.length / WINDOW_S) }, (_, i) => (counts[(i + 1) * WINDOW_S - 1]! - (counts[i * WINDOW_S - 1] ?? 0)) / WINDOW_S);
-    const figures = {
-      intake: accepted / burstSeconds,
-      during: duringBurst / burstSeconds,
-      slowestWindow: windows.length > 0 ? Math.min(...windows) : NaN,
-      after: (accepted - duringBurst) / drainSeconds,
-      intakeCpuShare: ((cpu.api ?? 0) + (cpu.postgres ?? 0)) / (burstSeconds * cpus().length),
-      workerCpuShare: (cpu.worker ?? 0) / (burstSeconds * cpus().length),
-    };
-    const lines = [
-      `burst: ${accepted} accepted in ${burstSeconds.toFixed(1)} s (${fmt(figures.intake)}/s, ${burst.non2xx} other answers, ${burst.errors} errors); ${duringBurst} delivered meanwhile (${fmt(figures.during)}/s, slowest ${WINDOW_S} s window ${fmt(figures.slowestWindow)}/s)`,
-      `after: the other ${accepted - duringBurst} delivered in ${drainSeconds.toFixed(1)} s (${fmt(figures.after)}/s); during/after ${fmt(figures.during / figures.after, 2)}`,
-      `CPU during the burst: API and PostgreSQL ${(figures.intakeCpuShare * 100).toFixed(0)} % of the machine, worker ${(figures.workerCpuShare * 100).toFixed(0)} %`,
-      `deliveries per second during the burst, second by second: ${counts.map((c, i) => c - (counts[i - 1] ?? 0)).join(' ')}`,
-    ];
-    for (const line of lines) console.log(line);
+    const row = (measure: string, value: (f: BurstFigures) => string) => `| ${measure} | ${runs.map(value).join(' | ')} |`;
     await writeBenchmarkSection(
       'Delivery during intake',
       `Run with \`npm run bench:burst\` (${new Date().toISOString()}, ${cpus().length} CPUs ${cpus()[0]?.model ?? ''}, Node ${process.version}, load average ${startLoad} at the start).
-The built API and daemon (one process each, default settings) on a fresh database, one account, delivering into \`smtp-sink\`; after a ${WARMUP}-message
+The built APIs and daemon (default settings) on a fresh database, one account, delivering into \`smtp-sink\`; after a ${WARMUP}-message
 warm-up, autocannon drives \`POST /v1/emails\` (one recipient, ~2 KB, a new Idempotency-Key each) on ${CONNECTIONS} connections for ${SECONDS} s, as fast
-as the API answers, while the sink's count is read every second; then the backlog drains with no intake. The anchor is the daemon's own rate
-once intake stopped, in the same run; contract 22: a burst at the machine's limit slows delivery in proportion to the CPU it takes, never stops it.
+as the APIs answer, while the sink's count is read every second; then the backlog drains with no intake. One burst per layout, in order
+on the same database (\`API_LAYOUTS\`, default \`1,2\`: one API process, then two sharing the connections; one daemon throughout). The anchor
+is the daemon's own rate once intake stopped, in the same burst; contract 22: a burst at the machine's limit slows delivery in proportion to
+the CPU it takes, never stops it.
 
-| measure | value |
-|---|---|
-| intake during the burst | ${fmt(figures.intake)} messages/s (${accepted} accepted, ${burst.non2xx} other answers, ${burst.errors} errors) |
-| deliveries during the burst | ${fmt(figures.during)}/s (${duringBurst} delivered) |
-| slowest ${WINDOW_S} s window of the burst | ${fmt(figures.slowestWindow)} deliveries/s |
-| deliveries once intake stopped (the anchor) | ${fmt(figures.after)}/s |
-| during the burst against the anchor | ${fmt(figures.during / figures.after, 2)} |
-| machine CPU taken by the API and PostgreSQL during the burst | ${(figures.intakeCpuShare * 100).toFixed(0)} % |
-| machine CPU taken by the daemon during the burst | ${(figures.workerCpuShare * 100).toFixed(0)} % |
-| the rest (the load generator, Redis, other work on the machine) | ${((1 - figures.intakeCpuShare - figures.workerCpuShare) * 100).toFixed(0)} % |`,
+| measure | ${runs.map((f) => (f.apis === 1 ? 'one API' : `${f.apis} APIs`)).join(' | ')} |
+|---|${runs.map(() => '---|').join('')}
+${row('intake during the burst', (f) => `${fmt(f.intake)} messages/s (${f.accepted} accepted, ${f.other} other answers, ${f.errors} errors)`)}
+${row('deliveries during the burst', (f) => `${fmt(f.during)}/s (${f.delivered} delivered)`)}
+${row(`slowest ${WINDOW_S} s window of the burst`, (f) => `${fmt(f.slowestWindow)} deliveries/s`)}
+${row('deliveries once intake stopped (the anchor)', (f) => `${fmt(f.after)}/s`)}
+${row('during the burst against the anchor', (f) => fmt(f.during / f.after, 2))}
+${row('machine CPU taken by the APIs and PostgreSQL during the burst', (f) => percent(f.intakeCpuShare))}
+${row('machine CPU taken by the daemon during the burst', (f) => percent(f.workerCpuShare))}
+${row('the rest (the load generator, Redis, other work on the machine)', (f) => percent(1 - f.intakeCpuShare - f.workerCpuShare))}`,
     );
     console.log('written to BENCHMARKS.md ("Delivery during intake")');
   } finally {
     await database.close();
-    await api.stop();
+    for (const api of apis) await api.stop();
     await endProcess(worker, 'SIGTERM');
     await sink.stop();
     await dns.close();
