@@ -172,7 +172,7 @@ on the same database (\`API_LAYOUTS\`, default \`1,2\`: one API process, then tw
 is the daemon's own rate once intake stopped, in the same burst; contract 22: a burst at the machine's limit slows delivery in proportion to
 the CPU it takes, never stops it.
 
-| measure | ${runs.map((f) => (f.apis === 1 ? 'one API' : `${f.apis} APIs`)).join(' | ')} |
+| measure | ${runs.map((f) => `${f.apis} API${f.apis === 1 ? '' : 's'}`).join(' | ')} |
 |---|${runs.map(() => '---|').join('')}
 ${row('intake during the burst', (f) => `${fmt(f.intake)} messages/s (${f.accepted} accepted, ${f.other} other answers, ${f.errors} errors)`)}
 ${row('deliveries during the burst', (f) => `${fmt(f.during)}/s (${f.delivered} delivered)`)}
