@@ -4,13 +4,14 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { loadConfig } from '@mailer/config';
-import { openDatabase } from '@mailer/db';
+import { openDatabase, type Database } from '@mailer/db';
 import { endProcess, startTestDnsServer } from '@mailer/testing';
 import { benchMessage, provisionBenchSender, THIS_BUILD } from './bench-provisioning';
 import { clearRedisPrefix, freshDatabase, startApi, startWorker, type ApiProcess } from './bench-environment';
 import { writeBenchmarkSection } from './benchmarks-file';
 import { fmt } from './format';
 import { CONNECTIONS, deliveryTarget, measureDelivery, SINK_PORT, STALL_MS, type DeliveryTarget } from './measure-delivery';
+import { sampleLockWaits } from './lock-waits';
 import { cpuBetween, readCpu } from './process-cpu';
 import { requireSmtpSink, startSmtpSink, type SmtpSink } from './smtp-sink';
 
@@ -25,7 +26,8 @@ import { requireSmtpSink, startSmtpSink, type SmtpSink } from './smtp-sink';
  * Reported per layout: the intake rate, deliveries per second during the burst (over the whole
  * burst and in its slowest window), deliveries per second once intake stopped, their ratio, and
  * the machine's CPU the APIs and PostgreSQL took during the burst (the share delivery could
- * not have). Writes BENCHMARKS.md ("Delivery during intake").
+ * not have), deliveries per second of the daemon's CPU during and after the burst, and how often
+ * the daemon's busy database sessions waited on a lock during the burst. Writes BENCHMARKS.md ("Delivery during intake").
  */
 const SECONDS = Number(process.env.DURATION ?? 20);
 const WARMUP = Number(process.env.WARMUP ?? 3_000);
@@ -60,16 +62,21 @@ interface BurstFigures {
   after: number;
   intakeCpuShare: number;
   workerCpuShare: number;
+  /** Deliveries per second of the daemon's CPU, during the burst and once intake stopped: equal when only CPU slowed delivery. */
+  perWorkerCpuSecond: { during: number; after: number };
+  /** The share of the daemon's busy database-session samples that waited on a lock during the burst. */
+  daemonLockWaits: number;
 }
 
 /** One burst through `apis` (the connections split between them), then the drain with no intake. */
-async function burst(target: DeliveryTarget, apis: readonly ApiProcess[], sink: SmtpSink): Promise<BurstFigures> {
+async function burst(target: DeliveryTarget, apis: readonly ApiProcess[], sink: SmtpSink, db: Database): Promise<BurstFigures> {
   console.log(`burst: POST /v1/emails through ${apis.length} API process(es) on ${CONNECTIONS} connections for ${SECONDS} s…`);
   const body = messageBody();
   const before = sink.count();
   const cpuBefore = readCpu(target.roles);
   const counts: number[] = [];
   const sampler = setInterval(() => counts.push(sink.count() - before), 1_000);
+  const lockWaits = sampleLockWaits(db, DATABASE, target.worker.pid!);
   const started = Date.now();
   const results = await Promise.all(
     apis.map((api, i) =>
@@ -90,6 +97,7 @@ async function burst(target: DeliveryTarget, apis: readonly ApiProcess[], sink: 
     ),
   );
   clearInterval(sampler);
+  const waits = await lockWaits.stop();
   const burstSeconds = (Date.now() - started) / 1000;
   const cpu = cpuBetween(cpuBefore, readCpu(target.roles));
   const duringBurst = sink.count() - before;
@@ -98,6 +106,7 @@ async function burst(target: DeliveryTarget, apis: readonly ApiProcess[], sink: 
 
   // The backlog drains with no intake: the daemon's rate alone.
   const drainStarted = Date.now();
+  const cpuDrainBefore = readCpu(target.roles);
   let seen = -1;
   let progressAt = Date.now();
   while (sink.count() - before < accepted) {
@@ -106,6 +115,7 @@ async function burst(target: DeliveryTarget, apis: readonly ApiProcess[], sink: 
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   const drainSeconds = (Date.now() - drainStarted) / 1000;
+  const cpuDrain = cpuBetween(cpuDrainBefore, readCpu(target.roles));
 
   const windows = Array.from({ length: Math.floor(counts.length / WINDOW_S) }, (_, i) => (counts[(i + 1) * WINDOW_S - 1]! - (counts[i * WINDOW_S - 1] ?? 0)) / WINDOW_S);
   const figures: BurstFigures = {
@@ -120,12 +130,16 @@ async function burst(target: DeliveryTarget, apis: readonly ApiProcess[], sink: 
     after: (accepted - duringBurst) / drainSeconds,
     intakeCpuShare: ((cpu.api ?? 0) + (cpu.postgres ?? 0)) / (burstSeconds * cpus().length),
     workerCpuShare: (cpu.worker ?? 0) / (burstSeconds * cpus().length),
+    perWorkerCpuSecond: { during: duringBurst / (cpu.worker ?? NaN), after: (accepted - duringBurst) / (cpuDrain.worker ?? NaN) },
+    daemonLockWaits: waits.waiting / waits.busy,
   };
   console.log(
     [
       `burst: ${accepted} accepted in ${burstSeconds.toFixed(1)} s (${fmt(figures.intake)}/s, ${figures.other} other answers, ${figures.errors} errors); ${duringBurst} delivered meanwhile (${fmt(figures.during)}/s, slowest ${WINDOW_S} s window ${fmt(figures.slowestWindow)}/s)`,
       `after: the other ${accepted - duringBurst} delivered in ${drainSeconds.toFixed(1)} s (${fmt(figures.after)}/s); during/after ${fmt(figures.during / figures.after, 2)}`,
       `CPU during the burst: APIs and PostgreSQL ${(figures.intakeCpuShare * 100).toFixed(0)} % of the machine, worker ${(figures.workerCpuShare * 100).toFixed(0)} %`,
+      `deliveries per second of the worker's CPU: ${fmt(figures.perWorkerCpuSecond.during)} during the burst, ${fmt(figures.perWorkerCpuSecond.after)} after`,
+      `the worker's database sessions waited on a lock in ${waits.waiting} of ${waits.busy} busy samples`,
       `deliveries per second during the burst, second by second: ${counts.map((c, i) => c - (counts[i - 1] ?? 0)).join(' ')}`,
     ].join('\n'),
   );
@@ -159,7 +173,7 @@ async function main() {
     const runs: BurstFigures[] = [];
     for (const layout of API_LAYOUTS) {
       while (apis.length < layout) apis.push(await startApi(config, databaseUrl, { redisPrefix: REDIS_PREFIX, encryptionKey: apis[0]!.encryptionKey }));
-      runs.push(await burst(target, apis.slice(0, layout), sink));
+      runs.push(await burst(target, apis.slice(0, layout), sink, database.db));
     }
     const row = (measure: string, value: (f: BurstFigures) => string) => `| ${measure} | ${runs.map(value).join(' | ')} |`;
     await writeBenchmarkSection(
@@ -170,7 +184,9 @@ warm-up, autocannon drives \`POST /v1/emails\` (one recipient, ~2 KB, a new Idem
 as the APIs answer, while the sink's count is read every second; then the backlog drains with no intake. One burst per layout, in order
 on the same database (\`API_LAYOUTS\`, default \`1,2\`: one API process, then two sharing the connections; one daemon throughout). The anchor
 is the daemon's own rate once intake stopped, in the same burst; contract 22: a burst at the machine's limit slows delivery in proportion to
-the CPU it takes, never stops it.
+the CPU it takes, never stops it. The last rows divide deliveries by the CPU the daemon had, during and after the burst, and sample the
+daemon's PostgreSQL sessions every 0.2 s (pg_stat_activity): how often a busy one waited on a lock (on what intake holds, when high:
+docs/api-decisions.md, "Data layer").
 
 | measure | ${runs.map((f) => `${f.apis} API${f.apis === 1 ? '' : 's'}`).join(' | ')} |
 |---|${runs.map(() => '---|').join('')}
@@ -181,7 +197,9 @@ ${row('deliveries once intake stopped (the anchor)', (f) => `${fmt(f.after)}/s`)
 ${row('during the burst against the anchor', (f) => fmt(f.during / f.after, 2))}
 ${row('machine CPU taken by the APIs and PostgreSQL during the burst', (f) => percent(f.intakeCpuShare))}
 ${row('machine CPU taken by the daemon during the burst', (f) => percent(f.workerCpuShare))}
-${row('the rest (the load generator, Redis, other work on the machine)', (f) => percent(1 - f.intakeCpuShare - f.workerCpuShare))}`,
+${row('the rest (the load generator, Redis, other work on the machine)', (f) => percent(1 - f.intakeCpuShare - f.workerCpuShare))}
+${row("deliveries per second of the daemon's CPU, during the burst / once intake stopped", (f) => `${fmt(f.perWorkerCpuSecond.during)} / ${fmt(f.perWorkerCpuSecond.after)}`)}
+${row("the daemon's busy database sessions waiting on a lock during the burst", (f) => percent(f.daemonLockWaits))}`,
     );
     console.log('written to BENCHMARKS.md ("Delivery during intake")');
   } finally {
