@@ -29,7 +29,7 @@ export const idempotencyKeys = pgTable(
  * `cumulative` is the account's running total including this row, so the usage inside any
  * window is `total - (cumulative - recipients)` of the window's first row: one index probe
  * per window however busy the account is. Rows of one account are written in
- * `accepted_at` order under the account_usage row lock, so both columns grow together.
+ * `accepted_at` order under the account's intake lock (lock-order), so both columns grow together.
  */
 export const recipientUsage = pgTable(
   'recipient_usage',
