@@ -29,7 +29,7 @@ it('delivers and records a message while an intake batch of its account holds it
 
   const during = await inTransaction(h.deps.db, async (tx) => {
     // What an intake batch holds between its plan check and its commit (runIntakeBatch's second round trip).
-    const { usage } = await tx.send({ lock: lockAccountIntake(tx, [setup.accountId]), usage: usageFigures(tx, setup.accountId, new Date(), []) });
+    const { usage } = await tx.send({ lock: lockAccountIntake(tx, setup.accountId), usage: usageFigures(tx, setup.accountId, new Date(), []) });
     expect(usageFiguresFrom(usage, []).active).toBe(1);
     await h.runJob(emailId);
     return h.readEmail(emailId);

@@ -64,13 +64,13 @@ export function enterLevel(tx: Transaction, level: LockLevel, keys: readonly str
 const ACCOUNT_INTAKE_LOCK_CLASS = 52_001;
 
 /**
- * Level 0: the accounts' intake (read the usage figures after it: see usage-store). Two accounts
- * whose ids hash alike share a lock: their intake batches queue behind each other, no more.
+ * Level 0: an account's intake (read the usage figures after it: see usage-store); a batch is
+ * of one account. Two accounts whose ids hash alike share a lock: their intake batches queue
+ * behind each other, no more.
  */
-export function lockAccountIntake(tx: Transaction, accountIds: readonly string[]): Statement[] {
-  const ids = enterLevel(tx, 'account_intake', accountIds);
-  if (ids.length === 0) return [];
-  return [tx.sql`select pg_advisory_xact_lock(${ACCOUNT_INTAKE_LOCK_CLASS}::int, hashtext(x.id)) from unnest(${ids}::text[]) as x(id)`];
+export function lockAccountIntake(tx: Transaction, accountId: string): Statement[] {
+  if (enterLevel(tx, 'account_intake', [accountId]).length === 0) return [];
+  return [tx.sql`select pg_advisory_xact_lock(${ACCOUNT_INTAKE_LOCK_CLASS}::int, hashtext(${accountId}))`];
 }
 
 /** Level 2: the accounts' usage rows. */

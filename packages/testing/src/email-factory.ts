@@ -77,7 +77,7 @@ export async function insertQueuedEmail(db: Database, input: QueuedEmailInput): 
     attachments: (input.attachments ?? []).map((a) => ({ ...a, contentId: a.contentId ?? null })),
   };
   await inTransaction(db, async (tx) => {
-    const { usage } = await tx.send({ lock: lockAccountIntake(tx, [input.accountId]), usage: usageFigures(tx, input.accountId, createdAt, []) });
+    const { usage } = await tx.send({ lock: lockAccountIntake(tx, input.accountId), usage: usageFigures(tx, input.accountId, createdAt, []) });
     const figures = usageFiguresFrom(usage, []);
     const usageAt = figures.lastAcceptedAt && figures.lastAcceptedAt > createdAt ? figures.lastAcceptedAt : createdAt;
     await tx.commit(...admissionStatements(tx, { accountId: input.accountId, now: createdAt, usageAt, admitted: [email], totalBefore: figures.total }));

@@ -125,7 +125,7 @@ export async function runIntakeBatch(deps: IntakeDependencies, owner: EmailOwner
     const recordByKey = idempotencyRecordsFrom(first.records);
 
     const second = await tx.send({
-      lock: lockAccountIntake(tx, [accountId]),
+      lock: lockAccountIntake(tx, accountId),
       usage: usageFigures(tx, accountId, now, WINDOW_SECONDS),
       recentTest: test ? [recentTestMessages(tx, accountId, new Date(now.getTime() - 60_000))] : [],
     });
