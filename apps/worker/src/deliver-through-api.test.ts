@@ -28,6 +28,7 @@ const send = (body: Record<string, unknown>) =>
   api.http.post('/v1/emails').set('Authorization', auth).set('Idempotency-Key', randomUUID()).send({ from: 'hello@shop.test', subject: 'Your receipt', ...body });
 const detail = (id: string) => api.http.get(`/v1/emails/${id}`).set('Authorization', auth);
 const cancel = (id: string) => api.http.post(`/v1/emails/${id}/cancel`).set('Authorization', auth);
+const reschedule = (id: string, at: Date) => api.http.patch(`/v1/emails/${id}`).set('Authorization', auth).send({ scheduled_at: at.toISOString() });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function waitForApiStatus(id: string, statuses: string[]) {
@@ -306,6 +307,23 @@ describe('scheduled_at and cancel', () => {
     await sleep(Math.max(0, scheduledAt.getTime() + 1_500 - Date.now()));
     expect(peer.messages).toHaveLength(0);
     expect((await detail(accepted.body.id)).body.attempts).toEqual([]);
+  });
+
+  it('reschedules a message later, past its first time, then earlier: delivered at the last time asked, not before', async () => {
+    const peer = await mx('moved.test', '127.0.0.11');
+    const first = new Date(Date.now() + 1_500);
+    const accepted = await send({ to: ['ann@moved.test'], content: { plain: 'Moved' }, scheduled_at: first.toISOString() });
+    expect((await reschedule(accepted.body.id, new Date(Date.now() + 3_600_000))).status).toBe(200);
+    // The job owed at the first time runs and finds nothing due.
+    await sleep(Math.max(0, first.getTime() + 1_500 - Date.now()));
+    expect(peer.messages).toHaveLength(0);
+    expect((await detail(accepted.body.id)).body).toMatchObject({ status: 'queued', attempts: [] });
+    const last = new Date(Date.now() + 1_500);
+    expect((await reschedule(accepted.body.id, last)).body.scheduled_at).toBe(last.toISOString());
+    const body = await waitForApiStatus(accepted.body.id, ['accepted']);
+    expect(peer.messages).toHaveLength(1);
+    expect(new Date(body.attempts[0].started_at).getTime()).toBeGreaterThanOrEqual(last.getTime());
+    expect((await reschedule(accepted.body.id, new Date(Date.now() + 60_000))).body.error.code).toBe('email_not_reschedulable');
   });
 
   it('refuses to cancel once a delivery has started (409 email_not_cancelable)', async () => {

@@ -38,6 +38,7 @@ export * from './stores/templates-store';
 export * from './stores/webhook-outbox-store';
 export * from './stores/webhook-sending-store';
 export * from './stores/cancel-store';
+export * from './stores/reschedule-store';
 export * from './stores/delivery-reports-store';
 export * from './stores/egress-pools-store';
 export * from './stores/sending-status-store';

@@ -48,6 +48,8 @@ export type ErrorCode =
   | 'sending_paused'
   /** POST /v1/emails/{id}/cancel after a delivery started (docs/api-decisions.md, "Scheduled send and cancel"). */
   | 'email_not_cancelable'
+  /** PATCH /v1/emails/{id} after a delivery started (docs/api-decisions.md, "Scheduled send and cancel"). */
+  | 'email_not_reschedulable'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'validation_error'

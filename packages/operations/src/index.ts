@@ -18,6 +18,7 @@ export {
   acceptedEmailBatchSchema,
   acceptedEmailSchema,
   MAX_BATCH_MESSAGES,
+  scheduledAtSchema,
   sendEmailBatchBodySchema,
   sendEmailBodySchema,
   submittedEmailBodySchema,

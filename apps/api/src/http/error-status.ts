@@ -33,6 +33,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   template_limit_exceeded: 409,
   template_alias_conflict: 409,
   email_not_cancelable: 409,
+  email_not_reschedulable: 409,
   webhook_endpoint_disabled: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,

@@ -107,6 +107,10 @@ describe('every answer conforms to /openapi.json', () => {
     const scheduled = conforms(await shop.get(`/v1/emails/${batched.body.data[0].id}`), 'get', '/v1/emails/{id}');
     expect(scheduled.body.scheduled_at).toBe(later);
 
+    const reschedule = (id: string, body: object) => api.http.patch(`/v1/emails/${id}`).set('Authorization', shop.auth).send(body);
+    expect(conforms(await reschedule(batched.body.data[0].id, { scheduled_at: later }), 'patch', '/v1/emails/{id}').status).toBe(200);
+    expect(conforms(await reschedule(batched.body.data[0].id, { scheduled_at: 'soon' }), 'patch', '/v1/emails/{id}').status).toBe(422);
+    conforms(await reschedule('em_unknown', { scheduled_at: later }), 'patch', '/v1/emails/{id}');
     const cancel = (id: string) => api.http.post(`/v1/emails/${id}/cancel`).set('Authorization', shop.auth);
     expect(conforms(await cancel(batched.body.data[0].id).send({}), 'post', '/v1/emails/{id}/cancel').status).toBe(200);
     expect(conforms(await cancel(batched.body.data[0].id), 'post', '/v1/emails/{id}/cancel').status).toBe(409);
@@ -250,8 +254,12 @@ describe('every answer conforms to /openapi.json', () => {
     conforms(await send(api.http.get(`/resend/emails?limit=1&after=${sent.body.id}`)), 'get', '/resend/emails');
     conforms(await send(api.http.get('/resend/emails?limit=0')), 'get', '/resend/emails');
     const later = await send(api.http.post('/resend/emails')).send({ ...message, scheduled_at: new Date(Date.now() + 3_600_000).toISOString() });
+    const laterStill = { scheduled_at: new Date(Date.now() + 7_200_000).toISOString() };
+    conforms(await send(api.http.patch(`/resend/emails/${later.body.id}`)).send(laterStill), 'patch', '/resend/emails/{id}');
+    conforms(await send(api.http.patch(`/resend/emails/${later.body.id}`)).send({ scheduled_at: 'soon' }), 'patch', '/resend/emails/{id}');
     conforms(await send(api.http.post(`/resend/emails/${later.body.id}/cancel`)), 'post', '/resend/emails/{id}/cancel');
     conforms(await send(api.http.post(`/resend/emails/${later.body.id}/cancel`)), 'post', '/resend/emails/{id}/cancel');
+    conforms(await send(api.http.patch(`/resend/emails/${later.body.id}`)).send(laterStill), 'patch', '/resend/emails/{id}');
     const domain = conforms(await admin(api.http.post('/resend/domains')).send({ name: 'conformance-resend.test' }), 'post', '/resend/domains');
     conforms(await send(api.http.post('/resend/domains')).send({ name: 'x.test' }), 'post', '/resend/domains');
     conforms(await admin(api.http.get('/resend/domains')), 'get', '/resend/domains');

@@ -21,6 +21,7 @@ import { rotateDkimKeysRoute } from './domains/rotate-dkim-keys';
 import { sendEmailRoute } from './emails/send-email';
 import { sendEmailBatchRoute } from './emails/send-email-batch';
 import { cancelEmailRoute } from './emails/cancel-email';
+import { rescheduleEmailRoute } from './emails/reschedule-email';
 import { listEmailsRoute } from './emails/list-emails';
 import { getEmailRoute } from './emails/get-email';
 import { listSuppressionsRoute } from './suppressions/list-suppressions';
@@ -56,6 +57,7 @@ import { resendSendEmailBatchRoute } from './resend/send-email-batch';
 import { resendListEmailsRoute } from './resend/list-emails';
 import { resendGetEmailRoute } from './resend/get-email';
 import { resendCancelEmailRoute } from './resend/cancel-email';
+import { resendRescheduleEmailRoute } from './resend/reschedule-email';
 import { resendCreateDomainRoute } from './resend/create-domain';
 import { resendListDomainsRoute } from './resend/list-domains';
 import { resendGetDomainRoute } from './resend/get-domain';
@@ -93,6 +95,7 @@ export const apiRoutes: RouteDefinition[] = [
   listEmailsRoute,
   getEmailRoute,
   cancelEmailRoute,
+  rescheduleEmailRoute,
   listSuppressionsRoute,
   createSuppressionRoute,
   getSuppressionRoute,
@@ -117,6 +120,7 @@ export const apiRoutes: RouteDefinition[] = [
   resendListEmailsRoute,
   resendGetEmailRoute,
   resendCancelEmailRoute,
+  resendRescheduleEmailRoute,
   resendCreateDomainRoute,
   resendListDomainsRoute,
   resendGetDomainRoute,

@@ -214,6 +214,7 @@ export function writeTransitions(tx: Transaction, write: TransitionWrite): Writt
       updatedAt: t.at,
       attemptCount: base.attemptCount + (effects.attempt ? 1 : 0),
       nextAttemptAt: t.nextAttemptAt ?? base.nextAttemptAt,
+      createdAt: effects.firstOwedAgain ? (t.nextAttemptAt ?? base.nextAttemptAt) : base.createdAt,
       leaseExpiresAt: t.to === 'sending' ? t.lease!.expiresAt : null,
       leaseToken: t.to === 'sending' ? t.lease!.token : null,
       heldAt: effects.hold === 'set' ? t.at : effects.hold === 'clear' ? null : base.heldAt,

@@ -29,6 +29,11 @@ export type TransitionReason =
   | 'postponed'
   /** Its message was canceled before any delivery started. */
   | 'canceled'
+  /**
+   * Its message was given a new scheduled time before any delivery started: it is first owed
+   * an attempt then (docs/api-decisions.md, "Scheduled send and cancel").
+   */
+  | 'rescheduled'
   /** A delivery status notification reported a permanent failure after it was accepted. */
   | 'bounce_reported'
   /** An operator made a waiting delivery due now (`email retry`; `account resume` for every waiting delivery). */
@@ -53,6 +58,7 @@ const MOVES: Record<TransitionReason, { from: readonly (DeliveryStatus | null)[]
   released: { from: ['sending'], to: ['queued', 'deferred'] },
   postponed: { from: ['sending'], to: ['queued', 'deferred'] },
   canceled: { from: ['queued'], to: ['failed'] },
+  rescheduled: { from: ['queued'], to: ['queued'] },
   bounce_reported: { from: ['accepted'], to: ['bounced'] },
   made_due: { from: ['queued', 'deferred'], to: ['queued', 'deferred'] },
   held_by_operator: { from: ['queued', 'deferred'], to: ['queued', 'deferred'] },
@@ -62,7 +68,7 @@ const MOVES: Record<TransitionReason, { from: readonly (DeliveryStatus | null)[]
 };
 
 /** Moves that keep the status: they change when (or whether) the delivery is next attempted. */
-const KEEP_STATUS: ReadonlySet<TransitionReason> = new Set(['made_due', 'held_by_operator', 'released_by_operator']);
+const KEEP_STATUS: ReadonlySet<TransitionReason> = new Set(['made_due', 'held_by_operator', 'released_by_operator', 'rescheduled']);
 
 /** Whether `reason` may move a delivery from `from` (null: it does not exist yet) to `to`. */
 export function isAllowedTransition(reason: TransitionReason, from: DeliveryStatus | null, to: DeliveryStatus): boolean {
@@ -81,14 +87,16 @@ export interface TransitionEffects {
   suppression: Extract<SuppressionReason, 'hard_bounce'> | null;
   /** What becomes of the operator's hold (`held_at`): set by a hold, cleared by a release or an end, else kept. */
   hold: 'set' | 'clear' | 'keep';
+  /** Whether the delivery is first owed anew at its next due time (its age counts from then: `created_at`). */
+  firstOwedAgain: boolean;
 }
 
 /**
  * The side effects of one move, beyond the delivery itself, the message's derived status and
  * the counters (which every move keeps, see counterDeltas). Creation records no delivery
  * event: the message's own `queued` event stands for its deliveries. A release says
- * nothing: no attempt happened. An operator's retry, hold or release only moves the due time
- * or the hold; an operator's delete ends the delivery with its event and webhook as any end does.
+ * nothing: no attempt happened. An operator's retry, hold or release and a reschedule only move
+ * the due time or the hold (a reschedule also when the delivery is first owed); an operator's delete ends the delivery with its event and webhook as any end does.
  */
 export function transitionEffects(
   reason: TransitionReason,
@@ -103,6 +111,7 @@ export function transitionEffects(
     attempt: reason === 'attempted',
     suppression: suppressesRecipient({ kind: delivery.kind, status: to, cause }) ? 'hard_bounce' : null,
     hold: reason === 'held_by_operator' ? 'set' : reason === 'released_by_operator' || isTerminal(to) ? 'clear' : 'keep',
+    firstOwedAgain: reason === 'rescheduled',
   };
 }
 

@@ -27,6 +27,7 @@ const RESEND_ERRORS: Partial<Record<ErrorCode, ResendError>> = {
   domain_not_found: NOT_FOUND,
   method_not_allowed: { status: 405, name: 'method_not_allowed' },
   email_not_cancelable: { status: 409, name: 'validation_error' },
+  email_not_reschedulable: { status: 409, name: 'validation_error' },
   idempotency_conflict: { status: 409, name: 'invalid_idempotent_request' },
   validation_error: { status: 422, name: 'validation_error' },
   rate_limit_exceeded: { status: 429, name: 'rate_limit_exceeded' },

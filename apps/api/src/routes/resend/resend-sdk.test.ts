@@ -147,12 +147,15 @@ describe('domains through the Resend SDK', () => {
   });
 });
 
-describe('what the adapter does not offer', () => {
-  it('answers a reschedule with Resend\'s method_not_allowed', async () => {
-    const { data } = await resend.emails.send({ from: from(), to: 'ann@example.test', subject: 'Later', text: 'x' });
-    expect((await resend.emails.update({ id: data!.id, scheduledAt: new Date(Date.now() + 60_000).toISOString() })).error).toMatchObject({
-      name: 'method_not_allowed',
-      statusCode: 405,
-    });
+describe('rescheduling through the Resend SDK', () => {
+  it('moves a scheduled message with emails.update, as PATCH /v1/emails/{id}, and refuses as /v1 does', async () => {
+    const { data } = await resend.emails.send({ from: from(), to: 'ann@example.test', subject: 'Later', text: 'x', scheduledAt: new Date(Date.now() + 3_600_000).toISOString() });
+    const later = new Date(Math.floor(Date.now() / 1000) * 1000 + 7_200_000).toISOString();
+    expect(await resend.emails.update({ id: data!.id, scheduledAt: later })).toMatchObject({ data: { object: 'email', id: data!.id }, error: null });
+    expect((await acme.get(`/v1/emails/${data!.id}`)).body).toMatchObject({ status: 'queued', scheduled_at: later });
+    expect((await resend.emails.update({ id: data!.id, scheduledAt: 'in an hour' })).error).toMatchObject({ statusCode: 422, name: 'validation_error', message: expect.stringContaining('scheduled_at') });
+    expect((await resend.emails.update({ id: 'em_doesnotexist0000000000', scheduledAt: later })).error).toMatchObject({ statusCode: 404, name: 'not_found' });
+    await resend.emails.cancel(data!.id);
+    expect((await resend.emails.update({ id: data!.id, scheduledAt: later })).error).toMatchObject({ statusCode: 409, name: 'validation_error' });
   });
 });

@@ -179,7 +179,8 @@ const tags = z
     for (const key of keys) for (const p of tagProblems(key, value[key]!)) ctx.addIssue({ code: 'custom', path: [key], message: p.message });
   });
 
-const scheduledAt = z
+/** `scheduled_at` of a message: at intake and when rescheduled (PATCH /v1/emails/{id}). */
+export const scheduledAtSchema = z
   .string({ error: 'must be a string (an RFC 3339 date-time)' })
   .meta({ format: 'date-time', description: 'Deliver at this instant (RFC 3339), at most 7 days ahead; a past instant means now.' })
   .transform((value, ctx) => {
@@ -231,7 +232,7 @@ const emailBody = (to: ReturnType<typeof addressList>) =>
       reply_to: replyTo.optional().default([]),
       headers: headers.optional(),
       tags: tags.optional().default({}),
-      scheduled_at: scheduledAt.optional(),
+      scheduled_at: scheduledAtSchema.optional(),
     })
     .check(
       // Either a template or the content itself, checked whatever else is wrong.
