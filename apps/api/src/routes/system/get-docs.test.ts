@@ -27,6 +27,6 @@ describe('GET /docs', () => {
 
   it('opens with the guide: the document description starts with the quick start and its sections', async () => {
     const { description } = (await api.http.get('/openapi.json')).body.info as { description: string };
-    expect(description.match(/^# [A-Z][A-Za-z ]+$/gm)).toEqual(['# Quick start', '# Idempotency', '# Errors', '# Limits', '# DKIM key rotation', '# Webhook verification', '# Send over SMTP', '# Templates', '# Test mode']);
+    expect(description.match(/^# [A-Z][A-Za-z ]+$/gm)).toEqual(['# Quick start', '# Idempotency', '# Errors', '# Limits', '# DKIM key rotation', '# Webhook verification', '# Send over SMTP', '# Moving from Resend', '# Moving from Postmark', '# Templates', '# Receiving mail', '# Test mode']);
   });
 });
