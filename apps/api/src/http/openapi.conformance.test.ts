@@ -274,6 +274,16 @@ describe('every answer conforms to /openapi.json', () => {
     conforms(await token(api.http.post('/postmark/email')).send({ ...email, TrackOpens: true }), 'post', '/postmark/email');
     conforms(await api.http.post('/postmark/email').send(email), 'post', '/postmark/email');
     conforms(await token(api.http.post('/postmark/email/batch')).send([email, { ...email, To: 'nope' }]), 'post', '/postmark/email/batch');
+    const tpl = await admin(api.http.post('/v1/templates')).send({ name: 'Hi', alias: 'conformance-hi', subject: 'Hi {{name}}', text: 'Hello {{name}}' });
+    const templated = { From: shop.sender.email, To: 'ann@example.test', TemplateAlias: 'conformance-hi', TemplateModel: { name: 'Ann' } };
+    expect(conforms(await token(api.http.post('/postmark/email/withTemplate')).send(templated), 'post', '/postmark/email/withTemplate').status).toBe(200);
+    conforms(await token(api.http.post('/postmark/email/withTemplate')).send({ ...templated, TemplateModel: {} }), 'post', '/postmark/email/withTemplate');
+    const byId = { ...templated, TemplateAlias: undefined, TemplateId: tpl.body.id };
+    const batch = conforms(await token(api.http.post('/postmark/email/batchWithTemplates')).send({ Messages: [byId, { ...templated, InlineCss: true }] }), 'post', '/postmark/email/batchWithTemplates');
+    expect(batch.body.map((r: { ErrorCode: number }) => r.ErrorCode)).toEqual([0, 300]);
+    conforms(await token(api.http.post('/postmark/email/batchWithTemplates')).send([templated]), 'post', '/postmark/email/batchWithTemplates');
+    const resendTemplated = { from: shop.sender.email, to: 'ann@example.test', template: { id: 'conformance-hi', variables: { name: 'Ann' } } };
+    expect(conforms(await send(api.http.post('/resend/emails')).send(resendTemplated), 'post', '/resend/emails').status).toBe(200);
     conforms(await token(api.http.get('/postmark/messages/outbound?count=2&offset=0')), 'get', '/postmark/messages/outbound');
     conforms(await token(api.http.get('/postmark/messages/outbound')), 'get', '/postmark/messages/outbound');
     conforms(await token(api.http.get(`/postmark/messages/outbound/${posted.body.MessageID}/details`)), 'get', '/postmark/messages/outbound/{id}/details');

@@ -65,6 +65,8 @@ import { resendDeleteDomainRoute } from './resend/delete-domain';
 import { resendVerifyDomainRoute } from './resend/verify-domain';
 import { postmarkSendEmailRoute } from './postmark/send-email';
 import { postmarkSendEmailBatchRoute } from './postmark/send-email-batch';
+import { postmarkSendEmailWithTemplateRoute } from './postmark/send-email-with-template';
+import { postmarkSendEmailBatchWithTemplatesRoute } from './postmark/send-email-batch-with-templates';
 import { postmarkListOutboundMessagesRoute } from './postmark/list-outbound-messages';
 import { postmarkGetOutboundMessageDetailsRoute } from './postmark/get-outbound-message-details';
 import { postmarkListBouncesRoute } from './postmark/list-bounces';
@@ -128,6 +130,8 @@ export const apiRoutes: RouteDefinition[] = [
   resendVerifyDomainRoute,
   postmarkSendEmailRoute,
   postmarkSendEmailBatchRoute,
+  postmarkSendEmailWithTemplateRoute,
+  postmarkSendEmailBatchWithTemplatesRoute,
   postmarkListOutboundMessagesRoute,
   postmarkGetOutboundMessageDetailsRoute,
   postmarkListBouncesRoute,

@@ -1,4 +1,5 @@
 import { normalizeOneLineText, oneLineTextRule } from '../accounts/account-settings';
+import { isIdOf } from '../ids';
 
 /** A template's name: what the console and lists show (docs/api-decisions.md, "Templates"). */
 export const TEMPLATE_NAME_MAX_CHARS = 200;
@@ -14,3 +15,6 @@ export const isTemplateAlias = (alias: string) => TEMPLATE_ALIAS_PATTERN.test(al
 
 /** A reference by id (`tpl_…`) or by alias, as a message or a path names a template. */
 export type TemplateReference = { id: string } | { alias: string };
+
+/** What one string naming a template refers to (a path's `{id_or_alias}`, Resend's `template.id`): a `tpl_…` id, else an alias. */
+export const templateReference = (idOrAlias: string): TemplateReference => (isIdOf('template', idOrAlias) ? { id: idOrAlias } : { alias: idOrAlias });

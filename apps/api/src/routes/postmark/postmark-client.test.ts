@@ -97,6 +97,55 @@ describe('sending through the Postmark client', () => {
   });
 });
 
+describe('templates through the Postmark client', () => {
+  it('sends with a template by alias or id, alone and in a batch, with the other members, refusing as /v1 does', async () => {
+    const created = await api.http
+      .post('/v1/templates')
+      .set('Authorization', `Bearer ${acme.management_key}`)
+      .send({ name: 'Welcome', alias: 'postmark-welcome', subject: 'Hi {{name}}', text: 'Hello {{name}}' });
+    expect(created.status).toBe(201);
+    const sent = await client.sendEmailWithTemplate({
+      From: from(),
+      To: 'Ann <ann@example.test>',
+      Cc: 'cy@example.test',
+      TemplateAlias: 'postmark-welcome',
+      TemplateModel: { name: 'Ann' },
+      Tag: 'welcome',
+      Headers: [{ Name: 'X-Campaign', Value: 'spring' }],
+      MessageStream: 'outbound',
+    });
+    expect(sent).toMatchObject({ To: 'Ann <ann@example.test>', ErrorCode: 0, Message: 'OK' });
+    expect((await acme.get(`/v1/emails/${sent.MessageID}`)).body).toMatchObject({
+      subject: 'Hi Ann',
+      cc: ['cy@example.test'],
+      tags: { tag: 'welcome' },
+      template: { id: created.body.id, version: 1 },
+    });
+
+    // Postmark's ids are numbers; here TemplateId takes the tpl_… id.
+    const byId = { TemplateId: created.body.id as unknown as number };
+    const results = await client.sendEmailBatchWithTemplates([
+      { From: from(), To: 'bob@example.test', ...byId, TemplateModel: { name: 'Bob' } },
+      { From: from(), To: 'eve@example.test', TemplateAlias: 'postmark-welcome', TemplateModel: { name: 'Eve' }, InlineCss: true },
+    ]);
+    expect(results.map((r) => r.ErrorCode)).toEqual([0, 300]);
+    expect(results[1]!.Message).toContain('InlineCss');
+    expect((await acme.get(`/v1/emails/${results[0]!.MessageID}`)).body).toMatchObject({ subject: 'Hi Bob', template: { id: created.body.id } });
+    // Templates are rendered by the /v1 batch: a render that fails refuses the whole request, as the plan does.
+    const unrendered = client.sendEmailBatchWithTemplates([
+      { From: from(), To: 'cy@example.test', TemplateAlias: 'postmark-welcome', TemplateModel: { name: 'Cy' } },
+      { From: from(), To: 'dee@example.test', TemplateAlias: 'postmark-welcome', TemplateModel: {} },
+    ]);
+    await expect(unrendered).rejects.toMatchObject({ code: 300, message: expect.stringContaining('[1].TemplateModel') });
+    const unknown = client.sendEmailWithTemplate({ From: from(), To: 'a@example.test', TemplateAlias: 'no-such-template', TemplateModel: {} });
+    await expect(unknown).rejects.toMatchObject({ code: 300, message: expect.stringContaining('TemplateAlias') });
+
+    const neither = client.sendEmailWithTemplate({ From: from(), To: 'a@example.test', TemplateModel: {} });
+    await expect(neither).rejects.toBeInstanceOf(Errors.ApiInputError);
+    await expect(neither).rejects.toMatchObject({ code: 300, message: expect.stringContaining('TemplateId or TemplateAlias') });
+  });
+});
+
 describe('bounces and suppressions through the Postmark client', () => {
   it('lists, creates and deletes suppressions, and lists bounces, with a management key', async () => {
     const admin = clientFor(acme.management_key);

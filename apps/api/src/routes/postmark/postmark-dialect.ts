@@ -49,9 +49,13 @@ const FIELDS: [RegExp, string][] = [
   [/^attachments\[(\d+)\]\.content_type$/, 'Attachments[$1].ContentType'],
   [/^attachments\[(\d+)\]\.content_id$/, 'Attachments[$1].ContentID'],
   [/^attachments(.*)$/, 'Attachments$1'],
+  [/^template\.id$/, 'TemplateId'],
+  [/^template\.alias$/, 'TemplateAlias'],
+  [/^template\.variables(.*)$/, 'TemplateModel$1'],
+  [/^template$/, 'TemplateId or TemplateAlias'],
 ];
 
-/** A /v1 body path in Postmark's field names (`content.plain` is TextBody, `tags.x` is Metadata.x; a list's index names its entry). */
+/** A /v1 body path in Postmark's field names (`content.plain` is TextBody, `tags.x` is Metadata.x, `template.variables` is TemplateModel; a list's index names its entry). */
 export function postmarkPath(path: string): string {
   const item = /^(\[\d+\]\.)?(.*)$/.exec(path)!;
   for (const [pattern, name] of FIELDS) if (pattern.test(item[2]!)) return (item[1] ?? '') + item[2]!.replace(pattern, name);

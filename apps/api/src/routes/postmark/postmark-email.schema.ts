@@ -23,45 +23,79 @@ const attachment = z
   })
   .transform((a) => ({ filename: a.Name, content_base64: a.Content, content_type: a.ContentType, content_id: a.ContentID?.replace(/^cid:/i, '') ?? undefined }));
 
+/** The members /email and /email/withTemplate share: the envelope, the extra headers, tags and attachments. */
+const messageFields = {
+  From: passed('string', '`addr@domain` or `Name <addr@domain>`: an active sender of the account.'),
+  To: list('Up to 50 recipients across To, Cc and Bcc.'),
+  Cc: list('As To.').optional(),
+  Bcc: list('As To; never shown back.').optional(),
+  ReplyTo: list('Reply-To addresses.').optional(),
+  Headers: z.array(z.strictObject({ Name: z.string(), Value: z.string() })).optional(),
+  Tag: passed('string', 'Kept as the tag `tag`.').optional(),
+  Metadata: z.record(z.string(), z.unknown()).meta({ description: 'Kept as tags (at most 10 with Tag).' }).optional(),
+  Attachments: z.array(attachment).optional(),
+  MessageStream: z.string().meta({ description: '`outbound` (the transactional stream, the default) only.' }).optional(),
+  TrackOpens: z.boolean().meta({ description: 'Opens are not tracked: `true` is refused.' }).optional(),
+  TrackLinks: z.string().meta({ description: 'Links are not tracked: only `None`.' }).optional(),
+};
+
+type MessageFields = z.output<z.ZodObject<typeof messageFields>>;
+
+/** What cannot be honoured of the shared members is refused by name. */
+function refuseUnhonoured(body: MessageFields, ctx: z.RefinementCtx) {
+  if (body.MessageStream !== undefined && body.MessageStream !== 'outbound') ctx.addIssue({ code: 'custom', path: ['MessageStream'], message: 'only the outbound (transactional) stream exists' });
+  if (body.TrackOpens === true) ctx.addIssue({ code: 'custom', path: ['TrackOpens'], message: 'opens are not tracked' });
+  if (body.TrackLinks !== undefined && body.TrackLinks !== 'None') ctx.addIssue({ code: 'custom', path: ['TrackLinks'], message: 'links are not tracked; only None' });
+  if (body.Tag !== undefined && body.Metadata && 'tag' in body.Metadata) ctx.addIssue({ code: 'custom', path: ['Metadata', 'tag'], message: 'is where Tag is kept; use another name' });
+}
+
+/** The shared members as /v1 names them. */
+const v1Fields = (b: MessageFields) => ({
+  from: b.From,
+  to: b.To,
+  ...(b.Cc ? { cc: b.Cc } : {}),
+  ...(b.Bcc ? { bcc: b.Bcc } : {}),
+  ...(b.ReplyTo ? { reply_to: b.ReplyTo } : {}),
+  ...(b.Headers ? { headers: Object.fromEntries(b.Headers.map((h) => [h.Name, h.Value])) } : {}),
+  ...(b.Tag === undefined && !b.Metadata ? {} : { tags: { ...b.Metadata, ...(b.Tag === undefined ? {} : { tag: b.Tag }) } }),
+  ...(b.Attachments ? { attachments: b.Attachments } : {}),
+});
+
 export const postmarkEmailSchema = z
   .strictObject({
-    From: passed('string', '`addr@domain` or `Name <addr@domain>`: an active sender of the account.'),
-    To: list('Up to 50 recipients across To, Cc and Bcc.'),
-    Cc: list('As To.').optional(),
-    Bcc: list('As To; never shown back.').optional(),
+    ...messageFields,
     Subject: passed('string', '1 to 998 characters.'),
     HtmlBody: passed('string', 'The HTML part.').optional(),
     TextBody: passed('string', 'The plain-text part.').optional(),
-    ReplyTo: list('Reply-To addresses.').optional(),
-    Headers: z.array(z.strictObject({ Name: z.string(), Value: z.string() })).optional(),
-    Tag: passed('string', 'Kept as the tag `tag`.').optional(),
-    Metadata: z.record(z.string(), z.unknown()).meta({ description: 'Kept as tags (at most 10 with Tag).' }).optional(),
-    Attachments: z.array(attachment).optional(),
-    MessageStream: z.string().meta({ description: '`outbound` (the transactional stream, the default) only.' }).optional(),
-    TrackOpens: z.boolean().meta({ description: 'Opens are not tracked: `true` is refused.' }).optional(),
-    TrackLinks: z.string().meta({ description: 'Links are not tracked: only `None`.' }).optional(),
   })
-  .superRefine((body, ctx) => {
-    if (body.MessageStream !== undefined && body.MessageStream !== 'outbound') ctx.addIssue({ code: 'custom', path: ['MessageStream'], message: 'only the outbound (transactional) stream exists' });
-    if (body.TrackOpens === true) ctx.addIssue({ code: 'custom', path: ['TrackOpens'], message: 'opens are not tracked' });
-    if (body.TrackLinks !== undefined && body.TrackLinks !== 'None') ctx.addIssue({ code: 'custom', path: ['TrackLinks'], message: 'links are not tracked; only None' });
-    if (body.Tag !== undefined && body.Metadata && 'tag' in body.Metadata) ctx.addIssue({ code: 'custom', path: ['Metadata', 'tag'], message: 'is where Tag is kept; use another name' });
-  })
+  .superRefine(refuseUnhonoured)
   .transform((b) => ({
-    from: b.From,
-    to: b.To,
-    ...(b.Cc ? { cc: b.Cc } : {}),
-    ...(b.Bcc ? { bcc: b.Bcc } : {}),
+    ...v1Fields(b),
     subject: b.Subject,
     ...(b.HtmlBody === undefined && b.TextBody === undefined
       ? {}
       : { content: { ...(b.TextBody === undefined ? {} : { plain: b.TextBody }), ...(b.HtmlBody === undefined ? {} : { html: b.HtmlBody }) } }),
-    ...(b.ReplyTo ? { reply_to: b.ReplyTo } : {}),
-    ...(b.Headers ? { headers: Object.fromEntries(b.Headers.map((h) => [h.Name, h.Value])) } : {}),
-    ...(b.Tag === undefined && !b.Metadata ? {} : { tags: { ...b.Metadata, ...(b.Tag === undefined ? {} : { tag: b.Tag }) } }),
-    ...(b.Attachments ? { attachments: b.Attachments } : {}),
   }))
   .meta({ id: 'PostmarkSendEmailRequest' });
+
+/** Postmark's templated message (/email/withTemplate): the template by TemplateId (here a `tpl_…` id) or TemplateAlias, its TemplateModel as the variables. */
+export const postmarkTemplatedEmailSchema = z
+  .strictObject({
+    ...messageFields,
+    TemplateId: passed('string', 'A template id (`tpl_…`; Postmark\'s numeric ids do not exist here). Either it or TemplateAlias.').optional(),
+    TemplateAlias: passed('string', 'A template alias. Either it or TemplateId.').optional(),
+    TemplateModel: passed('object', 'The values of the names the template uses.').optional(),
+    InlineCss: z.boolean().meta({ description: 'CSS is not inlined: `true` is refused.' }).optional(),
+  })
+  .superRefine((body, ctx) => {
+    refuseUnhonoured(body, ctx);
+    if (body.InlineCss === true) ctx.addIssue({ code: 'custom', path: ['InlineCss'], message: 'CSS is not inlined; send it inline in the template' });
+  })
+  .transform((b) => ({
+    ...v1Fields(b),
+    template: { ...(b.TemplateId === undefined ? {} : { id: b.TemplateId }), ...(b.TemplateAlias === undefined ? {} : { alias: b.TemplateAlias }), variables: b.TemplateModel },
+  }))
+  .meta({ id: 'PostmarkSendEmailWithTemplateRequest' });
 
 export const postmarkSentSchema = z
   .object({

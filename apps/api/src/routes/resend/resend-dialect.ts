@@ -37,13 +37,14 @@ const RESEND_ERRORS: Partial<Record<ErrorCode, ResendError>> = {
   operator_token_not_configured: { status: 503, name: 'application_error' },
 };
 
-/** /v1's body paths in Resend's field names: `content.plain` is `text`, an attachment's `content_base64` is its `content`. */
+/** /v1's body paths in Resend's field names: `content.plain` is `text`, an attachment's `content_base64` is its `content`, a template's `alias` its `id`. */
 export function resendPath(path: string): string {
   return path
     .replace(/(^|\.)content\.plain$/, '$1text')
     .replace(/(^|\.)content\.html$/, '$1html')
     .replace(/(^|\.)content$/, '$1html')
-    .replace(/\.content_base64$/, '.content');
+    .replace(/\.content_base64$/, '.content')
+    .replace(/(^|\.)template\.alias$/, '$1template.id');
 }
 
 const isRequired = (d: ErrorDetail) => d.message === 'is required';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { templateReference } from '@mailer/domain';
 import { MAX_BATCH_MESSAGES } from '@mailer/operations';
 
 /**
@@ -32,6 +33,14 @@ const tags = z
   })
   .transform((list) => Object.fromEntries(list.map((t) => [t.name, t.value])));
 
+/** Resend's `template: {id, variables}`; its `id` names a template by `tpl_…` id or by alias, as a path does here. */
+const template = z
+  .strictObject({
+    id: z.string().meta({ description: 'A template id (`tpl_…`) or alias.' }),
+    variables: passed('object', 'The values of the names the template uses.').optional(),
+  })
+  .transform(({ id, variables }) => ({ ...templateReference(id), variables }));
+
 const unsupported = (description: string) => z.unknown().meta({ description }).optional();
 
 export const resendEmailSchema = z
@@ -41,13 +50,14 @@ export const resendEmailSchema = z
     cc: addresses('As `to`.').optional(),
     bcc: addresses('As `to`; never shown back.').optional(),
     reply_to: addresses('Reply-To addresses.').optional(),
-    subject: passed('string', '1 to 998 characters.'),
+    subject: passed('string', '1 to 998 characters; required unless `template` is given.').optional(),
     html: passed('string', 'The HTML part.').optional(),
     text: passed('string', 'The plain-text part.').optional(),
     headers: passed('object', 'Extra header fields, as /v1 takes them.').optional(),
     attachments: z.array(attachment).optional(),
     tags: tags.optional(),
     scheduled_at: passed('string', 'RFC 3339, at most 7 days ahead.').optional(),
+    template: template.meta({ description: 'Instead of `subject`, `html` and `text`: the template rendered at intake.' }).optional(),
     topic_id: unsupported('Refused: topics (contact lists) do not exist here.'),
   })
   .superRefine((body, ctx) => {

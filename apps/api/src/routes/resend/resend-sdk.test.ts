@@ -147,6 +147,30 @@ describe('domains through the Resend SDK', () => {
   });
 });
 
+describe('templates through the Resend SDK', () => {
+  it('sends by template id or alias, alone and in a batch, rendered at intake as /v1 does, and refuses as /v1 does', async () => {
+    const created = await api.http.post('/v1/templates').set('Authorization', `Bearer ${acme.management_key}`).send({ name: 'Welcome', alias: 'resend-welcome', subject: 'Hi {{name}}', html: '<p>Hello {{name}}</p>' });
+    expect(created.status).toBe(201);
+    const byAlias = await resend.emails.send({ from: from(), to: 'ann@example.test', template: { id: 'resend-welcome', variables: { name: 'Ann' } } });
+    expect(byAlias.error).toBeNull();
+    const detail = (await acme.get(`/v1/emails/${byAlias.data!.id}`)).body;
+    expect(detail).toMatchObject({ subject: 'Hi Ann', template: { id: created.body.id, version: 1 } });
+    const batch = await resend.batch.send([
+      { from: from(), to: 'bob@example.test', template: { id: created.body.id, variables: { name: 'Bob' } } },
+      { from: from(), to: 'cy@example.test', subject: 'Plain', text: 'no template' },
+    ]);
+    expect(batch.error).toBeNull();
+    expect((await acme.get(`/v1/emails/${batch.data!.data[0]!.id}`)).body).toMatchObject({ subject: 'Hi Bob', template: { id: created.body.id } });
+
+    const missing = await resend.emails.send({ from: from(), to: 'ann@example.test', template: { id: 'resend-welcome' } });
+    expect(missing.error).toMatchObject({ statusCode: 422, message: expect.stringContaining('template.variables') });
+    const unknown = await resend.emails.send({ from: from(), to: 'ann@example.test', template: { id: 'no-such-template' } });
+    expect(unknown.error).toMatchObject({ statusCode: 422, name: 'validation_error', message: expect.stringContaining('template.id') });
+    const both = await resend.emails.send({ from: from(), to: 'ann@example.test', subject: 'Mine', template: { id: 'resend-welcome', variables: { name: 'Ann' } } });
+    expect(both.error).toMatchObject({ statusCode: 422, message: expect.stringContaining('template') });
+  });
+});
+
 describe('rescheduling through the Resend SDK', () => {
   it('moves a scheduled message with emails.update, as PATCH /v1/emails/{id}, and refuses as /v1 does', async () => {
     const { data } = await resend.emails.send({ from: from(), to: 'ann@example.test', subject: 'Later', text: 'x', scheduledAt: new Date(Date.now() + 3_600_000).toISOString() });

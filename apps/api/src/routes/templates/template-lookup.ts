@@ -1,11 +1,11 @@
 import { findTemplate, type Queryable, type Template, type TemplateFields, type TemplateWriteResult } from '@mailer/db';
-import { AppError, compileTemplate, isIdOf, validationError, type TemplateContent } from '@mailer/domain';
+import { AppError, compileTemplate, templateReference, validationError, type TemplateContent } from '@mailer/domain';
 
 export const templateNotFound = () => new AppError('template_not_found', 'No template with this id or alias exists in this account.');
 
 /** The path's `{id_or_alias}`: a `tpl_…` id, else an alias. */
 export async function requireTemplate(db: Queryable, accountId: string, idOrAlias: string): Promise<Template> {
-  const template = await findTemplate(db, accountId, isIdOf('template', idOrAlias) ? { id: idOrAlias } : { alias: idOrAlias });
+  const template = await findTemplate(db, accountId, templateReference(idOrAlias));
   if (!template) throw templateNotFound();
   return template;
 }
