@@ -141,9 +141,12 @@ describe('MailerClient against the API', () => {
     expect(batch.data).toHaveLength(2);
     expect(seen.at(-1)!.headers['Idempotency-Key']).toMatch(/^[0-9a-f-]{36}$/);
     expect((await sending.emails.list({ tag: 'kind:receipt' })).data.map((e) => e.id)).toEqual([batch.data[0]!.id]);
+    const later = new Date(Math.floor(Date.now() / 1000) * 1000 + 7200_000).toISOString();
+    expect(await sending.emails.reschedule(batch.data[0]!.id, { scheduled_at: later })).toMatchObject({ status: 'queued', scheduled_at: later });
     const canceled = await sending.emails.cancel(batch.data[0]!.id);
     expect(canceled).toMatchObject({ status: 'failed', cause: { code: 'canceled' }, tags: { kind: 'receipt' } });
     await expect(sending.emails.cancel(batch.data[0]!.id)).rejects.toMatchObject({ status: 409, code: 'email_not_cancelable' });
+    await expect(sending.emails.reschedule(batch.data[0]!.id, { scheduled_at: later })).rejects.toMatchObject({ status: 409, code: 'email_not_reschedulable' });
   });
 
   it('throws MailerApiError with the error body the API sent', async () => {

@@ -120,6 +120,8 @@ export class MailerClient {
     listAll: (query?: Input<'listEmails'>['query']) => this.paginate('listEmails', { query }),
     get: (id: string) => this.call('getEmail', { path: { id } }),
     cancel: (id: string) => this.call('cancelEmail', { path: { id }, body: {} }),
+    /** A new scheduled_at, later or earlier, while no delivery has started. */
+    reschedule: (id: string, body: Input<'rescheduleEmail'>['body']) => this.call('rescheduleEmail', { path: { id }, body }),
   };
 
   readonly domains = {
