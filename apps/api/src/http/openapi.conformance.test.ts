@@ -228,6 +228,11 @@ describe('every answer conforms to /openapi.json', () => {
     conforms(await manage(api.http.get(`/v1/inbound/emails/${email.id}/raw`)), 'get', '/v1/inbound/emails/{id}/raw');
     conforms(await manage(api.http.get(`/v1/inbound/emails/${email.id}/attachments/${message.attachments[0]!.id}`)), 'get', '/v1/inbound/emails/{id}/attachments/{attachment_id}');
     conforms(await manage(api.http.get(`/v1/inbound/emails/${email.id}/attachments/iat_unknown`)), 'get', '/v1/inbound/emails/{id}/attachments/{attachment_id}');
+    expect(conforms(await manage(api.http.get('/resend/emails/receiving?limit=1')), 'get', '/resend/emails/receiving').body.data).toHaveLength(1);
+    conforms(await manage(api.http.get('/resend/emails/receiving?after=inb_unknown')), 'get', '/resend/emails/receiving');
+    expect(conforms(await manage(api.http.get(`/resend/emails/receiving/${email.id}`)), 'get', '/resend/emails/receiving/{id}').body.object).toBe('email');
+    conforms(await manage(api.http.get(`/resend/emails/receiving/${email.id}?html_format=data_uri`)), 'get', '/resend/emails/receiving/{id}');
+    conforms(await manage(api.http.get('/resend/emails/receiving/inb_unknown')), 'get', '/resend/emails/receiving/{id}');
     conforms(await manage(api.http.delete(`/v1/inbound/routes/${route.body.id}`)), 'delete', '/v1/inbound/routes/{id}');
     conforms(await manage(api.http.get(`/v1/inbound/routes/${route.body.id}`)), 'get', '/v1/inbound/routes/{id}');
   });

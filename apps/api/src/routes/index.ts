@@ -56,6 +56,8 @@ import { resendSendEmailRoute } from './resend/send-email';
 import { resendSendEmailBatchRoute } from './resend/send-email-batch';
 import { resendListEmailsRoute } from './resend/list-emails';
 import { resendGetEmailRoute } from './resend/get-email';
+import { resendListReceivedEmailsRoute } from './resend/list-received-emails';
+import { resendGetReceivedEmailRoute } from './resend/get-received-email';
 import { resendCancelEmailRoute } from './resend/cancel-email';
 import { resendRescheduleEmailRoute } from './resend/reschedule-email';
 import { resendCreateDomainRoute } from './resend/create-domain';
@@ -120,6 +122,9 @@ export const apiRoutes: RouteDefinition[] = [
   resendSendEmailRoute,
   resendSendEmailBatchRoute,
   resendListEmailsRoute,
+  // Before GET /resend/emails/{id}, which would take `receiving` for an id.
+  resendListReceivedEmailsRoute,
+  resendGetReceivedEmailRoute,
   resendGetEmailRoute,
   resendCancelEmailRoute,
   resendRescheduleEmailRoute,

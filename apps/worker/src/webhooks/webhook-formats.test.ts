@@ -1,9 +1,13 @@
 import type { Models } from 'postmark';
-import { Resend, type EmailBouncedEvent, type EmailDeliveredEvent } from 'resend';
+import { Resend, type EmailBouncedEvent, type EmailDeliveredEvent, type EmailReceivedEvent } from 'resend';
 import { Webhook } from 'standardwebhooks';
-import { updateWebhookEndpoint } from '@mailer/db';
+import { createInboundRoute, insertInboundEmails, updateWebhookEndpoint } from '@mailer/db';
+import { readInboundMessage } from '@mailer/message';
+import { toEmailReceivedData } from '@mailer/operations';
 import {
+  newId,
   newWebhookSecret,
+  parseRoutePattern,
   seal,
   WEBHOOK_CREDENTIALS_SEAL_PURPOSE,
   WEBHOOK_EVENT_TYPES,
@@ -138,6 +142,68 @@ describe('webhook formats from real deliveries', () => {
       new Webhook(secrets.default).verify(body, headers);
     }
     expect(received.map((r) => r.json.type).sort()).toEqual(['email.accepted', 'email.accepted', 'email.bounced']);
+  });
+
+  it("sends a received message as Resend's email.received and Postmark's inbound webhook", async () => {
+    const created = await createInboundRoute(h.deps.db, { accountId: setup.accountId, pattern: parseRoutePattern('*@formats.test')!, webhookId: null, enabled: true, now: new Date() });
+    if (created.kind !== 'created') throw new Error(created.kind);
+    const raw = Buffer.from(
+      'From: Ann <ann@client.test>\r\nTo: support@formats.test\r\nSubject: Help\r\nMessage-ID: <in1@client.test>\r\nDate: Wed, 2 Dec 2026 10:00:00 +0000\r\n' +
+        'Content-Type: multipart/mixed; boundary=x\r\n\r\n--x\r\nContent-Type: text/plain\r\n\r\nHello\r\n--x\r\nContent-Type: text/csv; name=a.csv\r\n\r\na,b\r\n--x--\r\n',
+    );
+    const email = { id: newId('inboundEmail'), accountId: setup.accountId, routeId: created.route.id, mailFrom: 'ann@client.test', recipients: ['support@formats.test'], message: await readInboundMessage(raw), size: raw.length, createdAt: new Date() };
+    const auth = { spf: { result: 'none', domain: null }, dkim: { result: 'none', signatures: [] }, dmarc: { result: 'none', domain: null, policy: null }, arc: { result: 'none' } };
+    await insertInboundEmails(h.deps.db, [{ ...email, auth, remoteAddress: '127.0.0.1', raw, webhookId: null, event: toEmailReceivedData({ ...email, auth }) }]);
+    const receivedBy = (format: WebhookFormat) => until(() => bodies(format).find((b) => b.json.type === 'email.received' || b.json.MessageStream === 'inbound'));
+
+    const resend = await receivedBy('resend');
+    new Webhook(secrets.resend).verify(resend.body, resend.headers);
+    const attachment = { id: email.message.attachments[0]!.id, filename: 'a.csv', content_type: 'text/csv', content_disposition: null, content_id: null };
+    const resendEvent: EmailReceivedEvent = {
+      type: 'email.received',
+      created_at: expect.any(String),
+      data: {
+        email_id: email.id,
+        created_at: email.createdAt.toISOString(),
+        from: 'Ann <ann@client.test>',
+        to: ['support@formats.test'],
+        bcc: [],
+        cc: [],
+        received_for: ['support@formats.test'],
+        message_id: '<in1@client.test>',
+        subject: 'Help',
+        attachments: [attachment],
+      },
+    };
+    expect(resend.json).toEqual(resendEvent);
+
+    const postmark = await receivedBy('postmark');
+    expect(postmark.headers.authorization).toBe(`Basic ${Buffer.from('pm-hook:s3cret pass').toString('base64')}`);
+    // The package's type, less the attachments' bytes, which are read from the /v1 attachment route.
+    const inbound: Omit<Models.InboundWebhook, 'Attachments'> & { Attachments: Omit<Models.Attachment, 'Content'>[] } = {
+      From: 'ann@client.test',
+      FromName: 'Ann',
+      FromFull: { Email: 'ann@client.test', Name: 'Ann', MailboxHash: '' },
+      To: 'support@formats.test',
+      ToFull: [{ Email: 'support@formats.test', Name: '', MailboxHash: '' }],
+      Cc: '',
+      CcFull: [],
+      Bcc: '',
+      BccFull: [],
+      ReplyTo: '',
+      OriginalRecipient: 'support@formats.test',
+      Subject: 'Help',
+      Date: 'Wed, 2 Dec 2026 10:00:00 +0000',
+      MailboxHash: '',
+      MessageID: email.id,
+      MessageStream: 'inbound',
+      TextBody: 'Hello',
+      HtmlBody: '',
+      StrippedTextReply: '',
+      Headers: expect.arrayContaining([{ Name: 'Message-ID', Value: '<in1@client.test>' }]),
+      Attachments: [{ Name: 'a.csv', ContentType: 'text/csv', ContentLength: 3, ContentID: '' }],
+    };
+    expect(postmark.json).toEqual(inbound);
   });
 
   it('ends failed, unsent, a delivery recorded before its endpoint moved to a format that does not send it', async () => {

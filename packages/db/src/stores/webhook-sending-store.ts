@@ -44,6 +44,7 @@ const toLeased = (r: Row): LeasedWebhook => ({
     messageIdHeader: r.message_id_header,
     emailCreatedAt: r.email_created_at,
     test: r.test,
+    inbound: r.inbound_message ?? null,
   },
 });
 
@@ -124,11 +125,12 @@ export async function claimWebhookDeliveries(
            case when w.previous_secret_expires_at > ${now} then w.previous_secret_sealed end as previous_secret_sealed,
            e.id as event_id, e.type, e.occurred_at, e.email_id, e.recipient, e.recipient_kind, e.status, e.cause,
            e.attempt_count as event_attempt_count, e.data, m.from_email, m.from_name, m.subject, m.tags, m.test,
-           m.message_id_header, m.created_at as email_created_at
+           m.message_id_header, m.created_at as email_created_at, ib.message as inbound_message
       from leased d
       join webhook_endpoints w on w.id = d.endpoint_id
       join webhook_events e on e.id = d.event_id
-      left join emails m on m.id = e.email_id`;
+      left join emails m on m.id = e.email_id
+      left join inbound_emails ib on e.type = 'email.received' and ib.id = e.data->>'id'`;
   return rows.map(toLeased);
 }
 

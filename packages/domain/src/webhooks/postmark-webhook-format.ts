@@ -1,5 +1,6 @@
 import type { CauseCode } from '../delivery/causes';
 import { isHardBounce } from '../suppressions/suppression';
+import { headerValue, receivedEmail, splitMailbox } from './received-email-fields';
 import { causeSummary, type RecordedWebhookEvent } from './recorded-webhook-event';
 import type { SentWebhookEventType } from './webhook-events';
 
@@ -67,9 +68,44 @@ function bounceRecord(event: RecordedWebhookEvent, recordType: 'Bounce' | 'SpamC
 const bounce = (fallback: BounceType) => (event: RecordedWebhookEvent) =>
   bounceRecord(event, 'Bounce', CAUSE_BOUNCE_TYPES[event.cause!.code] ?? fallback, isHardBounce({ status: event.status ?? '', cause: event.cause }));
 
+const recipients = (list: string[]) => list.map(splitMailbox).map(({ email, name }) => ({ Email: email, Name: name, MailboxHash: '' }));
+
+/**
+ * Postmark's inbound webhook, as the `postmark` package's `InboundWebhook` types it: the message
+ * as read at its arrival, its id the `inb_…` one. Attachments carry their metadata, not their
+ * bytes (GET /v1/inbound/emails/{id}/attachments/{attachment_id} answers those).
+ */
+function inbound(event: RecordedWebhookEvent): object {
+  const { data, message } = receivedEmail(event);
+  const from = splitMailbox(message.from ?? '');
+  return {
+    From: from.email,
+    FromName: from.name,
+    FromFull: { Email: from.email, Name: from.name, MailboxHash: '' },
+    To: message.to.join(', '),
+    ToFull: recipients(message.to),
+    Cc: message.cc.join(', '),
+    CcFull: recipients(message.cc),
+    Bcc: '',
+    BccFull: [],
+    ReplyTo: message.reply_to.join(', '),
+    OriginalRecipient: data.recipients[0] ?? '',
+    Subject: message.subject ?? '',
+    Date: headerValue(message, 'date') ?? data.received_at,
+    MailboxHash: '',
+    MessageID: data.id,
+    MessageStream: 'inbound',
+    TextBody: message.text ?? '',
+    HtmlBody: message.html ?? '',
+    StrippedTextReply: '',
+    Headers: message.headers.map((h) => ({ Name: h.name, Value: h.value })),
+    Attachments: message.attachments.map((a) => ({ Name: a.filename ?? '', ContentType: a.content_type, ContentLength: a.size, ContentID: a.content_id ?? '' })),
+  };
+}
+
 /**
  * Postmark's webhook payloads (docs/api-decisions.md, "Webhooks", the postmark format), as the
- * `postmark` package's `DeliveryWebhook`, `BounceWebhook` and `SpamComplaintWebhook` type them:
+ * `postmark` package's `DeliveryWebhook`, `BounceWebhook`, `SpamComplaintWebhook` and `InboundWebhook` type them:
  * a deferral is a `Transient` bounce, as Postmark reports a delay. A type absent here is not
  * sent: Postmark has no domain or account webhooks.
  */
@@ -85,5 +121,6 @@ export const POSTMARK_WEBHOOK_SHAPES: Partial<Record<SentWebhookEventType, (even
   'email.bounced': bounce('HardBounce'),
   'email.failed': bounce('SoftBounce'),
   'email.complained': (event) => bounceRecord(event, 'SpamComplaint', 'SpamComplaint', true),
+  'email.received': inbound,
   'webhook.test': (event) => ({ RecordType: 'Test', Metadata: event.data, SentAt: event.occurredAt.toISOString() }),
 };

@@ -1,4 +1,5 @@
 import type { DeliveryCause } from '../delivery/causes';
+import type { InboundMessage } from '../inbound/inbound-message';
 import type { SentWebhookEventType } from './webhook-events';
 
 /**
@@ -27,6 +28,11 @@ export interface RecordedWebhookEvent {
   emailCreatedAt: Date | null;
   /** Whether the message is a test message (docs/api-decisions.md, "Test mode"); null for other events. */
   test: boolean | null;
+  /**
+   * For `email.received`: the received message as read at its arrival (immutable, so every retry
+   * sends the same bytes), which the foreign formats carry as their providers do; null for other events.
+   */
+  inbound: InboundMessage | null;
 }
 
 /** The cause as integrators see it elsewhere: its code, and the SMTP codes when there were some. */

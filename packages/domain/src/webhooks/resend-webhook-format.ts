@@ -1,5 +1,6 @@
 import type { CauseCode } from '../delivery/causes';
 import { formatMailbox } from '../emails/from-address';
+import { headerValue, receivedEmail } from './received-email-fields';
 import { causeSummary, type RecordedWebhookEvent } from './recorded-webhook-event';
 import type { SentWebhookEventType } from './webhook-events';
 
@@ -24,6 +25,27 @@ const emailData = (event: RecordedWebhookEvent) => ({
   tags: event.tags ?? {},
 });
 
+/** Resend's `email.received`: the envelope and the attachments' metadata; content is read through the receiving API. */
+function received(event: RecordedWebhookEvent): object {
+  const { data, message } = receivedEmail(event);
+  return {
+    type: 'email.received',
+    created_at: event.occurredAt.toISOString(),
+    data: {
+      email_id: data.id,
+      created_at: data.received_at,
+      from: message.from ?? '',
+      to: message.to,
+      bcc: [],
+      cc: message.cc,
+      received_for: data.recipients,
+      message_id: headerValue(message, 'message-id') ?? '',
+      subject: message.subject ?? '',
+      attachments: message.attachments.map((a) => ({ id: a.id, filename: a.filename, content_type: a.content_type, content_disposition: null, content_id: a.content_id })),
+    },
+  };
+}
+
 const email =
   (type: string, extra: (event: RecordedWebhookEvent) => object = () => ({})) =>
   (event: RecordedWebhookEvent) => ({ type, created_at: event.occurredAt.toISOString(), data: { ...emailData(event), ...extra(event) } });
@@ -42,5 +64,6 @@ export const RESEND_WEBHOOK_SHAPES: Partial<Record<SentWebhookEventType, (event:
   })),
   'email.failed': email('email.failed', (event) => ({ failed: { reason: causeSummary(event) } })),
   'email.complained': email('email.complained'),
+  'email.received': received,
   'webhook.test': (event) => ({ type: 'webhook.test', created_at: event.occurredAt.toISOString(), data: event.data }),
 };

@@ -22,6 +22,7 @@ const event = (overrides: Partial<RecordedWebhookEvent>): RecordedWebhookEvent =
   messageIdHeader: '<m1@example.com>',
   emailCreatedAt: new Date('2026-12-02T09:59:59.000Z'),
   test: false,
+  inbound: null,
   ...overrides,
 });
 const bounce = { code: 'recipient_unknown', permanent: true, smtp_code: 550, enhanced_status: '5.1.1' } as const;
@@ -72,6 +73,56 @@ describe('webhook formats', () => {
     });
     expect(webhookPayload(event({ type: 'email.deferred', status: 'deferred', cause: { ...bounce, code: 'greylisted', permanent: false } }), 'postmark')).toMatchObject({ RecordType: 'Bounce', Type: 'Transient', TypeCode: 2, Inactive: false });
     expect(webhookPayload(event({ type: 'email.complained' }), 'postmark')).toMatchObject({ RecordType: 'SpamComplaint', Type: 'SpamComplaint', TypeCode: 100001, Inactive: true });
+  });
+
+  it("carries a received message as Resend's email.received and Postmark's inbound webhook", () => {
+    const data = { id: 'inb_1', from: 'Ann <ann@example.org>', to: ['support@shop.test'], recipients: ['support@shop.test'], subject: 'Help', received_at: at.toISOString() };
+    const inbound = {
+      from: '"Doe, Ann" <ann@example.org>',
+      to: ['support@shop.test'],
+      cc: ['Cy <cy@example.org>'],
+      reply_to: ['ann@example.org'],
+      subject: 'Help',
+      text: 'Hello',
+      html: '<p>Hello</p>',
+      headers: [{ name: 'Message-ID', value: '<a1@example.org>' }, { name: 'Date', value: 'Wed, 2 Dec 2026 10:00:00 +0000' }],
+      attachments: [{ id: 'iat_1', filename: 'a.txt', content_type: 'text/plain', size: 5, content_id: null, part: 0 }],
+    };
+    const received = event({ type: 'email.received', emailId: null, recipient: null, recipientKind: null, status: null, data, inbound });
+    expect(webhookPayload(received, 'resend')).toEqual({
+      type: 'email.received',
+      created_at: at.toISOString(),
+      data: {
+        email_id: 'inb_1',
+        created_at: at.toISOString(),
+        from: '"Doe, Ann" <ann@example.org>',
+        to: ['support@shop.test'],
+        bcc: [],
+        cc: ['Cy <cy@example.org>'],
+        received_for: ['support@shop.test'],
+        message_id: '<a1@example.org>',
+        subject: 'Help',
+        attachments: [{ id: 'iat_1', filename: 'a.txt', content_type: 'text/plain', content_disposition: null, content_id: null }],
+      },
+    });
+    expect(webhookPayload(received, 'postmark')).toMatchObject({
+      From: 'ann@example.org',
+      FromName: 'Doe, Ann',
+      FromFull: { Email: 'ann@example.org', Name: 'Doe, Ann', MailboxHash: '' },
+      To: 'support@shop.test',
+      CcFull: [{ Email: 'cy@example.org', Name: 'Cy', MailboxHash: '' }],
+      OriginalRecipient: 'support@shop.test',
+      Date: 'Wed, 2 Dec 2026 10:00:00 +0000',
+      MessageID: 'inb_1',
+      MessageStream: 'inbound',
+      TextBody: 'Hello',
+      HtmlBody: '<p>Hello</p>',
+      Headers: [{ Name: 'Message-ID', Value: '<a1@example.org>' }, { Name: 'Date', Value: 'Wed, 2 Dec 2026 10:00:00 +0000' }],
+      Attachments: [{ Name: 'a.txt', ContentType: 'text/plain', ContentLength: 5, ContentID: '' }],
+    });
+    // Purged since: what the event's data says.
+    expect(webhookPayload({ ...received, inbound: null }, 'postmark')).toMatchObject({ From: 'ann@example.org', FromName: 'Ann', Subject: 'Help', TextBody: '', Headers: [] });
+    expect(WEBHOOK_FORMAT_ROUTES.sent).toEqual(expect.arrayContaining(['resend email.received', 'postmark email.received']));
   });
 
   it('sends nothing a format has no counterpart for, and no BCC delivery in a foreign format', () => {

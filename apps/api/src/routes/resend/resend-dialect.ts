@@ -25,6 +25,7 @@ const RESEND_ERRORS: Partial<Record<ErrorCode, ResendError>> = {
   not_found: NOT_FOUND,
   email_not_found: NOT_FOUND,
   domain_not_found: NOT_FOUND,
+  inbound_email_not_found: NOT_FOUND,
   method_not_allowed: { status: 405, name: 'method_not_allowed' },
   email_not_cancelable: { status: 409, name: 'validation_error' },
   email_not_reschedulable: { status: 409, name: 'validation_error' },

@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Resend } from 'resend';
+import { insertInboundEmails } from '@mailer/db';
+import { newId } from '@mailer/domain';
+import { readInboundMessage } from '@mailer/message';
 import { GENEROUS_LIMITS, sendingAccount, type SendingAccount } from '../../testing/sending-account';
 import { startTestApi, type TestApi } from '../../testing/test-api';
 
@@ -168,6 +171,52 @@ describe('templates through the Resend SDK', () => {
     expect(unknown.error).toMatchObject({ statusCode: 422, name: 'validation_error', message: expect.stringContaining('template.id') });
     const both = await resend.emails.send({ from: from(), to: 'ann@example.test', subject: 'Mine', template: { id: 'resend-welcome', variables: { name: 'Ann' } } });
     expect(both.error).toMatchObject({ statusCode: 422, message: expect.stringContaining('template') });
+  });
+});
+
+describe('receiving through the Resend SDK', () => {
+  it('lists and reads received messages with a management key, as GET /v1/inbound/emails does', async () => {
+    const mgmt = `Bearer ${acme.management_key}`;
+    const route = await api.http.post('/v1/inbound/routes').set('Authorization', mgmt).send({ pattern: '*@acme.test' });
+    expect(route.status).toBe(201);
+    const ids: string[] = [];
+    for (const n of [1, 2, 3]) {
+      const raw = Buffer.from(
+        `From: "Doe, Ann" <ann@client.test>\r\nTo: support@acme.test\r\nCc: cy@client.test\r\nSubject: Help ${n}\r\nMessage-ID: <m${n}@client.test>\r\n` +
+          'Content-Type: multipart/mixed; boundary=x\r\n\r\n--x\r\nContent-Type: text/plain\r\n\r\nHello\r\n--x\r\nContent-Type: text/csv; name=a.csv\r\n\r\na,b\r\n--x--\r\n',
+      );
+      const email = { id: newId('inboundEmail'), accountId: acme.accountId, routeId: route.body.id, mailFrom: 'ann@client.test', recipients: ['support@acme.test'], message: await readInboundMessage(raw), size: raw.length, createdAt: new Date(Date.now() + n) };
+      const auth = { spf: { result: 'none', domain: null }, dkim: { result: 'none', signatures: [] }, dmarc: { result: 'none', domain: null, policy: null }, arc: { result: 'none' } };
+      await insertInboundEmails(api.deps.db, [{ ...email, auth, remoteAddress: '127.0.0.1', raw, webhookId: null, event: {} }]);
+      ids.unshift(email.id);
+    }
+    const admin = new Resend(acme.management_key, { baseUrl });
+    const first = await admin.emails.receiving.list({ limit: 2 });
+    expect(first.error).toBeNull();
+    expect(first.data).toMatchObject({ object: 'list', has_more: true });
+    expect(first.data!.data.map((e) => e.id)).toEqual(ids.slice(0, 2));
+    expect((await admin.emails.receiving.list({ limit: 2, after: ids[1]! })).data).toMatchObject({ has_more: false, data: [{ id: ids[2] }] });
+
+    const got = await admin.emails.receiving.get(ids[0]!, { html_format: 'cid' });
+    expect(got.error).toBeNull();
+    expect(got.data).toMatchObject({
+      object: 'email',
+      id: ids[0],
+      from: 'Doe, Ann <ann@client.test>',
+      to: ['support@acme.test'],
+      cc: ['cy@client.test'],
+      bcc: null,
+      subject: 'Help 3',
+      received_for: ['support@acme.test'],
+      message_id: '<m3@client.test>',
+      text: 'Hello',
+      headers: { Subject: 'Help 3' },
+      attachments: [{ filename: 'a.csv', content_type: 'text/csv', size: 3, content_disposition: null }],
+    });
+    expect((await admin.emails.receiving.get(ids[0]!)).data!.id).toBe(ids[0]);
+    expect((await admin.emails.receiving.get(ids[0]!, { html_format: 'data_uri' })).error).toMatchObject({ statusCode: 422, message: expect.stringContaining('html_format') });
+    expect((await admin.emails.receiving.get('inb_unknown')).error).toMatchObject({ statusCode: 404, name: 'not_found' });
+    expect((await resend.emails.receiving.list()).error).toMatchObject({ statusCode: 401, name: 'restricted_api_key' });
   });
 });
 
