@@ -143,6 +143,8 @@ describe('templates through the Postmark client', () => {
     const neither = client.sendEmailWithTemplate({ From: from(), To: 'a@example.test', TemplateModel: {} });
     await expect(neither).rejects.toBeInstanceOf(Errors.ApiInputError);
     await expect(neither).rejects.toMatchObject({ code: 300, message: expect.stringContaining('TemplateId or TemplateAlias') });
+    const both = client.sendEmailWithTemplate({ From: from(), To: 'a@example.test', ...byId, TemplateAlias: 'postmark-welcome', TemplateModel: { name: 'Ann' } });
+    await expect(both).rejects.toMatchObject({ code: 300, message: expect.stringContaining('TemplateAlias: give TemplateId or TemplateAlias, not both') });
   });
 });
 

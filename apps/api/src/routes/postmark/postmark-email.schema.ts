@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { splitAddressList } from '@mailer/domain';
+import { splitAddressList, templateReference } from '@mailer/domain';
 
 /**
  * Postmark's email body (docs/api-decisions.md, "Resend and Postmark adapters"), mapped member by
@@ -78,22 +78,29 @@ export const postmarkEmailSchema = z
   }))
   .meta({ id: 'PostmarkSendEmailRequest' });
 
-/** Postmark's templated message (/email/withTemplate): the template by TemplateId (here a `tpl_…` id) or TemplateAlias, its TemplateModel as the variables. */
+/**
+ * Postmark's templated message (/email/withTemplate): the template by TemplateId (here a `tpl_…` id)
+ * or TemplateAlias, its TemplateModel as the variables. A TemplateAlias of an id's shape names the
+ * id, as a path does (clients such as django-anymail send every non-numeric template as an alias).
+ */
+const aliasReference = (alias: unknown) => (alias === undefined ? {} : typeof alias === 'string' ? templateReference(alias) : { alias });
+
 export const postmarkTemplatedEmailSchema = z
   .strictObject({
     ...messageFields,
     TemplateId: passed('string', 'A template id (`tpl_…`; Postmark\'s numeric ids do not exist here). Either it or TemplateAlias.').optional(),
-    TemplateAlias: passed('string', 'A template alias. Either it or TemplateId.').optional(),
+    TemplateAlias: passed('string', 'A template alias (or a `tpl_…` id). Either it or TemplateId.').optional(),
     TemplateModel: passed('object', 'The values of the names the template uses.').optional(),
     InlineCss: z.boolean().meta({ description: 'CSS is not inlined: `true` is refused.' }).optional(),
   })
   .superRefine((body, ctx) => {
     refuseUnhonoured(body, ctx);
+    if (body.TemplateId !== undefined && body.TemplateAlias !== undefined) ctx.addIssue({ code: 'custom', path: ['TemplateAlias'], message: 'give TemplateId or TemplateAlias, not both' });
     if (body.InlineCss === true) ctx.addIssue({ code: 'custom', path: ['InlineCss'], message: 'CSS is not inlined; send it inline in the template' });
   })
   .transform((b) => ({
     ...v1Fields(b),
-    template: { ...(b.TemplateId === undefined ? {} : { id: b.TemplateId }), ...(b.TemplateAlias === undefined ? {} : { alias: b.TemplateAlias }), variables: b.TemplateModel },
+    template: { ...(b.TemplateId === undefined ? {} : { id: b.TemplateId }), ...aliasReference(b.TemplateAlias), variables: b.TemplateModel },
   }))
   .meta({ id: 'PostmarkSendEmailWithTemplateRequest' });
 
