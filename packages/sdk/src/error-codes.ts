@@ -8,6 +8,7 @@ export const API_ERROR_CODES = [
   "domain_not_found",
   "email_not_cancelable",
   "email_not_found",
+  "email_not_reschedulable",
   "external_id_conflict",
   "idempotency_conflict",
   "idempotency_key_required",

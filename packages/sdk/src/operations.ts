@@ -85,6 +85,10 @@ export const OPERATIONS = {
     "method": "GET",
     "path": "/v1/emails/{id}"
   },
+  "rescheduleEmail": {
+    "method": "PATCH",
+    "path": "/v1/emails/{id}"
+  },
   "cancelEmail": {
     "method": "POST",
     "path": "/v1/emails/{id}/cancel"

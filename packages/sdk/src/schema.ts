@@ -276,7 +276,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Give a message none of whose deliveries has started a new scheduled time.
+         * @description While the message could be canceled (no delivery leased by a delivery daemon, none with an attempt, some still queued), every queued delivery becomes due at the new scheduled_at (at once for a past instant), later or earlier than before; the answer is the updated message, showing the new scheduled_at. scheduled_at is checked as at intake (RFC 3339, at most 7 days ahead: 422). Once a delivery has started, or nothing is left waiting: 409 email_not_reschedulable.
+         */
+        patch: operations["rescheduleEmail"];
         trace?: never;
     };
     "/v1/emails/{id}/cancel": {
@@ -1266,6 +1270,13 @@ export interface components {
             variables?: {
                 [key: string]: unknown;
             };
+        };
+        RescheduleEmailRequest: {
+            /**
+             * Format: date-time
+             * @description Deliver at this instant (RFC 3339), at most 7 days ahead; a past instant means now.
+             */
+            scheduled_at: string;
         };
         SendEmailBatchRequest: components["schemas"]["SendEmailRequest"][];
         SendEmailRequest: {
@@ -4283,6 +4294,190 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    rescheduleEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "scheduled_at": "2026-11-24T10:00:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RescheduleEmailRequest"];
+            };
+        };
+        responses: {
+            /** @description Rescheduled: the message as it now is. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailDetail"];
+                };
+            };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_json";
+                        };
+                    };
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+            };
+            /** @description `wrong_key_type` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "wrong_key_type";
+                        };
+                    };
+                };
+            };
+            /** @description `email_not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "email_not_found";
+                        };
+                    };
+                };
+            };
+            /** @description `email_not_reschedulable` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "email_not_reschedulable";
+                        };
+                    };
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description `validation_error` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "validation_error";
                         };
                     };
                 };
