@@ -128,7 +128,7 @@ async function runHotStatements(): Promise<void> {
     await tx.send(
       claimIdempotencyKeys(tx, { accountId, test: false }, [{ key: 'new-key', requestHash: 'h', emailId: 'em_new', response: {} }], now, 60_000),
       sendingIdentitiesStatement(tx.sql, accountId, [sender.email]),
-      otherRequestsRecords(tx, { accountId, test: false }, ['key1', 'new-key'], ['em_new']),
+      otherRequestsRecords(tx, { accountId, test: false }, ['key1', 'new-key'], ['em_new'], now),
       usageReachedAt(tx, accountId, [10, 20_000]),
       recentTestMessages(tx, accountId, new Date(now.getTime() - 60_000)),
     );

@@ -42,14 +42,15 @@ export function claimIdempotencyKeys(tx: Transaction, owner: EmailOwner, claims:
 export const claimedKeysFrom = (rows: readonly Row[]) => new Set(rows.map((r) => r.key as string));
 
 /**
- * The records of these keys that belong to other requests than the given messages: sent
- * after claimIdempotencyKeys in the same transaction, the live records of the keys it did
- * not claim. Read with idempotencyRecordsFrom.
+ * The live records of these keys that belong to other requests than the given messages: sent
+ * after claimIdempotencyKeys in the same transaction, the records of the keys it did not
+ * claim (and of keys it read without claiming them). Read with idempotencyRecordsFrom.
  */
-export function otherRequestsRecords(tx: Transaction, owner: EmailOwner, keys: string[], ownEmailIds: string[]) {
+export function otherRequestsRecords(tx: Transaction, owner: EmailOwner, keys: string[], ownEmailIds: string[], now: Date) {
   return tx.sql`
     select key, request_hash, response from idempotency_keys
-     where account_id = ${owner.accountId} and test = ${owner.test} and key = any(${keys}::text[]) and email_id <> all(${ownEmailIds}::text[])`;
+     where account_id = ${owner.accountId} and test = ${owner.test} and key = any(${keys}::text[]) and email_id <> all(${ownEmailIds}::text[])
+       and expires_at > ${now}`;
 }
 
 export const idempotencyRecordsFrom = (rows: readonly Row[]): Map<string, IdempotencyRecord> =>

@@ -172,6 +172,18 @@ describe('templates through the Resend SDK', () => {
     const both = await resend.emails.send({ from: from(), to: 'ann@example.test', subject: 'Mine', template: { id: 'resend-welcome', variables: { name: 'Ann' } } });
     expect(both.error).toMatchObject({ statusCode: 422, message: expect.stringContaining('template') });
   });
+
+  it('replays a keyed request after its template was deleted; without a key the send is refused', async () => {
+    const created = await api.http.post('/v1/templates').set('Authorization', `Bearer ${acme.management_key}`).send({ name: 'Gone', subject: 'Hi {{name}}', text: 'Hello {{name}}' });
+    const message = { from: from(), to: 'ann@example.test', template: { id: created.body.id, variables: { name: 'Ann' } } };
+    const key = randomUUID();
+    const first = await resend.emails.send(message, { idempotencyKey: key });
+    expect(first.error).toBeNull();
+    await api.http.delete(`/v1/templates/${created.body.id}`).set('Authorization', `Bearer ${acme.management_key}`);
+    const again = await resend.emails.send(message, { idempotencyKey: key });
+    expect(again).toMatchObject({ error: null, data: { id: first.data!.id } });
+    expect((await resend.emails.send(message)).error).toMatchObject({ statusCode: 422, name: 'validation_error', message: expect.stringContaining('template.id') });
+  });
 });
 
 describe('receiving through the Resend SDK', () => {

@@ -232,4 +232,54 @@ describe('sending with a template', () => {
     expect(other.status).toBe(409);
     expect(other.body.error.code).toBe('idempotency_conflict');
   });
+
+  it('replays the same request whatever became of its template, alone or in a batch', async () => {
+    const { body: deleted } = await create(receipt());
+    const { body: changed } = await create(receipt());
+    const message = (id: string, variables: object = ORDER) => ({ from: acme.sender.email, to: 'ann@example.test', template: { id, variables } });
+    const batch = (body: unknown[], key: string) => api.http.post('/v1/emails/batch').set('Authorization', acme.auth).set('Idempotency-Key', key).send(body);
+    const [deletedKey, changedKey, batchKey] = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];
+    const first = await acme.send(message(deleted.id), deletedKey);
+    const second = await acme.send(message(changed.id), changedKey);
+    const third = await batch([message(deleted.id), acme.message()], batchKey);
+    expect([first.status, second.status, third.status]).toEqual([202, 202, 202]);
+    expect((await api.http.delete(`/v1/templates/${deleted.id}`).set(manage())).status).toBe(204);
+    await api.http.patch(`/v1/templates/${changed.id}`).set(manage()).send({ subject: 'Order {{order.number}} for {{name}} on {{date}}' });
+
+    for (const [again, original] of [
+      [await acme.send(message(deleted.id), deletedKey), first],
+      [await acme.send(message(changed.id), changedKey), second],
+      [await batch([message(deleted.id), acme.message()], batchKey), third],
+    ] as const) {
+      expect(again.status).toBe(202);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(again.headers['ratelimit-limit']).toBeDefined();
+      expect(again.body).toEqual(original.body);
+    }
+    const [row] = await api.deps.db`select count(*)::int as count from emails where template_id = ${deleted.id}`;
+    expect(row!.count).toBe(2);
+
+    // Another request under the key: a conflict when it renders, its own refusal when it does not.
+    expect((await acme.send(acme.message(), deletedKey)).body.error.code).toBe('idempotency_conflict');
+    expect((await acme.send(message(changed.id, { ...ORDER, date: 'Monday' }), changedKey)).body.error.code).toBe('idempotency_conflict');
+    expect((await acme.send(message(deleted.id, { ...ORDER, name: 'Bob' }), deletedKey)).body.error.details).toEqual([
+      { path: 'template.id', message: 'no template with this id exists in this account' },
+    ]);
+    // The test key's space holds no record of the key: the render error.
+    const testMode = await api.http.post('/v1/emails').set(as(acme.test_sending_key)).set('Idempotency-Key', deletedKey).send(message(deleted.id));
+    expect(testMode.body.error).toMatchObject({ code: 'validation_error', details: [{ path: 'template.id' }] });
+    // A new key: the render error, and the key stays free.
+    const fresh = crypto.randomUUID();
+    const unknown = await acme.send(message(deleted.id), fresh);
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.error).toMatchObject({ code: 'validation_error', details: [{ path: 'template.id' }] });
+    const missing = await acme.send(message(changed.id), crypto.randomUUID());
+    expect(missing.body.error).toMatchObject({ code: 'template_variable_missing', details: [{ path: 'template.variables', message: 'lacks "date", which the template uses' }] });
+    expect((await batch([acme.message(), message(deleted.id)], crypto.randomUUID())).body.error.details).toEqual([
+      { path: '[1].template.id', message: 'no template with this id exists in this account' },
+    ]);
+    const reused = await acme.send(acme.message(), fresh);
+    expect(reused.status).toBe(202);
+    expect(reused.headers['idempotent-replayed']).toBeUndefined();
+  });
 });

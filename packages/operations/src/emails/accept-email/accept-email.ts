@@ -1,7 +1,7 @@
-import { AppError, isValidIdempotencyKey, requestFingerprint, scheduleProblem, validationError, type EmailRequest, type RateLimitHeaders } from '@mailer/domain';
+import { AppError, isTemplated, isValidIdempotencyKey, requestFingerprint, scheduleProblem, validationError, type EmailRequest, type RateLimitHeaders } from '@mailer/domain';
 import type { Database, EmailOwner } from '@mailer/db';
 import type { IntakeBatcher } from './intake-batcher';
-import { itemPath, type AcceptedResponse } from './intake-outcomes';
+import { itemPath, type AcceptedResponse, type IntakeRequest } from './intake-outcomes';
 import { assertMessageSize } from './message-size';
 import { renderTemplatedDrafts } from './render-templated-drafts';
 
@@ -57,13 +57,11 @@ export async function acceptEmail(deps: AcceptEmailDependencies, input: AcceptEm
     return problem ? [{ path: itemPath(input, index, 'scheduled_at'), message: problem }] : [];
   });
   if (scheduling.length > 0) throw validationError(scheduling);
-  const drafts = await renderTemplatedDrafts(deps.db, input.owner.accountId, input.drafts, (index, field) => itemPath(input, index, field));
-  for (const [index, draft] of drafts.entries()) await assertMessageSize(deps, input.owner.accountId, draft, input.batch ? `[${index}]` : '(message)');
   const outcome = await deps.intake.submit(input.owner, {
     idempotencyKey: input.idempotencyKey,
     fingerprint: requestFingerprint(input.body),
-    drafts,
     batch: input.batch,
+    ...(await preparedDrafts(deps, input)),
   });
   switch (outcome.kind) {
     case 'accepted':
@@ -72,5 +70,21 @@ export async function acceptEmail(deps: AcceptEmailDependencies, input: AcceptEm
       return { response: outcome.response, replayed: true, rateLimit: outcome.rateLimit };
     case 'refused':
       throw outcome.error;
+  }
+}
+
+/**
+ * The drafts rendered and held to the size limit. A keyed templated request that fails here
+ * goes on without drafts, as `unrendered`: the template may have been deleted or changed since
+ * the key's first request, whose replay must still answer (docs/api-decisions.md, "Templates").
+ */
+async function preparedDrafts(deps: AcceptEmailDependencies, input: AcceptEmailInput): Promise<Pick<IntakeRequest, 'drafts' | 'unrendered'>> {
+  try {
+    const drafts = await renderTemplatedDrafts(deps.db, input.owner.accountId, input.drafts, (index, field) => itemPath(input, index, field));
+    for (const [index, draft] of drafts.entries()) await assertMessageSize(deps, input.owner.accountId, draft, input.batch ? `[${index}]` : '(message)');
+    return { drafts };
+  } catch (error) {
+    if (!(error instanceof AppError) || input.idempotencyKey === null || !input.drafts.some(isTemplated)) throw error;
+    return { drafts: [], unrendered: error };
   }
 }

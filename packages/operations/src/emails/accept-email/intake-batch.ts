@@ -106,17 +106,18 @@ export async function runIntakeBatch(deps: IntakeDependencies, owner: EmailOwner
     return r.batch ? { data: items } : items[0]!;
   });
   // A request's record is known by its first message's id (otherRequestsRecords).
-  // A request without a key claims nothing and is judged as a fresh claim.
+  // A request without a key claims nothing and is judged as a fresh claim; an unrendered one only reads its key's record.
   const claims = requests.flatMap((r, i) =>
-    r.idempotencyKey === null ? [] : [{ key: r.idempotencyKey, requestHash: r.fingerprint, emailId: ids[i]![0]!, response: { ...responses[i]! } }],
+    r.idempotencyKey === null || r.unrendered ? [] : [{ key: r.idempotencyKey, requestHash: r.fingerprint, emailId: ids[i]![0]!, response: { ...responses[i]! } }],
   );
+  const keys = requests.flatMap((r) => (r.idempotencyKey === null ? [] : [r.idempotencyKey]));
   const drafts = requests.flatMap((r) => r.drafts);
   return inTransaction(deps.db, async (tx) => {
     const recipientKeys = [...new Set(drafts.flatMap((d) => d.recipients.recipients.map((recipient) => addressKey(recipient.address))))];
     const first = await tx.send({
       claimed: claimIdempotencyKeys(tx, owner, claims, now, IDEMPOTENCY_TTL_MS),
       identities: sendingIdentitiesStatement(tx.sql, accountId, [...new Set(drafts.map((d) => d.from.mailbox.key))]),
-      records: otherRequestsRecords(tx, owner, claims.map((c) => c.key), claims.map((c) => c.emailId)),
+      records: otherRequestsRecords(tx, owner, keys, claims.map((c) => c.emailId), now),
       suppressed: test ? [] : [suppressedAmong(tx, accountId, recipientKeys)],
     });
     const suppressed = first.suppressed[0] ? suppressedKeysFrom(first.suppressed[0]) : new Set<string>();

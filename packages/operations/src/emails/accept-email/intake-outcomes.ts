@@ -14,6 +14,12 @@ export interface IntakeRequest {
   drafts: EmailDraft[];
   /** A batch answers `{data: [...]}` and names its items by index in error details. */
   batch: boolean;
+  /**
+   * Set, with no drafts, for a keyed request whose templates no longer render (docs/api-decisions.md,
+   * "Templates"): it claims nothing and can only replay its key's live record of the same request;
+   * anything else is refused with this error, as the request was.
+   */
+  unrendered?: AppError;
 }
 
 export interface AcceptedEmailResponse {
@@ -44,6 +50,7 @@ export type Verdict =
   | { kind: 'replay'; response: Record<string, unknown> }
   | { kind: 'conflict' }
   | { kind: 'sender_not_allowed'; problems: { path: string; message: string }[] }
+  | { kind: 'unrendered'; error: AppError }
   | { kind: 'retry' };
 
 /** Where a detail about one message of a request points: `from`, or `[3].from` in a batch. */
@@ -53,7 +60,7 @@ export const itemPath = (request: Pick<IntakeRequest, 'batch'>, index: number, p
  * A request whose key this transaction claimed goes on to the sender check (every message
  * of a batch must pass it); one whose key is live replays (same request) or conflicts
  * (another request). A test request's sender must be active, its domain ready or not
- * (docs/api-decisions.md, "Test mode").
+ * (docs/api-decisions.md, "Test mode"). An unrendered request replays or keeps its error.
  */
 export function judgeRequest(
   request: IntakeRequest,
@@ -62,6 +69,7 @@ export function judgeRequest(
   identityOf: (draft: EmailDraft) => SendingIdentity | undefined,
   test: boolean,
 ): Verdict {
+  if (request.unrendered) return record?.requestHash === request.fingerprint ? { kind: 'replay', response: record.response } : { kind: 'unrendered', error: request.unrendered };
   if (!claimed) {
     if (!record) return { kind: 'retry' };
     return record.requestHash === request.fingerprint ? { kind: 'replay', response: record.response } : { kind: 'conflict' };
@@ -95,6 +103,8 @@ export function settledOutcome(verdict: Exclude<Verdict, { kind: 'candidate' }>,
           rateLimit,
         }),
       };
+    case 'unrendered':
+      return { kind: 'refused', error: verdict.error };
     case 'retry':
       return { kind: 'retry' };
   }
