@@ -1,3 +1,3 @@
 export { buildMime, type OutgoingMessage, type OutgoingAttachment } from './build-mime';
 export { plainAlternative } from './wire-safe';
-export { readInboundMessage, inboundAttachmentContent, INBOUND_MAX_PART_HEADER_BYTES, INBOUND_MAX_PARTS } from './read-inbound';
+export { readInboundMessage, inboundAttachmentContent, inboundAttachmentContents, INBOUND_MAX_PART_HEADER_BYTES, INBOUND_MAX_PARTS } from './read-inbound';

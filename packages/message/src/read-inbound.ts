@@ -53,7 +53,12 @@ export async function readInboundMessage(raw: Buffer): Promise<InboundMessage> {
   };
 }
 
+/** The decoded bytes of every attachment of a stored message, by `part`, read again from its raw MIME. */
+export async function inboundAttachmentContents(raw: Buffer): Promise<Buffer[]> {
+  return (await parse(raw)).attachments.map((a) => a.content);
+}
+
 /** The bytes of the `part`-th attachment of a stored message, read again from its raw MIME. */
 export async function inboundAttachmentContent(raw: Buffer, part: number): Promise<Buffer | undefined> {
-  return (await parse(raw)).attachments[part]?.content;
+  return (await inboundAttachmentContents(raw))[part];
 }

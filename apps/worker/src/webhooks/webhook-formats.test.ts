@@ -147,9 +147,12 @@ describe('webhook formats from real deliveries', () => {
   it("sends a received message as Resend's email.received and Postmark's inbound webhook", async () => {
     const created = await createInboundRoute(h.deps.db, { accountId: setup.accountId, pattern: parseRoutePattern('*@formats.test')!, webhookId: null, enabled: true, now: new Date() });
     if (created.kind !== 'created') throw new Error(created.kind);
+    // Every byte value, and line breaks of both kinds, which must come back as they were sent.
+    const bytes = Buffer.concat([Buffer.from(Array.from({ length: 256 }, (_, i) => i)), Buffer.from('a,b\r\nc\n')]);
     const raw = Buffer.from(
       'From: Ann <ann@client.test>\r\nTo: support@formats.test\r\nSubject: Help\r\nMessage-ID: <in1@client.test>\r\nDate: Wed, 2 Dec 2026 10:00:00 +0000\r\n' +
-        'Content-Type: multipart/mixed; boundary=x\r\n\r\n--x\r\nContent-Type: text/plain\r\n\r\nHello\r\n--x\r\nContent-Type: text/csv; name=a.csv\r\n\r\na,b\r\n--x--\r\n',
+        'Content-Type: multipart/mixed; boundary=x\r\n\r\n--x\r\nContent-Type: text/plain\r\n\r\nHello\r\n--x\r\n' +
+        `Content-Type: application/octet-stream; name=a.bin\r\nContent-Transfer-Encoding: base64\r\n\r\n${bytes.toString('base64').replace(/.{76}/g, '$&\r\n')}\r\n--x--\r\n`,
     );
     const email = { id: newId('inboundEmail'), accountId: setup.accountId, routeId: created.route.id, mailFrom: 'ann@client.test', recipients: ['support@formats.test'], message: await readInboundMessage(raw), size: raw.length, createdAt: new Date() };
     const auth = { spf: { result: 'none', domain: null }, dkim: { result: 'none', signatures: [] }, dmarc: { result: 'none', domain: null, policy: null }, arc: { result: 'none' } };
@@ -158,7 +161,7 @@ describe('webhook formats from real deliveries', () => {
 
     const resend = await receivedBy('resend');
     new Webhook(secrets.resend).verify(resend.body, resend.headers);
-    const attachment = { id: email.message.attachments[0]!.id, filename: 'a.csv', content_type: 'text/csv', content_disposition: null, content_id: null };
+    const attachment = { id: email.message.attachments[0]!.id, filename: 'a.bin', content_type: 'application/octet-stream', content_disposition: null, content_id: null };
     const resendEvent: EmailReceivedEvent = {
       type: 'email.received',
       created_at: expect.any(String),
@@ -179,8 +182,8 @@ describe('webhook formats from real deliveries', () => {
 
     const postmark = await receivedBy('postmark');
     expect(postmark.headers.authorization).toBe(`Basic ${Buffer.from('pm-hook:s3cret pass').toString('base64')}`);
-    // The package's type, less the attachments' bytes, which are read from the /v1 attachment route.
-    const inbound: Omit<Models.InboundWebhook, 'Attachments'> & { Attachments: Omit<Models.Attachment, 'Content'>[] } = {
+    // The package's type whole: the attachment's bytes as base64 in Content, read from the stored raw message.
+    const inbound: Models.InboundWebhook = {
       From: 'ann@client.test',
       FromName: 'Ann',
       FromFull: { Email: 'ann@client.test', Name: 'Ann', MailboxHash: '' },
@@ -201,9 +204,10 @@ describe('webhook formats from real deliveries', () => {
       HtmlBody: '',
       StrippedTextReply: '',
       Headers: expect.arrayContaining([{ Name: 'Message-ID', Value: '<in1@client.test>' }]),
-      Attachments: [{ Name: 'a.csv', ContentType: 'text/csv', ContentLength: 3, ContentID: '' }],
+      Attachments: [{ Name: 'a.bin', Content: bytes.toString('base64'), ContentType: 'application/octet-stream', ContentLength: bytes.length, ContentID: '' }],
     };
     expect(postmark.json).toEqual(inbound);
+    expect(Buffer.from(postmark.json.Attachments[0].Content, 'base64').equals(bytes)).toBe(true);
   });
 
   it('ends failed, unsent, a delivery recorded before its endpoint moved to a format that does not send it', async () => {

@@ -11,6 +11,7 @@ import {
   webhookSignatureHeaders,
 } from '@mailer/domain';
 import type { WorkerDependencies } from '../container';
+import { attachmentContentReader } from './attachment-content-reader';
 import { postWebhook, WEBHOOK_TIMEOUT_MS } from './webhook-request';
 
 /** Requests in flight to one endpoint from one daemon: a slow endpoint holds at most these. */
@@ -74,8 +75,10 @@ export function startWebhookSender(deps: Dependencies): WebhookSender {
     { stallMs: LEASE_MS },
   );
 
+  const withAttachmentContent = attachmentContentReader(deps);
+
   const send = async (leased: LeasedWebhook) => {
-    const payload = webhookPayload(leased.event, leased.format);
+    const payload = webhookPayload(await withAttachmentContent(leased), leased.format);
     const at = deps.now();
     // None when the endpoint's format changed after the event was recorded to one that does not send it: it ends failed, unsent.
     const body = payload && JSON.stringify(payload);

@@ -7,6 +7,8 @@ import { inTransaction } from '../transaction';
 export interface LeasedWebhook {
   id: string;
   endpointId: string;
+  /** The endpoint's account, whose stored messages the payload may read (an `email.received` attachment's bytes). */
+  accountId: string;
   url: string;
   secretsSealed: string[];
   failingSince: Date | null;
@@ -15,11 +17,14 @@ export interface LeasedWebhook {
   /** HTTP Basic `user:password`, sealed, for a postmark-format endpoint whose URL had them. */
   credentialsSealed: string | null;
   event: RecordedWebhookEvent;
+  /** For `email.received`: the stored message's id while it is kept (RETENTION_DAYS), whose raw bytes findInboundRaw reads. */
+  inboundEmailId: string | null;
 }
 
 const toLeased = (r: Row): LeasedWebhook => ({
   id: r.id,
   endpointId: r.endpoint_id,
+  accountId: r.account_id,
   url: r.url,
   secretsSealed: [r.secret_sealed, ...(r.previous_secret_sealed ? [r.previous_secret_sealed] : [])],
   failingSince: r.failing_since,
@@ -46,6 +51,7 @@ const toLeased = (r: Row): LeasedWebhook => ({
     test: r.test,
     inbound: r.inbound_message ?? null,
   },
+  inboundEmailId: r.inbound_email_id ?? null,
 });
 
 /**
@@ -121,11 +127,11 @@ export async function claimWebhookDeliveries(
       update webhook_deliveries d set lease_expires_at = ${leaseExpiresAt} from locked where d.id = locked.id
       returning d.id, d.endpoint_id, d.event_id, d.attempt_count
     )
-    select d.id, d.endpoint_id, d.attempt_count, w.url, w.format, w.basic_auth_sealed, w.secret_sealed, w.failing_since,
+    select d.id, d.endpoint_id, w.account_id, d.attempt_count, w.url, w.format, w.basic_auth_sealed, w.secret_sealed, w.failing_since,
            case when w.previous_secret_expires_at > ${now} then w.previous_secret_sealed end as previous_secret_sealed,
            e.id as event_id, e.type, e.occurred_at, e.email_id, e.recipient, e.recipient_kind, e.status, e.cause,
            e.attempt_count as event_attempt_count, e.data, m.from_email, m.from_name, m.subject, m.tags, m.test,
-           m.message_id_header, m.created_at as email_created_at, ib.message as inbound_message
+           m.message_id_header, m.created_at as email_created_at, ib.id as inbound_email_id, ib.message as inbound_message
       from leased d
       join webhook_endpoints w on w.id = d.endpoint_id
       join webhook_events e on e.id = d.event_id

@@ -1,4 +1,5 @@
 export * from './recorded-webhook-event';
+export * from './webhook-attachment-content';
 export * from './webhook-credentials';
 export * from './webhook-events';
 export * from './webhook-formats';

@@ -1,7 +1,9 @@
 import type { CauseCode } from '../delivery/causes';
 import { isHardBounce } from '../suppressions/suppression';
+import type { InboundAttachmentMeta } from '../inbound/inbound-message';
 import { headerValue, receivedEmail, splitMailbox } from './received-email-fields';
 import { causeSummary, type RecordedWebhookEvent } from './recorded-webhook-event';
+import { attachmentsWithContent } from './webhook-attachment-content';
 import type { SentWebhookEventType } from './webhook-events';
 
 /** Postmark's bounce types (its `BounceType` and `BounceTypeCode`), with its names and descriptions. */
@@ -71,9 +73,27 @@ const bounce = (fallback: BounceType) => (event: RecordedWebhookEvent) =>
 const recipients = (list: string[]) => list.map(splitMailbox).map(({ email, name }) => ({ Email: email, Name: name, MailboxHash: '' }));
 
 /**
+ * Postmark's `Attachments`: each with `Content`, the base64 of its decoded bytes, when
+ * attachmentsWithContent takes it (within WEBHOOK_ATTACHMENT_CONTENT_BYTES) and the sender read its
+ * bytes; without `Content` otherwise (GET /v1/inbound/emails/{id}/attachments/{attachment_id} answers those).
+ */
+function attachmentRecords(attachments: InboundAttachmentMeta[], contents: ReadonlyMap<string, Uint8Array> | undefined) {
+  const carried = new Set(attachmentsWithContent(attachments).map((a) => a.id));
+  return attachments.map((a) => {
+    const content = carried.has(a.id) ? contents?.get(a.id) : undefined;
+    return {
+      Name: a.filename ?? '',
+      ...(content === undefined ? {} : { Content: Buffer.from(content).toString('base64') }),
+      ContentType: a.content_type,
+      ContentLength: a.size,
+      ContentID: a.content_id ?? '',
+    };
+  });
+}
+
+/**
  * Postmark's inbound webhook, as the `postmark` package's `InboundWebhook` types it: the message
- * as read at its arrival, its id the `inb_…` one. Attachments carry their metadata, not their
- * bytes (GET /v1/inbound/emails/{id}/attachments/{attachment_id} answers those).
+ * as read at its arrival, its id the `inb_…` one, the attachments' bytes as attachmentRecords says.
  */
 function inbound(event: RecordedWebhookEvent): object {
   const { data, message } = receivedEmail(event);
@@ -99,7 +119,7 @@ function inbound(event: RecordedWebhookEvent): object {
     HtmlBody: message.html ?? '',
     StrippedTextReply: '',
     Headers: message.headers.map((h) => ({ Name: h.name, Value: h.value })),
-    Attachments: message.attachments.map((a) => ({ Name: a.filename ?? '', ContentType: a.content_type, ContentLength: a.size, ContentID: a.content_id ?? '' })),
+    Attachments: attachmentRecords(message.attachments, event.attachmentContents),
   };
 }
 

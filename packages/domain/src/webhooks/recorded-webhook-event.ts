@@ -33,6 +33,12 @@ export interface RecordedWebhookEvent {
    * sends the same bytes), which the foreign formats carry as their providers do; null for other events.
    */
   inbound: InboundMessage | null;
+  /**
+   * For `email.received` to a format that carries attachments' bytes (webhookCarriesAttachmentContent):
+   * the decoded bytes of the attachments attachmentsWithContent takes, by attachment id, read at send
+   * time from the stored raw message (which never changes); absent otherwise.
+   */
+  attachmentContents?: ReadonlyMap<string, Uint8Array>;
 }
 
 /** The cause as integrators see it elsewhere: its code, and the SMTP codes when there were some. */

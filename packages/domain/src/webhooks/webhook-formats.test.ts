@@ -1,4 +1,5 @@
 import { shownWebhookUrl, splitWebhookCredentials, basicAuthorization } from './webhook-credentials';
+import { attachmentsWithContent, WEBHOOK_ATTACHMENT_CONTENT_BYTES } from './webhook-attachment-content';
 import { WEBHOOK_FORMAT_ROUTES, webhookPayload, webhookSignatureHeaders } from './webhook-formats';
 import type { RecordedWebhookEvent } from './recorded-webhook-event';
 import { webhookUrlProblem } from './webhook-url';
@@ -120,9 +121,34 @@ describe('webhook formats', () => {
       Headers: [{ Name: 'Message-ID', Value: '<a1@example.org>' }, { Name: 'Date', Value: 'Wed, 2 Dec 2026 10:00:00 +0000' }],
       Attachments: [{ Name: 'a.txt', ContentType: 'text/plain', ContentLength: 5, ContentID: '' }],
     });
+    // The bytes the sender read, as base64 in Content.
+    const withBytes = { ...received, attachmentContents: new Map([['iat_1', Buffer.from('hello')]]) };
+    expect(webhookPayload(withBytes, 'postmark')).toMatchObject({ Attachments: [{ Name: 'a.txt', Content: 'aGVsbG8=', ContentType: 'text/plain', ContentLength: 5, ContentID: '' }] });
+    expect(JSON.stringify(webhookPayload(withBytes, 'resend'))).not.toContain('aGVsbG8=');
     // Purged since: what the event's data says.
     expect(webhookPayload({ ...received, inbound: null }, 'postmark')).toMatchObject({ From: 'ann@example.org', FromName: 'Ann', Subject: 'Help', TextBody: '', Headers: [] });
     expect(WEBHOOK_FORMAT_ROUTES.sent).toEqual(expect.arrayContaining(['resend email.received', 'postmark email.received']));
+  });
+
+  it("carries attachments' bytes within 10 MiB a payload, in the message's order, each that still fits", () => {
+    const MiB = 1024 * 1024;
+    const attachment = (id: string, size: number) => ({ id, filename: `${id}.bin`, content_type: 'application/octet-stream', size, content_id: null, part: 0 });
+    // Sizes as recorded at arrival decide; the bytes are stand-ins.
+    const attachments = [attachment('iat_a', 6 * MiB), attachment('iat_b', 5 * MiB), attachment('iat_c', 4 * MiB), attachment('iat_d', 0), attachment('iat_e', 1)];
+    expect(attachmentsWithContent(attachments).map((a) => a.id)).toEqual(['iat_a', 'iat_c', 'iat_d']);
+    expect(WEBHOOK_ATTACHMENT_CONTENT_BYTES).toBe(10 * MiB);
+    const attachmentContents = new Map(attachments.map((a) => [a.id, Buffer.from(a.id)]));
+    const data = { id: 'inb_1', from: 'ann@example.org', to: ['support@shop.test'], recipients: ['support@shop.test'], subject: 'Files', received_at: at.toISOString() };
+    const inbound = { from: 'ann@example.org', to: ['support@shop.test'], cc: [], reply_to: [], subject: 'Files', text: null, html: null, headers: [], attachments };
+    const payload = webhookPayload(event({ type: 'email.received', emailId: null, recipient: null, recipientKind: null, status: null, data, inbound, attachmentContents }), 'postmark') as { Attachments: { Name: string; Content?: string }[] };
+    expect(payload.Attachments.map((a) => [a.Name, a.Content && Buffer.from(a.Content, 'base64').toString()])).toEqual([
+      ['iat_a.bin', 'iat_a'],
+      ['iat_b.bin', undefined],
+      ['iat_c.bin', 'iat_c'],
+      ['iat_d.bin', 'iat_d'],
+      ['iat_e.bin', undefined],
+    ]);
+    expect(payload.Attachments[1]).not.toHaveProperty('Content');
   });
 
   it('sends nothing a format has no counterpart for, and no BCC delivery in a foreign format', () => {

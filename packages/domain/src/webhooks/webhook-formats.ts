@@ -16,17 +16,19 @@ interface WebhookFormatRules {
   signatureHeaders: readonly ('webhook' | 'svix')[];
   /** Whether events of BCC deliveries are sent: the foreign formats name the recipient, and nothing derived from a BCC address leaves the service. */
   bccDeliveries: boolean;
+  /** Whether `email.received` carries the attachments' bytes, as Postmark's inbound webhook does (the sender reads them for it). */
+  attachmentContent: boolean;
   /** The body of each event type sent in this format; a type that has none is not sent to such an endpoint. */
   shapes: Partial<Record<SentWebhookEventType, (event: RecordedWebhookEvent) => object>>;
 }
 
 /** One row per format: a new event type is one more entry in each format's shapes. */
 const FORMATS: Record<WebhookFormat, WebhookFormatRules> = {
-  default: { signatureHeaders: ['webhook'], bccDeliveries: true, shapes: DEFAULT_WEBHOOK_SHAPES },
+  default: { signatureHeaders: ['webhook'], bccDeliveries: true, attachmentContent: false, shapes: DEFAULT_WEBHOOK_SHAPES },
   // Resend signs through Svix: its receivers read svix-*, the standardwebhooks package webhook-*.
-  resend: { signatureHeaders: ['webhook', 'svix'], bccDeliveries: false, shapes: RESEND_WEBHOOK_SHAPES },
+  resend: { signatureHeaders: ['webhook', 'svix'], bccDeliveries: false, attachmentContent: false, shapes: RESEND_WEBHOOK_SHAPES },
   // Postmark signs nothing (HTTP Basic credentials authenticate it); the signature is there for those who check it.
-  postmark: { signatureHeaders: ['webhook'], bccDeliveries: false, shapes: POSTMARK_WEBHOOK_SHAPES },
+  postmark: { signatureHeaders: ['webhook'], bccDeliveries: false, attachmentContent: true, shapes: POSTMARK_WEBHOOK_SHAPES },
 };
 
 /** The body of an event for an endpoint of this format, or undefined when that format does not send it. */
@@ -35,6 +37,9 @@ export function webhookPayload(event: RecordedWebhookEvent, format: WebhookForma
   if (event.recipientKind === 'bcc' && !rules.bccDeliveries) return undefined;
   return rules.shapes[event.type]?.(event);
 }
+
+/** Whether an `email.received` payload of this format carries attachments' bytes (RecordedWebhookEvent's attachmentContents). */
+export const webhookCarriesAttachmentContent = (format: WebhookFormat) => FORMATS[format].attachmentContent;
 
 /** The header prefixes of a format's Standard Webhooks signature. */
 export const webhookSignatureHeaders = (format: WebhookFormat) => FORMATS[format].signatureHeaders;
