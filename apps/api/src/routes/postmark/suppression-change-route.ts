@@ -1,0 +1,42 @@
+import { parseMailbox, type Mailbox } from '@mailer/domain';
+import type { ApiDependencies } from '../../container';
+import { defineRoute } from '../../http/route';
+import { sendJson } from '../../http/respond';
+import { postmarkDialect } from './postmark-dialect';
+import { postmarkSuppressionChangeSchema, postmarkSuppressionResultsSchema, requireOutboundStream } from './postmark-suppressions';
+
+type ChangeResult = { Status: 'Suppressed' | 'Deleted' | 'Failed'; Message: string | null };
+
+interface SuppressionChange {
+  path: string;
+  operationId: string;
+  summary: string;
+  description: string;
+  /** What one listed address becomes: `mailbox` is undefined when EmailAddress is not an email address. */
+  apply(deps: ApiDependencies, accountId: string, mailbox: Mailbox | undefined): Promise<ChangeResult>;
+}
+
+/**
+ * Postmark's createSuppressions and deleteSuppressions: `{Suppressions: [{EmailAddress}]}` on the
+ * outbound stream, one result per address, each change made by the /v1 suppression store.
+ */
+export function suppressionChangeRoute(change: SuppressionChange) {
+  return defineRoute({
+    method: 'post',
+    path: change.path,
+    operationId: change.operationId,
+    tag: 'postmark',
+    summary: change.summary,
+    description: change.description,
+    auth: { kind: 'management', scope: 'suppressions:write' },
+    dialect: postmarkDialect,
+    body: postmarkSuppressionChangeSchema,
+    responses: { 200: { description: 'One result per address.', schema: postmarkSuppressionResultsSchema } },
+    async handle({ res, deps, key, params, body }) {
+      requireOutboundStream(params.stream!);
+      const results = [];
+      for (const { EmailAddress } of body().Suppressions) results.push({ EmailAddress, ...(await change.apply(deps, key.accountId, parseMailbox(EmailAddress))) });
+      sendJson(res, 200, { Suppressions: results });
+    },
+  });
+}
