@@ -3,6 +3,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '@mailer/config';
 import { createWebhookEndpoint, openDatabase } from '@mailer/db';
+import type { Sql } from 'postgres';
 import { newWebhookSecret, seal, WEBHOOK_SECRET_SEAL_PURPOSE } from '@mailer/domain';
 import { endProcess, startTestDnsServer, startWebhookReceiver } from '@mailer/testing';
 import { benchMessage, BENCH_BODY_KB, provisionBenchSender, THIS_BUILD } from './bench-provisioning';
@@ -10,7 +11,7 @@ import { clearRedisPrefix, freshDatabase, startApi, startWorker } from './bench-
 import { writeBenchmarkSection } from './benchmarks-file';
 import { median } from './median';
 import { fmt } from './format';
-import { CONNECTIONS, CPU_ROLES, deliveryTarget, measureDelivery, SINK_PORT, STALL_MS, type Run } from './measure-delivery';
+import { CONNECTIONS, CPU_ROLES, deliveryTarget, measureDelivery, settle, SINK_PORT, STALL_MS, type DeliveryTarget, type Run } from './measure-delivery';
 import { runPostfixRound, type PostfixRound } from './postfix-relay';
 import { requireSmtpSink, startSmtpSink, type SmtpSink } from './smtp-sink';
 import { percentile } from './percentile';
@@ -53,11 +54,30 @@ interface Round {
   postfixDkim?: PostfixRound;
 }
 
-async function postfixRound(phase: 'single' | 'multi', dkim: boolean): Promise<PostfixRound | undefined> {
-  return runPostfixRound(phase, dkim).catch((error: Error) => {
-    console.error(`postfix_relay.sh failed: ${error.message}`);
+/**
+ * One Postfix round measured alone: once the service's processes fell quiet, PostgreSQL has
+ * written its dirty pages (a checkpoint during the anchor's run would slow its fsyncs) and the
+ * API and the worker are stopped (SIGSTOP) until it ends, so that the anchor never shares the
+ * machine with work of ours (docs/api-decisions.md: BENCHMARKS.md, "Delivery").
+ */
+async function postfixRound(target: DeliveryTarget, db: Sql, phase: 'single' | 'multi', dkim: boolean): Promise<PostfixRound | undefined> {
+  await quiet(target, db);
+  const ours = [...target.roles.api!(), ...target.roles.worker!()];
+  for (const pid of ours) process.kill(pid, 'SIGSTOP');
+  try {
+    return await runPostfixRound(phase, dkim, CONNECTIONS);
+  } catch (error) {
+    console.error(`postfix_relay.sh failed: ${(error as Error).message}`);
     return undefined;
-  });
+  } finally {
+    for (const pid of ours) process.kill(pid, 'SIGCONT');
+  }
+}
+
+/** Before any measured run, ours or the anchor's: nothing left over from the last one runs during it. */
+async function quiet(target: DeliveryTarget, db: Sql): Promise<void> {
+  await settle(target);
+  await db`CHECKPOINT`;
 }
 
 const PROFILE_DIR = process.argv.includes('--cpu-prof') ? 'bench-results' : undefined;
@@ -105,7 +125,10 @@ async function main() {
     const multiBody = benchMessage(domains.slice(1).map((d) => `customer@${d}`));
 
     const target = deliveryTarget(api, worker, provisioned.sendingKey, DATABASE);
-    const measure = (amount: number, body: string, phaseSinks: SmtpSink[], perMessage: number) => measureDelivery(target, amount, body, phaseSinks, perMessage);
+    const measure = async (amount: number, body: string, phaseSinks: SmtpSink[], perMessage: number) => {
+      await quiet(target, database.db);
+      return measureDelivery(target, amount, body, phaseSinks, perMessage);
+    };
 
     console.log(`warm-up: ${WARMUP} messages…`);
     await measure(WARMUP, singleBody, [sinks[0]!], 1);
@@ -113,8 +136,8 @@ async function main() {
     const postfixNote = (round: Round) => `; Postfix ${round.postfix?.e2e ?? 'n/a'}, Postfix + OpenDKIM ${round.postfixDkim?.e2e ?? 'n/a'}`;
     const withPostfix = async (phase: 'single' | 'multi', ours: Run): Promise<Round> => ({
       ours,
-      postfix: await postfixRound(phase, false),
-      postfixDkim: await postfixRound(phase, true),
+      postfix: await postfixRound(target, database.db, phase, false),
+      postfixDkim: await postfixRound(target, database.db, phase, true),
     });
     for (let run = 1; run <= RUNS; run++) {
       const round = await withPostfix('single', await measure(N, singleBody, [sinks[0]!], 1));
@@ -259,7 +282,10 @@ relays into smtp-sink; a fresh instance each round, after the script's own warm-
 unless set, which spawns its daemons: Postfix has no compiler to warm) right after each of ours, then one with \`DKIM=1\`
 (OpenDKIM signing as a milter: the like-for-like, the same RSA work per message as ours), ${RUNS} rounds per phase: this machine's speed drifts by a fifth from one
 minute to the next, so each ratio compares neighbouring measurements, and the figures are medians (the ratio: of the
-rounds' ratios). API, worker, PostgreSQL, Redis, the sinks and the load generator share the machine.
+rounds' ratios). Both sides are offered the same concurrency (${CONNECTIONS} connections; smtp-source's \`SESSIONS\`), and each
+measured run, ours or Postfix's, starts once the service's processes use under 5% of a core and PostgreSQL has
+checkpointed; during Postfix's rounds our API and worker are stopped (SIGSTOP), so the anchor has the machine to itself.
+During ours, API, worker, PostgreSQL, Redis, the sinks and the load generator share the machine.
 
 | round | ours, 1 recipient (msg/s) | Postfix | ratio | Postfix + OpenDKIM | ratio |
 |---|---|---|---|---|---|

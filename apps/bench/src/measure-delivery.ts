@@ -5,8 +5,11 @@ import type { SmtpSink } from './smtp-sink';
 
 /** The port the delivery benchmarks' sinks listen on. */
 export const SINK_PORT = 2600;
-/** Keep-alive connections the benchmark's client posts on. */
-export const CONNECTIONS = 50;
+/**
+ * Keep-alive connections the benchmark's client posts on: as many as the SMTP sessions
+ * postfix_relay.sh's smtp-source injects on, so that both sides are offered the same concurrency.
+ */
+export const CONNECTIONS = 20;
 /** A run fails when the sinks count nothing new for this long. */
 export const STALL_MS = 60_000;
 
@@ -68,4 +71,30 @@ export async function measureDelivery(target: DeliveryTarget, amount: number, bo
   const cpu = cpuBetween(cpuBefore, readCpu(target.roles));
   const cpuMs = Object.fromEntries(CPU_ROLES.map((role) => [role, ((cpu[role] ?? 0) * 1000) / (result.accepted * perMessage)]));
   return { seconds, acceptSeconds, accepted: result.accepted, refused: result.refused, cpuMs };
+}
+
+/** CPU share (of one core) under which the service's processes count as idle between runs. */
+const QUIET_SHARE = 0.05;
+const QUIET_WINDOW_MS = 1_000;
+const QUIET_BOUND_MS = 60_000;
+
+/**
+ * Waits until the target's processes (worker, API, their PostgreSQL backends) use less than
+ * QUIET_SHARE of a core over a second: work a run left behind (webhook outbox, counters,
+ * autovacuum) must not run during the next measurement. Gives up after QUIET_BOUND_MS and
+ * says so, rather than hang a benchmark.
+ */
+export async function settle(target: DeliveryTarget): Promise<void> {
+  const roles = { worker: target.roles.worker!, api: target.roles.api!, postgres: target.roles.postgres! };
+  const bound = Date.now() + QUIET_BOUND_MS;
+  for (;;) {
+    const before = readCpu(roles);
+    await new Promise((resolve) => setTimeout(resolve, QUIET_WINDOW_MS));
+    const used = Object.values(cpuBetween(before, readCpu(roles))).reduce((a, b) => a + b, 0);
+    if (used < (QUIET_SHARE * QUIET_WINDOW_MS) / 1000) return;
+    if (Date.now() > bound) {
+      console.error(`the service still used ${(used * 100).toFixed(0)}% of a core after ${QUIET_BOUND_MS / 1000} s; measuring anyway`);
+      return;
+    }
+  }
 }

@@ -16,14 +16,14 @@ export interface PostfixRound {
  * Runs one round (RUNS=1) of one phase of postfix_relay.sh: a throwaway Postfix relaying
  * into smtp-sink on 127.0.0.1:2525+, with Postfix's default destination concurrency unless
  * CONCS says otherwise; with `dkim`, OpenDKIM signs as a milter in front of its queue (the
- * like-for-like: the same RSA work per message as ours). Its other knobs (N, N_MULTI,
- * WARMUP, ...) pass through.
+ * like-for-like: the same RSA work per message as ours), smtp-source injecting on `sessions`
+ * connections. Its other knobs (N, N_MULTI, WARMUP, ...) pass through.
  */
-export async function runPostfixRound(phase: 'single' | 'multi', dkim: boolean): Promise<PostfixRound | undefined> {
+export async function runPostfixRound(phase: 'single' | 'multi', dkim: boolean, sessions: number): Promise<PostfixRound | undefined> {
   if (!existsSync(POSTFIX_RELAY_SCRIPT)) return undefined;
   const output = await new Promise<string>((resolve, reject) => {
     const child = spawn('bash', [POSTFIX_RELAY_SCRIPT], {
-      env: { CONCS: 'default', ...process.env, RUNS: '1', PHASES: phase, DKIM: dkim ? '1' : '0' },
+      env: { CONCS: 'default', ...process.env, SESSIONS: String(sessions), RUNS: '1', PHASES: phase, DKIM: dkim ? '1' : '0' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let text = '';
