@@ -58,7 +58,7 @@ interface Round {
  * One Postfix round measured alone: once the service's processes fell quiet, PostgreSQL has
  * written its dirty pages (a checkpoint during the anchor's run would slow its fsyncs) and the
  * API and the worker are stopped (SIGSTOP) until it ends, so that the anchor never shares the
- * machine with work of ours (docs/api-decisions.md: BENCHMARKS.md, "Delivery").
+ * machine with work of ours (BENCHMARKS.md, "Delivery").
  */
 async function postfixRound(target: DeliveryTarget, db: Sql, phase: 'single' | 'multi', dkim: boolean): Promise<PostfixRound | undefined> {
   await quiet(target, db);
