@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, check, customType, date, index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
-import { ATTEMPT_OUTCOMES, DELIVERY_STATUSES, TLS_RESULTS, type DeliveryCause } from '@mailer/domain';
+import { ACTIVE_STATUSES, ATTEMPT_OUTCOMES, DELIVERY_STATUSES, TLS_RESULTS, type DeliveryCause } from '@mailer/domain';
 import { createdAt, instant, updatedAt } from './columns';
 
 /** `column in ('a', 'b', …)` over one of @mailer/domain's sets, for a check constraint. */
@@ -121,7 +121,7 @@ export const deliveries = pgTable(
     // The oldest owed delivery, read at every /metrics scrape. Only owed rows are in it, so it
     // stays as small as the backlog; its predicate names the owed statuses (queued, sending,
     // deferred) literally, and so does the one statement that uses it (owedDeliveriesSummary).
-    index('deliveries_owed_created_idx').on(t.createdAt).where(sql`status in ('queued', 'sending', 'deferred')`),
+    index('deliveries_owed_created_idx').on(t.createdAt).where(oneOf(sql`status`, ACTIVE_STATUSES)),
     index('deliveries_held_idx').on(t.heldAt).where(sql`held_at is not null`),
     // Active deliveries per account are counted in account_usage (counterDeltas), not by an index scan.
     check('deliveries_status_check', oneOf(t.status, DELIVERY_STATUSES)),

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isDomainReady, isOwedAttempt } from '@mailer/domain';
 import type { Database, Row } from '../database';
 import { heldBy, lockedMessagesFrom, lockMessages } from '../deliveries/locked-messages';
+import { statusLiteral } from '../deliveries/status-literals';
 import { writeTransitions, type Transition } from '../deliveries/transition-writer';
 import { enterLevel } from '../lock-order';
 import { inTransaction, type Transaction } from '../transaction';
@@ -152,7 +153,7 @@ function lockLeasedDeliveries(tx: Transaction, ids: readonly string[], tokens: r
   return tx.sql`
     select d.id from deliveries d
       join unnest(${ids as string[]}::text[], ${tokens as string[]}::text[]) as x(id, token) on d.id = x.id and d.lease_token = x.token
-     where d.status = 'sending'
+     where d.status = ${statusLiteral(tx.sql, 'sending')}
      order by d.id
        for update of d`;
 }
@@ -176,7 +177,7 @@ export async function renewLeases(db: Database, leases: readonly HeldLease[], ex
       tx.sql`
         update deliveries d set lease_expires_at = ${expiresAt}
           from unnest(${ids}::text[], ${tokens}::text[]) as x(id, token)
-         where d.id = x.id and d.lease_token = x.token and d.status = 'sending'`,
+         where d.id = x.id and d.lease_token = x.token and d.status = ${statusLiteral(tx.sql, 'sending')}`,
     );
     return locked.length;
   });
@@ -196,6 +197,6 @@ export async function stillLeased(db: Database, leases: readonly HeldLease[], va
   const rows = await db`
     select d.id from deliveries d
       join unnest(${ids}::text[], ${tokens}::text[]) as x(id, token) on d.id = x.id and d.lease_token = x.token
-     where d.status = 'sending' and d.lease_expires_at > ${validUntil}`;
+     where d.status = ${statusLiteral(db, 'sending')} and d.lease_expires_at > ${validUntil}`;
   return new Set(rows.map((r) => r.id as string));
 }

@@ -1,6 +1,7 @@
-import { DELIVERY_STATUSES, isIdOf, type DeliveryStatus } from '@mailer/domain';
+import { ACTIVE_STATUSES, DELIVERY_STATUSES, isIdOf, type DeliveryStatus } from '@mailer/domain';
 import type { Database, Queryable } from '../database';
 import { lockedMessagesFrom, lockMessages } from '../deliveries/locked-messages';
+import { statusLiteral, statusSetLiteral } from '../deliveries/status-literals';
 import { writeTransitions } from '../deliveries/transition-writer';
 import { inTransaction } from '../transaction';
 import { domainColumns, toDomainRow, type DomainRow } from './domain-rows';
@@ -25,7 +26,7 @@ export async function countDeliveriesByStatus(db: Queryable): Promise<Record<Del
 export async function owedDeliveriesByRecipientDomain(db: Queryable, limit: number): Promise<Map<string, number>> {
   const rows = await db`
     select recipient_domain, count(*) as owed from deliveries
-     where status in ('queued', 'deferred', 'sending')
+     where status in ${statusSetLiteral(db, ACTIVE_STATUSES)}
      group by recipient_domain order by owed desc, recipient_domain limit ${limit}`;
   return new Map(rows.map((r) => [r.recipient_domain as string, Number(r.owed)]));
 }
@@ -40,15 +41,15 @@ export interface OwedDeliveriesSummary {
 /**
  * What /metrics reports of the backlog, in one round trip: counts through the status index
  * (deliveries_status_due_idx), the oldest through the owed deliveries' own partial index,
- * whose predicate this statement repeats literally so that the planner can use it.
+ * whose predicate this statement repeats as constants so that the planner can use it.
  */
 export async function owedDeliveriesSummary(db: Queryable): Promise<OwedDeliveriesSummary> {
   const [row] = await db`
     select
-      (select count(*) from deliveries where status = 'queued') as queued,
-      (select count(*) from deliveries where status = 'sending') as sending,
-      (select count(*) from deliveries where status = 'deferred') as deferred,
-      (select min(created_at) from deliveries where status in ('queued', 'sending', 'deferred')) as oldest`;
+      (select count(*) from deliveries where status = ${statusLiteral(db, 'queued')}) as queued,
+      (select count(*) from deliveries where status = ${statusLiteral(db, 'sending')}) as sending,
+      (select count(*) from deliveries where status = ${statusLiteral(db, 'deferred')}) as deferred,
+      (select min(created_at) from deliveries where status in ${statusSetLiteral(db, ACTIVE_STATUSES)}) as oldest`;
   // count(*) is a bigint, which the driver hands over as a string.
   return {
     byStatus: { queued: Number(row!.queued), sending: Number(row!.sending), deferred: Number(row!.deferred) },

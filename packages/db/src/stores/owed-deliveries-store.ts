@@ -1,5 +1,6 @@
 import { WAITING_STATUSES } from '@mailer/domain';
 import type { Database } from '../database';
+import { statusLiteral } from '../deliveries/status-literals';
 
 /** A message owed a delivery job, due at `dueAt` (what the job id is derived from), and its account. */
 export interface OwedDeliveryJob {
@@ -46,7 +47,7 @@ export async function* owedDeliveryJobs(db: Database, query: OwedDeliveryQuery):
       select email_id, account_id, min(due_at) as due_at
         from (${waiting}
               select email_id, account_id, lease_expires_at as due_at from deliveries
-               where status = 'sending' and lease_expires_at <= ${query.now} and held_at is null and email_id > ${afterId}) owed
+               where status = ${statusLiteral(db, 'sending')} and lease_expires_at <= ${query.now} and held_at is null and email_id > ${afterId}) owed
        group by email_id, account_id
        order by email_id
        limit ${query.pageSize}`;

@@ -1,5 +1,6 @@
-import type { DeliveryCause, DeliveryStatus } from '@mailer/domain';
+import { WAITING_STATUSES, type DeliveryCause, type DeliveryStatus } from '@mailer/domain';
 import type { Queryable, Row } from '../database';
+import { statusLiteral, statusSetLiteral } from '../deliveries/status-literals';
 
 /** Which deliveries `queue list` shows: deferred ones and held ones (queued or deferred), or one of the two. */
 export type QueueListState = 'deferred' | 'held';
@@ -58,7 +59,11 @@ const toQueued = (r: Row): QueuedDelivery => ({
 export async function listQueuedDeliveries(db: Queryable, query: QueueListQuery): Promise<QueuedDelivery[]> {
   const { accountId, recipientDomains, state, afterId } = query;
   const which =
-    state === 'held' ? db`d.held_at is not null and d.status in ('queued', 'deferred')` : state === 'deferred' ? db`d.status = 'deferred' and d.held_at is null` : db`(d.status = 'deferred' or (d.held_at is not null and d.status = 'queued'))`;
+    state === 'held'
+      ? db`d.held_at is not null and d.status in ${statusSetLiteral(db, WAITING_STATUSES)}`
+      : state === 'deferred'
+        ? db`d.status = ${statusLiteral(db, 'deferred')} and d.held_at is null`
+        : db`(d.status = ${statusLiteral(db, 'deferred')} or (d.held_at is not null and d.status = ${statusLiteral(db, 'queued')}))`;
   const rows = await db`
     select d.id, d.email_id, d.account_id, d.recipient, d.recipient_domain, d.kind, d.status, d.held_at, d.attempt_count,
            d.next_attempt_at, d.created_at, d.cause, a.ended_at as last_ended_at, a.mx_host as last_mx_host, a.reply as last_reply
