@@ -1,4 +1,4 @@
-import type { Database } from '@mailer/db';
+import type { Database } from '@mailer/operations';
 import type { DnsResolver } from '@mailer/dns';
 import type { ReturnPathSettings } from '@mailer/domain';
 import type { DaemonSnapshot, DeliveryQueue } from '@mailer/queue';

@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { databaseUrlProblem } from '@mailer/config';
-import { isDatabaseUnavailable } from '@mailer/db';
+import { isDatabaseUnavailable } from '@mailer/operations';
 import { AppError } from '@mailer/domain';
 import type { CliDependencies } from './cli-dependencies';
 import { registerAccountCommands } from './commands/account';

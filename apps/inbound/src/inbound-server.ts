@@ -1,7 +1,12 @@
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
-import { matchInboundRoute, returnPathDeliveryExists, type RoutedRecipient } from '@mailer/db';
 import { INBOUND_MAIL_MAX_BYTES, INBOUND_MAX_RECIPIENTS, readReturnPathRecipient, routeKey } from '@mailer/domain';
-import { connectionBackstop, createConnectionLimit } from '@mailer/operations';
+import {
+  connectionBackstop,
+  createConnectionLimit,
+  matchInboundRoute,
+  returnPathDeliveryExists,
+  type RoutedRecipient,
+} from '@mailer/operations';
 import type { InboundDependencies } from './container';
 import { receiveMail, UnreadableMailError } from './mail/receive-mail';
 import type { RecipientRefusal } from './metrics';

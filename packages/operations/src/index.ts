@@ -49,3 +49,18 @@ export {
   toInboundEmailSummary,
   toInboundRoute,
 } from './inbound/inbound-representation';
+export * from './database';
+export * from './accounts/account-records';
+export * from './accounts/account-keys';
+export * from './accounts/egress-pools';
+export * from './domains/domain-records';
+export * from './emails/email-records';
+export * from './emails/change-email';
+export * from './queue/delivery-counts';
+export * from './inbound/inbound-records';
+export * from './inbound/inbound-routes';
+export * from './inbound/delivery-reports';
+export * from './senders/sender-records';
+export * from './suppressions/suppression-records';
+export * from './templates/template-records';
+export * from './webhooks/webhook-records';

@@ -9,7 +9,7 @@ import {
   type KeyKind,
   type Scope,
 } from '@mailer/domain';
-import type { KeyLookup } from '@mailer/db';
+import type { KeyLookup } from '@mailer/operations';
 
 export interface AuthenticatedKey {
   keyId: string;

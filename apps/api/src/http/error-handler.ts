@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { AppError, type ErrorCode } from '@mailer/domain';
-import { isDatabaseUnavailable } from '@mailer/db';
+import { isDatabaseUnavailable } from '@mailer/operations';
 import type { Logger } from '@mailer/logger';
 import { ERROR_CODE_LOCAL } from './access-log';
 import { ERROR_STATUS } from './error-status';

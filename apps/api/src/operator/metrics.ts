@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { owedDeliveriesSummary, sendingStatuses, type OwedDeliveriesSummary, type Queryable } from '@mailer/db';
+import { owedDeliveriesSummary, sendingStatuses, type OwedDeliveriesSummary, type Queryable } from '@mailer/operations';
 import { SENDING_STATUSES } from '@mailer/domain';
 import { MESSAGES_PER_JOB, type DeliveryQueue } from '@mailer/queue';
 

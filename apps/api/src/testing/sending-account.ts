@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { setAccountPlan } from '@mailer/db';
+import { setAccountPlan } from '@mailer/operations';
 import type { PlanLimits } from '@mailer/domain';
 import { insertReadyDomain, insertSender } from '@mailer/testing';
 import { startTestApi, type TestApi } from './test-api';

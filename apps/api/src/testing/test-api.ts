@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import request from 'supertest';
 import { loadConfig, type Config } from '@mailer/config';
-import { createAccount, type ProvisionedAccount } from '@mailer/db';
+import { createAccount, type ProvisionedAccount } from '@mailer/operations';
 import { createLogger } from '@mailer/logger';
 import { createTestDatabase, testRedisPrefix } from '@mailer/testing';
 import { closeContainer, createContainer, type ApiDependencies } from '../container';

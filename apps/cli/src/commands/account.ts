@@ -1,6 +1,14 @@
 import type { Command } from 'commander';
-import { createAccount, listAccounts } from '@mailer/db';
-import { accountSendingState, pauseSending, resumeSending, setAccountEnabled, type SendingRepresentation, type SendingStatusOutcome } from '@mailer/operations';
+import {
+  accountSendingState,
+  createAccount,
+  listAccounts,
+  pauseSending,
+  resumeSending,
+  type SendingRepresentation,
+  type SendingStatusOutcome,
+  setAccountEnabled,
+} from '@mailer/operations';
 import { MAX_ACCOUNT_NAME_LENGTH, MAX_SENDING_REASON_LENGTH, normalizeOneLineText, oneLineTextRule } from '@mailer/domain';
 import { CliError, printResult } from '../output';
 import type { CliDependencies } from '../cli-dependencies';

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { findActiveDomainById } from '@mailer/db';
-import { checkDomainDns, serializeDomain } from '@mailer/operations';
+import { checkDomainDns, findActiveDomainById, serializeDomain } from '@mailer/operations';
 import { CliError, printResult } from '../output';
 import type { CliDependencies } from '../cli-dependencies';
 

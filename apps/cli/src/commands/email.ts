@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { findEmailForOperator, makeDeferredDeliveriesDue } from '@mailer/db';
-import { toOperatorEmail } from '@mailer/operations';
+import { findEmailForOperator, makeDeferredDeliveriesDue, toOperatorEmail } from '@mailer/operations';
 import { CliError, printResult } from '../output';
 import type { CliDependencies } from '../cli-dependencies';
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { accountExists, createManagementKey, listAccountKeys, revokeKey, rotateSendingKey, type Database } from '@mailer/db';
+import { accountExists, createManagementKey, listAccountKeys, revokeKey, rotateSendingKey, type Database } from '@mailer/operations';
 import { parseScopes, SCOPES } from '@mailer/domain';
 import { CliError, printResult } from '../output';
 import type { CliDependencies } from '../cli-dependencies';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { setAccountPlan, type PlanSettings } from '@mailer/db';
+import { setAccountPlan, type PlanSettings } from '@mailer/operations';
 import { AppError, parsePlanLimit, PLAN_LIMIT_RULE } from '@mailer/domain';
 import { CliError, printResult } from '../output';
 import type { CliDependencies } from '../cli-dependencies';

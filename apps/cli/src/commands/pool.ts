@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { addEgressAddress, createEgressPool, listEgressPools, setAccountEgressPool, type EgressAddress } from '@mailer/db';
+import { addEgressAddress, createEgressPool, listEgressPools, setAccountEgressPool, type EgressAddress } from '@mailer/operations';
 import type { DnsResolver } from '@mailer/dns';
 import { checkHeloName, checkPoolName, checkSourceAddress, DEFAULT_POOL, heloIdentityProblem, utcDay, type Checked } from '@mailer/domain';
 import { CliError, printResult } from '../output';

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { countDeliveriesByStatus } from '@mailer/db';
-import { listDestinations } from '@mailer/operations';
+import { countDeliveriesByStatus, listDestinations } from '@mailer/operations';
 import { MESSAGES_PER_JOB } from '@mailer/queue';
 import { printResult } from '../output';
 import type { CliDependencies } from '../cli-dependencies';

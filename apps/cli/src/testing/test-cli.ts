@@ -1,5 +1,5 @@
 import { loadConfig } from '@mailer/config';
-import type { Database } from '@mailer/db';
+import type { Database } from '@mailer/operations';
 import { createDnsResolver, type DnsResolver } from '@mailer/dns';
 import { createDeliveryQueue, openRedis, readDestinationSnapshots, requestDestinationLift, waitForRedis, type DeliveryQueue, type Redis } from '@mailer/queue';
 import { testRedisPrefix } from '@mailer/testing';

@@ -1,5 +1,5 @@
 import { authenticate } from 'mailauth';
-import type { InboundAuth } from '@mailer/db';
+import type { InboundAuth } from '@mailer/operations';
 import type { RecordLookup } from '@mailer/dns';
 
 /** Who handed the message over: the connecting address, its HELO name and its MAIL FROM. */

@@ -1,7 +1,6 @@
-import { insertInboundEmails, type RoutedRecipient } from '@mailer/db';
 import { newId } from '@mailer/domain';
 import { readInboundMessage } from '@mailer/message';
-import { toEmailReceivedData } from '@mailer/operations';
+import { insertInboundEmails, type RoutedRecipient, toEmailReceivedData } from '@mailer/operations';
 import type { InboundDependencies } from '../container';
 import { authenticateMail, type SmtpPeer } from './authenticate-mail';
 

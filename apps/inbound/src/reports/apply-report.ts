@@ -1,4 +1,4 @@
-import { applyDeliveryReport } from '@mailer/db';
+import { applyDeliveryReport } from '@mailer/operations';
 import { readReturnPathRecipient, reportFinding } from '@mailer/domain';
 import type { InboundDependencies } from '../container';
 import type { ReportResult } from '../metrics';

@@ -5,7 +5,7 @@ import { PassThrough } from 'node:stream';
 import { createTransport, type Transporter } from 'nodemailer';
 import type { SMTPServer } from 'smtp-server';
 import { loadConfig } from '@mailer/config';
-import { createAccount, createInboundRoute, createWebhookEndpoint, type Database } from '@mailer/db';
+import { createAccount, createInboundRoute, createWebhookEndpoint, type Database } from '@mailer/operations';
 import { parseRoutePattern, returnPathAddress } from '@mailer/domain';
 import { createLogger } from '@mailer/logger';
 import { createTestDatabase, insertQueuedEmail, insertReadyDomain, insertSender } from '@mailer/testing';

@@ -7,7 +7,7 @@ import { PassThrough } from 'node:stream';
 import { createTransport, type SendMailOptions } from 'nodemailer';
 import type { SMTPServer } from 'smtp-server';
 import { loadConfig, type Config } from '@mailer/config';
-import { createAccount, setAccountPlan } from '@mailer/db';
+import { createAccount, setAccountPlan } from '@mailer/operations';
 import type { PlanLimits } from '@mailer/domain';
 import { createLogger } from '@mailer/logger';
 import { waitForRedis } from '@mailer/queue';

@@ -1,4 +1,3 @@
-import { createAccount, createManagementKey, findAccountWithPlan, listAccountKeys, listAccounts, revokeKey, rotateSendingKey, setAccountPlan, type PlanSettings } from '@mailer/db';
 import {
   ACCOUNT_NAME_RULE,
   AppError,
@@ -12,7 +11,20 @@ import {
   validationError,
   type Scope,
 } from '@mailer/domain';
-import { accountSendingState, pauseSending, resumeSending } from '@mailer/operations';
+import {
+  accountSendingState,
+  createAccount,
+  createManagementKey,
+  findAccountWithPlan,
+  listAccountKeys,
+  listAccounts,
+  pauseSending,
+  type PlanSettings,
+  resumeSending,
+  revokeKey,
+  rotateSendingKey,
+  setAccountPlan,
+} from '@mailer/operations';
 import { field, type ConsoleContext, type ConsoleRoute } from '../console-route';
 import { html } from '../html';
 import { actionButton, CONSOLE_PATH, csrfField, page, table, when } from '../layout';

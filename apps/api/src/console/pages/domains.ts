@@ -1,6 +1,5 @@
-import { listDomains, listSenders } from '@mailer/db';
 import { DEFAULT_TRANSPORT_SECURITY_POLICY, normalizeDomainName, TRANSPORT_SECURITY_POLICIES, validationError } from '@mailer/domain';
-import { addSender, checkDomainDns, createDomain, serializeDomain } from '@mailer/operations';
+import { addSender, checkDomainDns, createDomain, listDomains, listSenders, serializeDomain } from '@mailer/operations';
 import { validateBody } from '../../http/route';
 import { domainDnsRecords } from '../../routes/domains/domain-dns-records';
 import { domainNotFound, requireDomain, requireDomainView } from '../../routes/domains/domain-lookup';

@@ -1,6 +1,5 @@
-import { findEmailForOperator, searchEmails, type EmailSearchFilters } from '@mailer/db';
 import { AppError, DELIVERY_STATUSES, isIdOf, parseMailbox, parseRfc3339, parseTagFilter, RFC_3339_RULE, validationError, type DeliveryStatus, type ErrorDetail } from '@mailer/domain';
-import { toOperatorEmail } from '@mailer/operations';
+import { type EmailSearchFilters, findEmailForOperator, searchEmails, toOperatorEmail } from '@mailer/operations';
 import { decodeCursor, toPage } from '../../http/pagination';
 import { field, type ConsoleContext, type ConsoleRoute } from '../console-route';
 import { html } from '../html';

@@ -1,4 +1,4 @@
-import { listInboundEmails } from '@mailer/db';
+import { listInboundEmails } from '@mailer/operations';
 import { requireInboundEmail } from '../../routes/inbound/inbound-lookup';
 import type { ConsoleRoute } from '../console-route';
 import { html } from '../html';

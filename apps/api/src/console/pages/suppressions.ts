@@ -1,4 +1,4 @@
-import { listSuppressions, removeSuppression } from '@mailer/db';
+import { listSuppressions, removeSuppression } from '@mailer/operations';
 import { suppressionKeyOf, suppressionNotFound } from '../../routes/suppressions/suppression-lookup';
 import { field, type ConsoleRoute } from '../console-route';
 import { html } from '../html';

@@ -1,6 +1,5 @@
-import { listTemplates, type Template } from '@mailer/db';
 import { AppError, sampleVariables } from '@mailer/domain';
-import { renderTemplateContent } from '@mailer/operations';
+import { listTemplates, renderTemplateContent, type Template } from '@mailer/operations';
 import type { ConsoleRoute } from '../console-route';
 import { html } from '../html';
 import { page, table, when } from '../layout';

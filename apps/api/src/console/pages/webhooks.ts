@@ -1,6 +1,5 @@
-import { findWebhookEndpoint, listWebhookDeliveries, listWebhookEndpoints } from '@mailer/db';
 import { AppError } from '@mailer/domain';
-import { redeliverWebhookDelivery } from '@mailer/operations';
+import { findWebhookEndpoint, listWebhookDeliveries, listWebhookEndpoints, redeliverWebhookDelivery } from '@mailer/operations';
 import { shownUrl } from '../../routes/webhooks/webhook-target';
 import type { ConsoleRoute } from '../console-route';
 import { html } from '../html';

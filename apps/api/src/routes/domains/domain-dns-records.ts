@@ -1,8 +1,7 @@
 import type { z } from 'zod';
 import { isPlaceholderHostName } from '@mailer/config';
-import type { DomainRow } from '@mailer/db';
 import { requiredDnsRecords, type DnsRecordInstruction } from '@mailer/domain';
-import { ensureEd25519Key, loadPublishedDkimKeys } from '@mailer/operations';
+import { type DomainRow, ensureEd25519Key, loadPublishedDkimKeys } from '@mailer/operations';
 import type { ApiDependencies } from '../../container';
 import type { domainDnsSchema } from './get-domain-dns.schema';
 

@@ -1,5 +1,13 @@
 import { AppError } from '@mailer/domain';
-import { deleteDomain, findDomain, findDomainView, type Database, type Queryable, type DomainRow, type DomainView } from '@mailer/db';
+import {
+  deleteDomain,
+  findDomain,
+  findDomainView,
+  type Database,
+  type Queryable,
+  type DomainRow,
+  type DomainView,
+} from '@mailer/operations';
 
 export const domainNotFound = () => new AppError('domain_not_found', 'No domain with this id exists in this account.');
 

@@ -1,5 +1,4 @@
-import { listDomains } from '@mailer/db';
-import { domainSchema, serializeDomain } from '@mailer/operations';
+import { domainSchema, listDomains, serializeDomain } from '@mailer/operations';
 import { decodeCursor, pageResponseSchema, toPage } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
 import { listDomainsQuerySchema } from './list-domains.schema';

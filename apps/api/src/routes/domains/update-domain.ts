@@ -1,6 +1,5 @@
-import { updateDomainReceiving } from '@mailer/db';
 import { isSubdomainOf, validationError } from '@mailer/domain';
-import { domainSchema, serializeDomain } from '@mailer/operations';
+import { domainSchema, serializeDomain, updateDomainReceiving } from '@mailer/operations';
 import { defineRoute } from '../../http/route';
 import { sendJson } from '../../http/respond';
 import { domainNotFound, requireDomain, requireDomainView } from './domain-lookup';

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { findEmailDetail } from '@mailer/db';
 import { defineRoute } from '../../http/route';
-import { emailDetailSchema, toEmailDetail } from '@mailer/operations';
+import { emailDetailSchema, findEmailDetail, toEmailDetail } from '@mailer/operations';
 import { sendJson } from '../../http/respond';
 import { cancelOrRefuse } from './email-lookup';
 

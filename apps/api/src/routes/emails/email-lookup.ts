@@ -1,4 +1,4 @@
-import { cancelEmail, findEmailDetail, rescheduleEmail, type EmailDetail, type EmailOwner } from '@mailer/db';
+import { cancelEmail, findEmailDetail, rescheduleEmail, type EmailDetail, type EmailOwner } from '@mailer/operations';
 import { AppError, scheduleProblem, validationError } from '@mailer/domain';
 import type { ApiDependencies } from '../../container';
 

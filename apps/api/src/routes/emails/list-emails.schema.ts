@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DELIVERY_STATUSES, parseRfc3339, parseTagFilter, RFC_3339_RULE } from '@mailer/domain';
-import type { EmailListFilters, EmailOwner } from '@mailer/db';
+import type { EmailListFilters, EmailOwner } from '@mailer/operations';
 import { pageQuerySchema } from '../../http/pagination';
 
 /** An RFC 3339 instant as a query parameter (the list filters' date ranges). */

@@ -1,7 +1,6 @@
-import { listEmails } from '@mailer/db';
 import { decodeCursor, pageResponseSchema, toPage } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
-import { emailSummarySchema, toEmailSummary } from '@mailer/operations';
+import { emailSummarySchema, listEmails, toEmailSummary } from '@mailer/operations';
 import { listEmailsQuerySchema, listFilters, listScope } from './list-emails.schema';
 import { sendJson } from '../../http/respond';
 

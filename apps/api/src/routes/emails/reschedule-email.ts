@@ -1,5 +1,4 @@
-import { findEmailDetail } from '@mailer/db';
-import { emailDetailSchema, toEmailDetail } from '@mailer/operations';
+import { emailDetailSchema, findEmailDetail, toEmailDetail } from '@mailer/operations';
 import { defineRoute } from '../../http/route';
 import { sendJson } from '../../http/respond';
 import { rescheduleOrRefuse } from './email-lookup';

@@ -1,6 +1,5 @@
-import { createInboundRoute } from '@mailer/db';
 import { AppError, validationError } from '@mailer/domain';
-import { inboundRouteSchema, toInboundRoute } from '@mailer/operations';
+import { createInboundRoute, inboundRouteSchema, toInboundRoute } from '@mailer/operations';
 import { sendJson } from '../../http/respond';
 import { defineRoute } from '../../http/route';
 import { assertRouteWebhook } from './inbound-lookup';

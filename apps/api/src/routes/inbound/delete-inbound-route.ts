@@ -1,4 +1,4 @@
-import { deleteInboundRoute } from '@mailer/db';
+import { deleteInboundRoute } from '@mailer/operations';
 import { defineRoute } from '../../http/route';
 import { inboundRouteNotFound } from './inbound-lookup';
 

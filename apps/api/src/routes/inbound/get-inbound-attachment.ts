@@ -1,4 +1,4 @@
-import { findInboundRaw } from '@mailer/db';
+import { findInboundRaw } from '@mailer/operations';
 import { AppError } from '@mailer/domain';
 import { inboundAttachmentContent } from '@mailer/message';
 import { defineRoute } from '../../http/route';

@@ -1,4 +1,4 @@
-import { findInboundRaw } from '@mailer/db';
+import { findInboundRaw } from '@mailer/operations';
 import { defineRoute } from '../../http/route';
 import { inboundEmailNotFound } from './inbound-lookup';
 

@@ -1,4 +1,11 @@
-import { findInboundEmail, findInboundRoute, findWebhookEndpoint, type InboundEmail, type InboundRoute, type Queryable } from '@mailer/db';
+import {
+  findInboundEmail,
+  findInboundRoute,
+  findWebhookEndpoint,
+  type InboundEmail,
+  type InboundRoute,
+  type Queryable,
+} from '@mailer/operations';
 import { AppError, validationError } from '@mailer/domain';
 
 export const inboundRouteNotFound = () => new AppError('inbound_route_not_found', 'No inbound route with this id exists in this account.');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { addressKey } from '@mailer/domain';
-import type { InboundListFilters } from '@mailer/db';
+import type { InboundListFilters } from '@mailer/operations';
 import { pageQuerySchema } from '../../http/pagination';
 import { instant } from '../emails/list-emails.schema';
 

@@ -1,5 +1,4 @@
-import { listInboundEmails } from '@mailer/db';
-import { inboundEmailSummarySchema, toInboundEmailSummary } from '@mailer/operations';
+import { inboundEmailSummarySchema, listInboundEmails, toInboundEmailSummary } from '@mailer/operations';
 import { decodeCursor, pageResponseSchema, toPage } from '../../http/pagination';
 import { sendJson } from '../../http/respond';
 import { defineRoute } from '../../http/route';

@@ -1,5 +1,4 @@
-import { listInboundRoutes } from '@mailer/db';
-import { inboundRouteSchema, toInboundRoute } from '@mailer/operations';
+import { inboundRouteSchema, listInboundRoutes, toInboundRoute } from '@mailer/operations';
 import { decodeCursor, pageResponseSchema, toPage } from '../../http/pagination';
 import { sendJson } from '../../http/respond';
 import { defineRoute } from '../../http/route';

@@ -1,5 +1,4 @@
-import { updateInboundRoute } from '@mailer/db';
-import { inboundRouteSchema, toInboundRoute } from '@mailer/operations';
+import { inboundRouteSchema, toInboundRoute, updateInboundRoute } from '@mailer/operations';
 import { sendJson } from '../../http/respond';
 import { defineRoute } from '../../http/route';
 import { assertRouteWebhook, inboundRouteNotFound, requireInboundRoute } from './inbound-lookup';

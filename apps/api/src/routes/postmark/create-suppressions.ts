@@ -1,4 +1,4 @@
-import { addSuppression } from '@mailer/db';
+import { addSuppression } from '@mailer/operations';
 import { suppressionChangeRoute } from './suppression-change-route';
 
 export const postmarkCreateSuppressionsRoute = suppressionChangeRoute({

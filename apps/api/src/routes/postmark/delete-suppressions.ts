@@ -1,4 +1,4 @@
-import { removeSuppression } from '@mailer/db';
+import { removeSuppression } from '@mailer/operations';
 import { suppressionChangeRoute } from './suppression-change-route';
 
 export const postmarkDeleteSuppressionsRoute = suppressionChangeRoute({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { countEmails, listEmails } from '@mailer/db';
+import { countEmails, listEmails } from '@mailer/operations';
 import { defineRoute } from '../../http/route';
 import { sendJson } from '../../http/respond';
 import { postmarkDialect } from './postmark-dialect';

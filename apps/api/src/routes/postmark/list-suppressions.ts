@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listSuppressions } from '@mailer/db';
+import { listSuppressions } from '@mailer/operations';
 import { defineRoute } from '../../http/route';
 import { sendJson } from '../../http/respond';
 import { postmarkDialect } from './postmark-dialect';

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import type { EmailDetail, EmailSummary } from '@mailer/db';
 import { formatMailbox } from '@mailer/domain';
-import { iso } from '@mailer/operations';
+import { type EmailDetail, type EmailSummary, iso } from '@mailer/operations';
 
 const recipient = z.object({ Email: z.string(), Name: z.null() });
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AppError, type SuppressionReason } from '@mailer/domain';
-import type { Suppression } from '@mailer/db';
+import type { Suppression } from '@mailer/operations';
 
 /** The one stream there is (docs/api-decisions.md, "Resend and Postmark adapters"); any other is refused by name. */
 export function requireOutboundStream(stream: string): void {

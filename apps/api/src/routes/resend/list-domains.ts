@@ -1,7 +1,6 @@
-import { findDomainView, listDomains } from '@mailer/db';
 import { defineRoute } from '../../http/route';
 import { sendJson } from '../../http/respond';
-import { serializeDomain } from '@mailer/operations';
+import { findDomainView, listDomains, serializeDomain } from '@mailer/operations';
 import { resendDialect } from './resend-dialect';
 import { resendDomainSchema, toResendDomain } from './resend-domain.representation';
 import { resendListSchema, resendPage, resendPageQuerySchema, resendPosition } from './resend-page';

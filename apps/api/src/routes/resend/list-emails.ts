@@ -1,4 +1,4 @@
-import { findEmailDetail, listEmails } from '@mailer/db';
+import { findEmailDetail, listEmails } from '@mailer/operations';
 import { defineRoute } from '../../http/route';
 import { sendJson } from '../../http/respond';
 import { resendDialect } from './resend-dialect';

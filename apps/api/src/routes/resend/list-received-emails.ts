@@ -1,4 +1,4 @@
-import { findInboundEmail, listInboundEmails } from '@mailer/db';
+import { findInboundEmail, listInboundEmails } from '@mailer/operations';
 import { defineRoute } from '../../http/route';
 import { sendJson } from '../../http/respond';
 import { resendDialect } from './resend-dialect';

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import type { EmailSummary } from '@mailer/db';
 import { formatMailbox } from '@mailer/domain';
-import { iso, timestampSchema } from '@mailer/operations';
+import { type EmailSummary, iso, timestampSchema } from '@mailer/operations';
 
 const LAST_EVENTS = ['scheduled', 'queued', 'sent', 'delivery_delayed', 'delivered', 'bounced', 'failed', 'canceled'] as const;
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { integerParam } from '../../http/pagination';
 import { AppError } from '@mailer/domain';
-import type { PagePosition } from '@mailer/db';
+import type { PagePosition } from '@mailer/operations';
 
 /** Resend's paging: `limit` (1..100, 20 by default) and an item id to page `after` or `before` (not both). */
 export const resendPageQuerySchema = z

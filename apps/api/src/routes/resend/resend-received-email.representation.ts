@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import type { InboundEmail } from '@mailer/db';
-import { iso, timestampSchema } from '@mailer/operations';
+import { type InboundEmail, iso, timestampSchema } from '@mailer/operations';
 
 const nullableList = z.array(z.string()).nullable();
 

@@ -1,4 +1,4 @@
-import { deleteSender } from '@mailer/db';
+import { deleteSender } from '@mailer/operations';
 import { defineRoute } from '../../http/route';
 import { senderNotFound } from './lookups';
 

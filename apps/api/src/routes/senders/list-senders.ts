@@ -1,4 +1,4 @@
-import { listSenders } from '@mailer/db';
+import { listSenders } from '@mailer/operations';
 import { defineRoute } from '../../http/route';
 import { decodeCursor, pageQuerySchema, pageResponseSchema, toPage } from '../../http/pagination';
 import { requireDomain } from '../domains/domain-lookup';

@@ -1,5 +1,5 @@
 import { AppError } from '@mailer/domain';
-import { findSender, type Queryable, type SenderRecord } from '@mailer/db';
+import { findSender, type Queryable, type SenderRecord } from '@mailer/operations';
 import type { AuthenticatedKey } from '../../http/auth';
 
 /** The caller's active sender, or 404 sender_not_found for a malformed, unknown, deleted or foreign id. */

@@ -1,6 +1,5 @@
 import { effectiveSenderState } from '@mailer/domain';
-import type { SenderRecord } from '@mailer/db';
-import { iso } from '@mailer/operations';
+import { iso, type SenderRecord } from '@mailer/operations';
 import type { SenderView } from './sender.schema';
 
 export function serializeSender(sender: SenderRecord): SenderView {

@@ -1,4 +1,4 @@
-import { updateSender } from '@mailer/db';
+import { updateSender } from '@mailer/operations';
 import { defineRoute } from '../../http/route';
 import { requireSender, senderNotFound } from './lookups';
 import { senderSchema } from './sender.schema';

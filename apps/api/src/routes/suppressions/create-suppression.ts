@@ -1,4 +1,4 @@
-import { addSuppression } from '@mailer/db';
+import { addSuppression } from '@mailer/operations';
 import { sendJson } from '../../http/respond';
 import { defineRoute } from '../../http/route';
 import { createSuppressionBodySchema, serializeSuppression, suppressionSchema } from './suppression.schema';

@@ -1,4 +1,4 @@
-import { removeSuppression } from '@mailer/db';
+import { removeSuppression } from '@mailer/operations';
 import { defineRoute } from '../../http/route';
 import { suppressionKeyOf, suppressionNotFound } from './suppression-lookup';
 

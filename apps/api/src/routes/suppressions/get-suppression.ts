@@ -1,4 +1,4 @@
-import { findSuppression } from '@mailer/db';
+import { findSuppression } from '@mailer/operations';
 import { sendJson } from '../../http/respond';
 import { defineRoute } from '../../http/route';
 import { serializeSuppression, suppressionSchema } from './suppression.schema';

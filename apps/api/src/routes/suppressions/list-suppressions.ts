@@ -1,4 +1,4 @@
-import { listSuppressions } from '@mailer/db';
+import { listSuppressions } from '@mailer/operations';
 import { decodeCursor, pageResponseSchema, toPage } from '../../http/pagination';
 import { sendJson } from '../../http/respond';
 import { defineRoute } from '../../http/route';

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { parseMailbox, SUPPRESSION_REASONS, type Mailbox } from '@mailer/domain';
-import type { Suppression } from '@mailer/db';
-import { timestampSchema } from '@mailer/operations';
+import { type Suppression, timestampSchema } from '@mailer/operations';
 import { pageQuerySchema } from '../../http/pagination';
 
 const address = z

@@ -1,4 +1,4 @@
-import { createTemplate } from '@mailer/db';
+import { createTemplate } from '@mailer/operations';
 import { sendJson } from '../../http/respond';
 import { defineRoute } from '../../http/route';
 import { templateFields, writtenTemplate } from './template-lookup';

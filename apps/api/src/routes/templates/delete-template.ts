@@ -1,4 +1,4 @@
-import { deleteTemplate } from '@mailer/db';
+import { deleteTemplate } from '@mailer/operations';
 import { defineRoute } from '../../http/route';
 import { requireTemplate, templateNotFound } from './template-lookup';
 

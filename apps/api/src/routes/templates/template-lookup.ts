@@ -1,4 +1,4 @@
-import { findTemplate, type Queryable, type Template, type TemplateFields, type TemplateWriteResult } from '@mailer/db';
+import { findTemplate, type Queryable, type Template, type TemplateFields, type TemplateWriteResult } from '@mailer/operations';
 import { AppError, compileTemplate, templateReference, validationError, type TemplateContent } from '@mailer/domain';
 
 export const templateNotFound = () => new AppError('template_not_found', 'No template with this id or alias exists in this account.');

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { TEMPLATE_ALIAS_RULE, TEMPLATE_NAME_RULE, isTemplateAlias, normalizeTemplateName } from '@mailer/domain';
-import type { Template, TemplateVersion } from '@mailer/db';
-import { timestampSchema } from '@mailer/operations';
+import { type Template, type TemplateVersion, timestampSchema } from '@mailer/operations';
 import { pageQuerySchema } from '../../http/pagination';
 
 const required = (what: string) => (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : `must be ${what}`);

@@ -1,4 +1,4 @@
-import { updateTemplate } from '@mailer/db';
+import { updateTemplate } from '@mailer/operations';
 import { sendJson } from '../../http/respond';
 import { defineRoute } from '../../http/route';
 import { requireTemplate, templateFields, writtenTemplate } from './template-lookup';

@@ -1,4 +1,4 @@
-import { createWebhookEndpoint } from '@mailer/db';
+import { createWebhookEndpoint } from '@mailer/operations';
 import { AppError, newWebhookSecret, seal, WEBHOOK_EVENT_TYPES, WEBHOOK_SECRET_SEAL_PURPOSE } from '@mailer/domain';
 import { sendJson } from '../../http/respond';
 import { defineRoute } from '../../http/route';

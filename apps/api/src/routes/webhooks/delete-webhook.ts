@@ -1,4 +1,4 @@
-import { deleteWebhookEndpoint } from '@mailer/db';
+import { deleteWebhookEndpoint } from '@mailer/operations';
 import { defineRoute } from '../../http/route';
 import { webhookNotFound } from './webhook-lookup';
 

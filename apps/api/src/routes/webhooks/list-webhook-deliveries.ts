@@ -1,4 +1,4 @@
-import { listWebhookDeliveries } from '@mailer/db';
+import { listWebhookDeliveries } from '@mailer/operations';
 import { decodeCursor, pageQuerySchema, pageResponseSchema, toPage } from '../../http/pagination';
 import { sendJson } from '../../http/respond';
 import { defineRoute } from '../../http/route';

@@ -1,4 +1,4 @@
-import { listWebhookEndpoints } from '@mailer/db';
+import { listWebhookEndpoints } from '@mailer/operations';
 import { decodeCursor, pageResponseSchema, toPage } from '../../http/pagination';
 import { sendJson } from '../../http/respond';
 import { defineRoute } from '../../http/route';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { rotateWebhookSecret } from '@mailer/db';
+import { rotateWebhookSecret } from '@mailer/operations';
 import { newWebhookSecret, seal, WEBHOOK_SECRET_SEAL_PURPOSE } from '@mailer/domain';
 import { sendJson } from '../../http/respond';
 import { defineRoute } from '../../http/route';

@@ -1,4 +1,4 @@
-import { updateWebhookEndpoint } from '@mailer/db';
+import { updateWebhookEndpoint } from '@mailer/operations';
 import { sendJson } from '../../http/respond';
 import { defineRoute } from '../../http/route';
 import { requireWebhook, webhookNotFound } from './webhook-lookup';

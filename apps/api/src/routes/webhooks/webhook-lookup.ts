@@ -1,4 +1,4 @@
-import { findWebhookEndpoint, type Queryable, type WebhookEndpoint } from '@mailer/db';
+import { findWebhookEndpoint, type Queryable, type WebhookEndpoint } from '@mailer/operations';
 import { AppError, validationError, webhookUrlProblem, type WebhookFormat } from '@mailer/domain';
 
 export const webhookNotFound = () => new AppError('webhook_not_found', 'No webhook with this id exists in this account.');

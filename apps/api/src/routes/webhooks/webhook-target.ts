@@ -1,4 +1,4 @@
-import type { WebhookEndpoint } from '@mailer/db';
+import type { WebhookEndpoint } from '@mailer/operations';
 import {
   seal,
   shownWebhookUrl,

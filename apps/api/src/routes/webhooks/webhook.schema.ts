@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { SENT_WEBHOOK_EVENT_TYPES, WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES, WEBHOOK_FORMATS } from '@mailer/domain';
-import type { WebhookDeliveryRecord, WebhookEndpoint } from '@mailer/db';
-import { timestampSchema } from '@mailer/operations';
+import { timestampSchema, type WebhookDeliveryRecord, type WebhookEndpoint } from '@mailer/operations';
 import { pageQuerySchema } from '../../http/pagination';
 
 const events = z

@@ -1,5 +1,6 @@
 import { fitsAllowance } from '@mailer/domain';
-import { openRedis, WarmUpCounters, type Redis } from '@mailer/queue';
+import { openRedis, type Redis } from './connection';
+import { WarmUpCounters } from './warm-up-counters';
 import { testRedisPrefix } from '@mailer/testing';
 
 describe('warm-up counters shared through Redis', () => {

@@ -1,0 +1,2 @@
+// The egress pools an operator assigns to accounts, and the addresses they send from.
+export { addEgressAddress, createEgressPool, listEgressPools, setAccountEgressPool, type EgressAddress } from '@mailer/db';

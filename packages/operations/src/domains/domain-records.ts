@@ -1,0 +1,11 @@
+// The sending domains of an account, as the stores keep them.
+export {
+  deleteDomain,
+  findActiveDomainById,
+  findDomain,
+  findDomainView,
+  listDomains,
+  updateDomainReceiving,
+  type DomainRow,
+  type DomainView,
+} from '@mailer/db';
