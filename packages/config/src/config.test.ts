@@ -22,13 +22,6 @@ describe('loadConfig', () => {
     expect(config.worker.compositionThreads).toBe(availableParallelism());
   });
 
-  it('derives the public origin and the tracking host from PORT unless PUBLIC_URL and TRACKING_HOST say otherwise', () => {
-    expect(loadConfig({ PORT: '3100' })).toMatchObject({ publicUrl: 'http://127.0.0.1:3100', trackingHost: '127.0.0.1' });
-    expect(loadConfig({ PUBLIC_URL: 'https://mail.example.com/' })).toMatchObject({ publicUrl: 'https://mail.example.com', trackingHost: 'mail.example.com' });
-    expect(loadConfig({ PUBLIC_URL: 'https://mail.example.com', TRACKING_HOST: 't.example.net' }).trackingHost).toBe('t.example.net');
-    expect(() => loadConfig({ PUBLIC_URL: 'ftp://mail.example.com' })).toThrow(/PUBLIC_URL/);
-  });
-
   it('takes DESTINATION_LIMITS inline or from a file, and names a bad rule', () => {
     const rules = [{ pattern: '*.outlook.com', connections: 2, messagesPerMinute: 60 }];
     expect(loadConfig({}).worker.destinationLimits).toEqual([]);

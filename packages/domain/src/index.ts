@@ -5,7 +5,6 @@ export * from './keys/api-keys';
 export * from './pagination/cursor';
 export * from './crypto/seal';
 export * from './crypto/dkim-key';
-export * from './crypto/link-token';
 export * from './keys/operator-token';
 export * from './accounts/account-settings';
 export * from './senders';
