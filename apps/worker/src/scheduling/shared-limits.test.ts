@@ -1,75 +1,7 @@
 import { loadConfig } from '@mailer/config';
-import { openRedis, SharedDestinationLimits, HOLDER_TTL_MS, type Redis } from '@mailer/queue';
-import { startTestSmtpServer, testRedisPrefix, TransactionGauge } from '@mailer/testing';
+import { startTestSmtpServer, TransactionGauge } from '@mailer/testing';
 import { closeContainer, createContainer, type WorkerDependencies } from '../container';
 import { deliverMessage, startWorkerHarness, type WorkerHarness } from '../testing/worker-harness';
-
-describe('operator limits shared through Redis', () => {
-  const redises: Redis[] = [];
-  afterAll(() => redises.forEach((r) => r.disconnect()));
-  /** Two daemons' views of one REDIS_PREFIX, each on its own connection, with a clock the test moves. */
-  function twoDaemons() {
-    const prefix = testRedisPrefix();
-    let now = Date.now();
-    const make = () => {
-      const redis = openRedis({ url: 'redis://127.0.0.1:6379' }, 'worker');
-      redises.push(redis);
-      return new SharedDestinationLimits(redis, prefix, (error) => { throw error; }, () => now);
-    };
-    return { a: make(), b: make(), advance: (ms: number) => (now += ms) };
-  }
-
-  it('holds `connections` across daemons, and gives a slot back on release', async () => {
-    const { a, b } = twoDaemons();
-    const rule = { pattern: '*.shared.test', connections: 2 };
-    const first = await a.acquire(rule);
-    const second = await b.acquire(rule);
-    expect([first.granted, second.granted]).toEqual([true, true]);
-    expect(await a.acquire(rule)).toMatchObject({ granted: false });
-    expect(await b.acquire(rule)).toMatchObject({ granted: false });
-    if (first.granted) first.release();
-    // The release reaches Redis on the other daemon's connection: asked until it has.
-    let regained = await b.acquire(rule);
-    for (const deadline = Date.now() + 10_000; !regained.granted && Date.now() < deadline; regained = await b.acquire(rule)) await new Promise((r) => setTimeout(r, 20));
-    expect(regained.granted).toBe(true);
-  });
-
-  it("gives a dead daemon's connection slots back once their holders expire", async () => {
-    const { a, b, advance } = twoDaemons();
-    const rule = { pattern: 'mx.dead.test', connections: 1 };
-    expect((await a.acquire(rule)).granted).toBe(true);
-    expect((await b.acquire(rule)).granted).toBe(false);
-    advance(HOLDER_TTL_MS + 1);
-    expect((await b.acquire(rule)).granted).toBe(true);
-  });
-
-  it('counts messagesPerMinute across daemons, and says when the minute ends', async () => {
-    const { a, b } = twoDaemons();
-    const rule = { pattern: 'mx.rate.test', messagesPerMinute: 3 };
-    const grants = [await a.acquire(rule), await b.acquire(rule), await a.acquire(rule), await b.acquire(rule)];
-    expect(grants.map((g) => g.granted)).toEqual([true, true, true, false]);
-    const refused = grants[3]!;
-    expect(refused.granted === false && refused.retryInMs > 0 && refused.retryInMs <= 60_000).toBe(true);
-  });
-
-  it("tightens a destination's limits for every daemon while a reply rule's action is in force, the latest replacing the one before", async () => {
-    const { a, b } = twoDaemons();
-    const destination = { pattern: 'mx.replied.test' };
-    expect(await a.acquire(destination)).toMatchObject({ granted: true, connectionsLimited: false });
-    await a.throttle(destination, { kind: 'rate', messagesPerMinute: 2 }, 60_000);
-    const grants = [await b.acquire(destination), await a.acquire(destination), await b.acquire(destination)];
-    expect(grants.map((g) => g.granted)).toEqual([true, true, false]);
-    expect(grants[2]).toMatchObject({ suspended: false });
-    await b.throttle(destination, { kind: 'suspend' }, 60_000);
-    const refused = await a.acquire(destination);
-    expect(refused).toMatchObject({ granted: false, suspended: true });
-    expect(refused.granted === false && refused.retryInMs > 0 && refused.retryInMs <= 60_000).toBe(true);
-    await a.throttle(destination, { kind: 'concurrency', connections: 1 }, 60_000);
-    const held = await b.acquire(destination);
-    expect(held).toMatchObject({ granted: true, connectionsLimited: true });
-    expect(await a.acquire(destination)).toMatchObject({ granted: false, suspended: false });
-  });
-});
 
 describe('two daemons sharing a pattern limit', () => {
   let h: WorkerHarness;
