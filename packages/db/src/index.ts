@@ -2,18 +2,9 @@ export { openDatabase, type Database, type DatabaseHandle, type DatabaseOptions,
 export { inTransaction, PLAN_LIFETIME_MS, type NamedStatements, type Transaction, type TransactionOptions } from './transaction';
 export { DatabaseStallError, isDatabaseUnavailable, withinStall } from './database-errors';
 export { LOCK_LEVELS, lockAccountIntake } from './lock-order';
-export { heldBy, lockedMessagesFrom, lockMessages, type DeliveryRow, type LockedMessage } from './deliveries/locked-messages';
-export {
-  writeTransitions,
-  type AttemptRecord,
-  type AttemptTransport,
-  type MessageAfter,
-  type NewDelivery,
-  type Observation,
-  type Transition,
-  type TransitionWrite,
-  type WrittenTransitions,
-} from './deliveries/transition-writer';
+export { lockedMessagesFrom, lockMessages } from './deliveries/locked-messages';
+export { changeDeliveries, type ChangedDeliveries, type ChangeOptions } from './deliveries/change-deliveries';
+export { writeTransitions, type MessageAfter, type TransitionWrite, type WrittenTransitions } from './deliveries/transition-writer';
 export { migrateDatabase, ensureDatabase, MIGRATIONS_FOLDER } from './migrate';
 export * from './stores/accounts-store';
 export * from './stores/domains-store';

@@ -3,12 +3,13 @@ import {
   deriveMessageStatus,
   SIMULATED_RETRY_MS,
   simulatedOutcome,
+  type AttemptTransport,
   type AttemptOutcome,
   type DeliveryOutcome,
   type RetryPolicy,
   type SimulatedOutcome,
 } from '@mailer/domain';
-import { isDatabaseUnavailable, releaseLease, type AttemptTransport, type AttemptWrite, type DeliveryDecision, type Lease, type LeasedDelivery, type RecordedAttempt } from '@mailer/db';
+import { isDatabaseUnavailable, releaseLease, type AttemptWrite, type DeliveryDecision, type Lease, type LeasedDelivery, type RecordedAttempt } from '@mailer/db';
 import type { Logger } from '@mailer/logger';
 import type { WorkerDependencies } from '../container';
 

@@ -6,11 +6,12 @@ import {
   heldWhilePaused,
   parseSmtpReply,
   transactionFeedback,
+  type AttemptTransport,
   type CauseCode,
   type DeliveryOutcome,
   type TransactionFeedback,
 } from '@mailer/domain';
-import { loadAttachments, nextObligation, type AttemptTransport, type DeliveryContext, type Lease, type LeasedDelivery } from '@mailer/db';
+import { loadAttachments, nextObligation, type DeliveryContext, type Lease, type LeasedDelivery } from '@mailer/db';
 import type { Logger } from '@mailer/logger';
 import type { WorkerDependencies } from '../container';
 import { compositionRequest } from '../delivery/compose-message';

@@ -1,47 +1,9 @@
-import type { DeliveryCause, DeliveryStatus } from '@mailer/domain';
+import type { DeliveryRecord, MessageDeliveries } from '@mailer/domain';
 import type { Row, Statement } from '../database';
 import { enterLevel } from '../lock-order';
 import type { Transaction } from '../transaction';
 
-/** A delivery row as a transaction that holds its lock reads it: the latest committed version. */
-export interface DeliveryRow {
-  id: string;
-  emailId: string;
-  recipient: string;
-  recipientDomain: string;
-  kind: 'to' | 'cc' | 'bcc';
-  /** Its place in the message: RCPT TO and attempts list recipients in this order. */
-  position: number;
-  status: DeliveryStatus;
-  cause: DeliveryCause | null;
-  attemptCount: number;
-  /** When it was first owed an attempt: its message's acceptance, or its scheduled time. */
-  createdAt: Date;
-  updatedAt: Date;
-  nextAttemptAt: Date;
-  leaseExpiresAt: Date | null;
-  leaseToken: string | null;
-  delayReportedAt: Date | null;
-  complainedAt: Date | null;
-  /** Set while an operator holds it (docs/api-decisions.md, "Queue operations"). */
-  heldAt: Date | null;
-}
-
-/** A message and every one of its deliveries, locked (lock-order level 1). */
-export interface LockedMessage {
-  emailId: string;
-  accountId: string;
-  senderId: string;
-  /**
-   * A test message: simulated, and its transitions count nothing of usage, suppressions or
-   * reputation (docs/api-decisions.md, "Test mode").
-   */
-  test: boolean;
-  /** In id order, as locked. */
-  deliveries: DeliveryRow[];
-}
-
-const toDeliveryRow = (r: Row): DeliveryRow => ({
+const toDeliveryRecord = (r: Row): DeliveryRecord => ({
   id: r.id,
   emailId: r.email_id,
   recipient: r.recipient,
@@ -62,7 +24,7 @@ const toDeliveryRow = (r: Row): DeliveryRow => ({
 });
 
 /**
- * Level 1, waiting for holders: every delivery of these messages, with each message's
+ * Level 1 of the lock order, waiting for holders: every delivery of these messages, with each message's
  * account and sender. Read with lockedMessagesFrom.
  */
 export function lockMessages(tx: Transaction, emailIds: readonly string[]): Statement {
@@ -79,16 +41,12 @@ export function lockMessages(tx: Transaction, emailIds: readonly string[]): Stat
 }
 
 /** The messages lockMessages found, by id; a message that does not exist is absent. */
-export function lockedMessagesFrom(rows: readonly Row[]): Map<string, LockedMessage> {
-  const messages = new Map<string, LockedMessage>();
+export function lockedMessagesFrom(rows: readonly Row[]): Map<string, MessageDeliveries> {
+  const messages = new Map<string, MessageDeliveries>();
   for (const r of rows) {
     let message = messages.get(r.email_id);
     if (!message) messages.set(r.email_id, (message = { emailId: r.email_id, accountId: r.account_id, senderId: r.sender_id, test: r.test, deliveries: [] }));
-    message.deliveries.push(toDeliveryRow(r));
+    message.deliveries.push(toDeliveryRecord(r));
   }
   return messages;
 }
-
-/** Whether the delivery, as locked, is still `sending` under the lease named `token`. */
-export const heldBy = (delivery: Pick<DeliveryRow, 'status' | 'leaseToken'>, token: string): boolean =>
-  delivery.status === 'sending' && delivery.leaseToken === token;

@@ -1,8 +1,6 @@
-import { newId, type DeliveryCause, type DeliveryStatus } from '@mailer/domain';
+import { newId, type AttemptRecord, type DeliveryCause, type DeliveryRecord, type DeliveryStatus } from '@mailer/domain';
 import { booleansParam, timestampsParam, type Statement } from '../database';
 import type { Transaction } from '../transaction';
-import type { DeliveryRow } from './locked-messages';
-import type { AttemptRecord } from './transition-writer';
 
 /**
  * The statements of the transition writer (writeTransitions), each for all the rows of one
@@ -11,8 +9,8 @@ import type { AttemptRecord } from './transition-writer';
 
 const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 
-export function insertDeliveriesStatement(tx: Transaction, created: readonly { row: DeliveryRow; accountId: string }[]): Statement {
-  const column = <T>(pick: (d: DeliveryRow) => T) => created.map(({ row }) => pick(row));
+export function insertDeliveriesStatement(tx: Transaction, created: readonly { row: DeliveryRecord; accountId: string }[]): Statement {
+  const column = <T>(pick: (d: DeliveryRecord) => T) => created.map(({ row }) => pick(row));
   return tx.sql`
     insert into deliveries (id, email_id, account_id, recipient, recipient_domain, kind, position, status, cause, next_attempt_at, created_at, updated_at)
     select x.id, x.email_id, x.account_id, x.recipient, x.recipient_domain, x.kind, x.position, x.status, x.cause::jsonb, x.next_attempt_at, x.created_at, x.updated_at
@@ -25,8 +23,8 @@ export function insertDeliveriesStatement(tx: Transaction, created: readonly { r
 }
 
 /** Every column a transition or an observation can change, as the write leaves it. */
-export function updateDeliveriesStatement(tx: Transaction, rows: readonly DeliveryRow[]): Statement {
-  const column = <T>(pick: (d: DeliveryRow) => T) => rows.map(pick);
+export function updateDeliveriesStatement(tx: Transaction, rows: readonly DeliveryRecord[]): Statement {
+  const column = <T>(pick: (d: DeliveryRecord) => T) => rows.map(pick);
   return tx.sql`
     update deliveries d
        set status = x.status, cause = x.cause::jsonb, attempt_count = x.attempt_count, next_attempt_at = x.next_attempt_at,
@@ -47,7 +45,7 @@ export function updateDeliveriesStatement(tx: Transaction, rows: readonly Delive
  * one write in the order given); its to/cc recipients named in their message's order, its
  * BCC recipients only counted.
  */
-export function attemptsStatement(tx: Transaction, attempts: readonly [AttemptRecord, readonly DeliveryRow[]][]): Statement {
+export function attemptsStatement(tx: Transaction, attempts: readonly [AttemptRecord, readonly DeliveryRecord[]][]): Statement {
   const seen = new Map<string, number>();
   const rows = attempts.map(([attempt, deliveries]) => {
     const emailId = deliveries[0]!.emailId;

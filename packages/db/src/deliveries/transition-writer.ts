@@ -6,15 +6,16 @@ import {
   isAllowedTransition,
   isTerminal,
   observationEffects,
-  reputationCountOf,
+  movesSenderCounts,
   transitionEffects,
-  type AttemptOutcome,
+  type AttemptRecord,
   type DeliveryCause,
-  type DeliveryObservation,
+  type DeliveryRecord,
   type DeliveryStatus,
-  type TransitionReason,
-  type TlsPolicyApplied,
-  type TlsResult,
+  type MessageDeliveries,
+  type NewDelivery,
+  type Observation,
+  type Transition,
   type WebhookEventType,
 } from '@mailer/domain';
 import type { Statement } from '../database';
@@ -24,7 +25,6 @@ import { addReputationCounts, type ReputationCount } from '../stores/reputation-
 import { suppressRecipients, type SuppressionEntry } from '../stores/suppressions-store';
 import { webhookEventsOutbox, type DeliveryEvent } from '../stores/webhook-outbox-store';
 import type { Transaction } from '../transaction';
-import type { DeliveryRow, LockedMessage } from './locked-messages';
 import {
   attemptsStatement,
   historyEventsStatement,
@@ -35,64 +35,9 @@ import {
   type MessageStateWrite,
 } from './transition-statements';
 
-/** A delivery intake creates: it exists from the transition that creates it. */
-export interface NewDelivery extends Pick<DeliveryRow, 'id' | 'emailId' | 'recipient' | 'recipientDomain' | 'kind' | 'position'> {
-  /** When it is first owed an attempt: its message's acceptance, or its scheduled time. */
-  dueAt: Date;
-}
-
-/** One SMTP transaction, or the local decision that stood in for one. */
-export interface AttemptRecord {
-  startedAt: Date;
-  endedAt: Date;
-  outcome: AttemptOutcome;
-  cause: DeliveryCause | null;
-  /** Operator-only transport facts (docs/api-decisions.md, "Delivery", Attempts); none for a local decision. */
-  transport: AttemptTransport | null;
-}
-
-export interface AttemptTransport {
-  mxHost: string;
-  /** The address connected to; null when no address took a connection. */
-  mxAddress: string | null;
-  /** The reply that decided the attempt, its text at most 512 characters; null when none came. */
-  reply: { code: number | null; enhancedStatus: string | null; text: string } | null;
-  /** The session's TLS; null when the message went in clear (or never went). */
-  tls: { version: string; cipher: string; verified: boolean } | null;
-  policy: TlsPolicyApplied;
-  /** How the session fared under the policy (`success` or an RFC 8460 failure type); null when no TLS negotiation was reached. */
-  tlsResult: TlsResult | null;
-}
-
-/**
- * A change of one delivery's status, with what caused it (docs/api-decisions.md, "Delivery",
- * Transitions). Callers say what happened; the writer records it.
- */
-export interface Transition {
-  reason: TransitionReason;
-  /** The delivery, among the locked messages' deliveries; for `created`, the one made. */
-  delivery: string | NewDelivery;
-  to: DeliveryStatus;
-  cause: DeliveryCause | null;
-  at: Date;
-  /** For a waiting status: when it is next owed an attempt (unchanged when absent). */
-  nextAttemptAt?: Date;
-  /** For `sending`: the lease it is held under until it expires. */
-  lease?: { token: string; expiresAt: Date };
-  /** For `attempted`: the attempt, shared by the transitions of one SMTP transaction. */
-  attempt?: AttemptRecord;
-}
-
-/** A report that adds a fact to a delivery without changing its status. */
-export interface Observation {
-  observation: DeliveryObservation;
-  delivery: string;
-  at: Date;
-}
-
 export interface TransitionWrite {
   /** Every message a change touches, with all its deliveries as locked in this transaction; new messages with none. */
-  messages: readonly LockedMessage[];
+  messages: readonly MessageDeliveries[];
   transitions?: readonly Transition[];
   observations?: readonly Observation[];
   /**
@@ -108,7 +53,7 @@ export interface MessageAfter {
   cause: DeliveryCause | null;
   terminal: boolean;
   /** Every delivery of the message, as the write leaves it. */
-  deliveries: DeliveryRow[];
+  deliveries: DeliveryRecord[];
 }
 
 export interface WrittenTransitions {
@@ -118,7 +63,13 @@ export interface WrittenTransitions {
   messages: Map<string, MessageAfter>;
 }
 
-const newRow = (d: NewDelivery): DeliveryRow => ({
+/** A message's state as its deliveries make it (deriveMessageStatus, deriveMessageCause). */
+export function messageAfter(deliveries: DeliveryRecord[]): MessageAfter {
+  const status = deriveMessageStatus(deliveries.map((d) => d.status));
+  return { status, cause: deriveMessageCause(deliveries, status), terminal: isTerminal(status), deliveries };
+}
+
+const newRow = (d: NewDelivery): DeliveryRecord => ({
   id: d.id,
   emailId: d.emailId,
   recipient: d.recipient,
@@ -148,8 +99,8 @@ const newRow = (d: NewDelivery): DeliveryRow => ({
  * transaction only (docs/api-decisions.md, "Data layer", Lock order): the usage rows of
  * accounts whose active deliveries move and the senders whose counters move (with the
  * caller's sharedRows), and the counters move (counterDeltas), the accounts'
- * reputation counts are added (reputationCountOf), then the suppressions
- * (hard bounces and complaints of to/cc recipients) and the webhook outbox. A test
+ * reputation counts are added, then the suppressions and the webhook outbox: every effect as
+ * the reason's (or observation's) row names it (transitionEffects, observationEffects). A test
  * message's changes move no counter and add no reputation count and no suppression
  * (docs/api-decisions.md, "Test mode"); its events and webhooks are written as any other's. A BCC
  * delivery's recipient is never written beside it. A change its reason does not allow is a
@@ -158,8 +109,8 @@ const newRow = (d: NewDelivery): DeliveryRow => ({
 export function writeTransitions(tx: Transaction, write: TransitionWrite): WrittenTransitions {
   const transitions = write.transitions ?? [];
   const observations = write.observations ?? [];
-  const messageOf = new Map<string, LockedMessage>();
-  const rows = new Map<string, DeliveryRow>();
+  const messageOf = new Map<string, MessageDeliveries>();
+  const rows = new Map<string, DeliveryRecord>();
   for (const message of write.messages) {
     for (const d of message.deliveries) {
       messageOf.set(d.id, message);
@@ -168,18 +119,18 @@ export function writeTransitions(tx: Transaction, write: TransitionWrite): Writt
   }
   const byEmail = new Map(write.messages.map((m) => [m.emailId, m]));
   const after = new Map(rows);
-  const created: DeliveryRow[] = [];
+  const created: DeliveryRecord[] = [];
   const updated = new Set<string>();
   const moves: { account: string; sender: string; from: DeliveryStatus | null; to: DeliveryStatus }[] = [];
   const events: HistoryEvent[] = [];
   const webhooks: DeliveryEvent[] = [];
   const suppressions: SuppressionEntry[] = [];
   const reputation: ReputationCount[] = [];
-  const attempts = new Map<AttemptRecord, DeliveryRow[]>();
+  const attempts = new Map<AttemptRecord, DeliveryRecord[]>();
   const changedMessages = new Map<string, { at: Date; onlyCreated: boolean }>();
 
   // What the history and the webhooks say of a delivery's change; a BCC recipient is never named.
-  const report = (message: LockedMessage, row: DeliveryRow, type: string, cause: DeliveryCause | null, webhook: WebhookEventType | null, at: Date) => {
+  const report = (message: MessageDeliveries, row: DeliveryRecord, type: string, cause: DeliveryCause | null, webhook: WebhookEventType | null, at: Date) => {
     events.push({ emailId: row.emailId, type, at, recipient: row.kind === 'bcc' ? null : row.recipient, cause });
     if (webhook) {
       webhooks.push({
@@ -207,7 +158,7 @@ export function writeTransitions(tx: Transaction, write: TransitionWrite): Writt
     if (!isAllowedTransition(t.reason, from, t.to)) throw new Error(`transition ${t.reason} of delivery ${id} from ${from} to ${t.to} is not allowed`);
     const base = before ?? newRow(t.delivery as NewDelivery);
     const effects = transitionEffects(t.reason, base, t.to, t.cause);
-    const row: DeliveryRow = {
+    const row: DeliveryRecord = {
       ...base,
       status: t.to,
       cause: t.cause,
@@ -232,8 +183,7 @@ export function writeTransitions(tx: Transaction, write: TransitionWrite): Writt
     if (effects.suppression && !message.test) {
       suppressions.push({ reason: effects.suppression, accountId: message.accountId, email: row.recipient, emailId: row.emailId, at: t.at });
     }
-    const counted = !message.test && reputationCountOf({ reason: t.reason, kind: row.kind, to: t.to, cause: t.cause });
-    if (counted) reputation.push({ accountId: message.accountId, at: t.at, counts: counted });
+    if (effects.reputation && !message.test) reputation.push({ accountId: message.accountId, at: t.at, counts: effects.reputation });
     if (t.attempt) attempts.set(t.attempt, [...(attempts.get(t.attempt) ?? []), row]);
     else if (effects.attempt) throw new Error(`delivery ${id} attempted without its attempt`);
     const changed = changedMessages.get(message.emailId);
@@ -248,33 +198,30 @@ export function writeTransitions(tx: Transaction, write: TransitionWrite): Writt
     const message = messageOf.get(o.delivery);
     if (!before || !message || !rows.has(o.delivery)) throw new Error(`observation of delivery ${o.delivery}, which the write did not lock`);
     if (!isAllowedObservation(o.observation, before)) throw new Error(`observation ${o.observation} of delivery ${o.delivery} is not allowed`);
-    const row: DeliveryRow = o.observation === 'delayed' ? { ...before, delayReportedAt: o.at } : { ...before, complainedAt: o.at };
+    const effects = observationEffects(o.observation, before);
+    const row: DeliveryRecord = { ...before, [effects.stamp]: o.at };
     after.set(o.delivery, row);
     updated.add(o.delivery);
-    const effects = observationEffects(o.observation, row);
     report(message, row, effects.event, null, effects.webhook, o.at);
     if (effects.suppression && !message.test) {
       suppressions.push({ reason: effects.suppression, accountId: message.accountId, email: row.recipient, emailId: row.emailId, at: o.at });
     }
-    const counted = !message.test && reputationCountOf({ observation: o.observation, kind: row.kind });
-    if (counted) reputation.push({ accountId: message.accountId, at: o.at, counts: counted });
+    if (effects.reputation && !message.test) reputation.push({ accountId: message.accountId, at: o.at, counts: effects.reputation });
   }
 
   const states = new Map<string, MessageAfter>();
   const stateWrites: MessageStateWrite[] = [];
   for (const [emailId, change] of changedMessages) {
-    const deliveries = [...after.values()].filter((d) => d.emailId === emailId);
-    const status = deriveMessageStatus(deliveries.map((d) => d.status));
-    const state = { status, cause: deriveMessageCause(deliveries, status), terminal: isTerminal(status), deliveries };
+    const state = messageAfter([...after.values()].filter((d) => d.emailId === emailId));
     states.set(emailId, state);
     // A new message's row is written queued; it needs writing only when its deliveries say otherwise.
-    if (!change.onlyCreated || status !== 'queued') stateWrites.push({ emailId, at: change.at, ...state });
+    if (!change.onlyCreated || state.status !== 'queued') stateWrites.push({ emailId, at: change.at, ...state });
   }
 
   const accountDeltas = counterDeltasByKey(moves.map((m) => ({ key: m.account, from: m.from, to: m.to })));
   const senderDeltas = counterDeltasByKey(moves.map((m) => ({ key: m.sender, from: m.from, to: m.to })));
   const movedAccounts = [...accountDeltas].filter(([, d]) => d.active !== 0).map(([id]) => id);
-  const movedSenders = [...senderDeltas].filter(([, d]) => d.accepted !== 0 || d.bounced !== 0 || d.failed !== 0 || d.deferred !== 0).map(([id]) => id);
+  const movedSenders = [...senderDeltas].filter(([, d]) => movesSenderCounts(d)).map(([id]) => id);
   const statements: Statement[] = [
     ...(created.length > 0 ? [insertDeliveriesStatement(tx, created.map((row) => ({ row, accountId: messageOf.get(row.id)!.accountId })))] : []),
     ...(updated.size > 0 ? [updateDeliveriesStatement(tx, [...updated].map((id) => after.get(id)!))] : []),

@@ -1,4 +1,5 @@
-import type { CounterDeltas } from '@mailer/domain';
+import { movesSenderCounts, SENDER_COUNTED_STATUSES, type CounterDeltas, type SenderCountedStatus } from '@mailer/domain';
+import type postgres from 'postgres';
 import type { Transaction } from '../transaction';
 
 /**
@@ -18,18 +19,20 @@ export function moveActiveCounts(tx: Transaction, byAccount: ReadonlyMap<string,
   ];
 }
 
+/** One column per SENDER_COUNTED_STATUSES (`<status>_count`), each moved by its delta. */
 export function moveSenderCounts(tx: Transaction, bySender: ReadonlyMap<string, CounterDeltas>) {
-  const moved = [...bySender].filter(([, d]) => d.accepted !== 0 || d.bounced !== 0 || d.failed !== 0 || d.deferred !== 0);
+  const moved = [...bySender].filter(([, d]) => movesSenderCounts(d));
   if (moved.length === 0) return [];
-  const column = (pick: (d: CounterDeltas) => number) => moved.map(([, d]) => pick(d));
+  const sql = tx.sql;
+  const column = (status: SenderCountedStatus) => sql(`${status}_count`);
+  const list = (parts: postgres.PendingQuery<postgres.Row[]>[]) => parts.reduce((all, part) => sql`${all}, ${part}`);
+  const sets = list(SENDER_COUNTED_STATUSES.map((s) => sql`${column(s)} = s.${column(s)} + x.${sql(s)}`));
+  const arrays = list(SENDER_COUNTED_STATUSES.map((s) => sql`${moved.map(([, d]) => d[s])}::int[]`));
+  const names = list(SENDER_COUNTED_STATUSES.map((s) => sql`${sql(s)}`));
   return [
-    tx.sql`
-      update senders s
-         set accepted_count = s.accepted_count + x.accepted, bounced_count = s.bounced_count + x.bounced,
-             failed_count = s.failed_count + x.failed, deferred_count = s.deferred_count + x.deferred
-        from unnest(${moved.map(([id]) => id)}::text[], ${column((d) => d.accepted)}::int[], ${column((d) => d.bounced)}::int[],
-                    ${column((d) => d.failed)}::int[], ${column((d) => d.deferred)}::int[])
-             as x(sender_id, accepted, bounced, failed, deferred)
+    sql`
+      update senders s set ${sets}
+        from unnest(${moved.map(([id]) => id)}::text[], ${arrays}) as x(sender_id, ${names})
        where s.id = x.sender_id`,
   ];
 }

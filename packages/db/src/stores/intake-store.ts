@@ -1,6 +1,6 @@
-import { SUPPRESSED } from '@mailer/domain';
+import { SUPPRESSED, type Transition } from '@mailer/domain';
 import { timestampsParam, type Statement } from '../database';
-import { writeTransitions, type Transition } from '../deliveries/transition-writer';
+import { writeTransitions } from '../deliveries/transition-writer';
 import type { Transaction } from '../transaction';
 import type { AcceptedEmail } from './emails-store';
 

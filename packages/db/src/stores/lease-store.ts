@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { isDomainReady, isOwedAttempt } from '@mailer/domain';
+import { claimOwed, isDomainReady, releaseLeased, type LeaseRelease, type Transition } from '@mailer/domain';
 import type { Database, Row } from '../database';
-import { heldBy, lockedMessagesFrom, lockMessages } from '../deliveries/locked-messages';
+import { changeDeliveries } from '../deliveries/change-deliveries';
 import { statusLiteral } from '../deliveries/status-literals';
-import { writeTransitions, type Transition } from '../deliveries/transition-writer';
 import { enterLevel } from '../lock-order';
 import { inTransaction, type Transaction } from '../transaction';
 import type { DeliveryContext, Lease } from './delivery-store';
@@ -66,74 +65,46 @@ function toContexts(rows: readonly Row[]): Map<string, DeliveryContext> {
 
 /**
  * For each message: its context (sender and domain) and a lease on its deliveries that are
- * owed an attempt (isOwedAttempt), under a token of its own, until `now + leaseMs`. The
- * messages' deliveries are locked first (lock-order), waiting for a claim or record in
- * progress, which makes a second claim of a message find its deliveries leased. The leased
- * deliveries move to `sending` through the transition writer (`claimed`); each keeps the cause
- * of its last deferral. Two round trips for all the messages; a message that does not exist
- * is left out of the answer.
+ * owed an attempt (claimOwed), under a token of its own, until `now + leaseMs`. Waiting for a
+ * claim or record in progress (changeDeliveries) makes a second claim of a message find its
+ * deliveries leased. Two round trips for all the messages; a message that does not exist is
+ * left out of the answer.
  */
 export async function claimMessages(db: Database, emailIds: string[], now: Date, leaseMs: number): Promise<Map<string, Claim>> {
   const expiresAt = new Date(now.getTime() + leaseMs);
-  return inTransaction(db, async (tx) => {
-    const { locked, contexts } = await tx.send({ locked: lockMessages(tx, emailIds), contexts: contextsStatement(tx, emailIds) });
-    const messages = lockedMessagesFrom(locked);
-    const claims = new Map<string, Claim>();
-    const transitions: Transition[] = [];
-    for (const [emailId, context] of toContexts(contexts)) {
-      const message = messages.get(emailId);
-      if (!message) continue;
-      const token = randomUUID();
-      const owed = message.deliveries.filter((d) => isOwedAttempt(d, now, context.sender.active)).sort((a, b) => a.position - b.position);
-      claims.set(emailId, {
-        context,
-        lease: {
-          emailId,
-          accountId: message.accountId,
-          senderId: message.senderId,
-          token,
-          expiresAt,
-          deliveries: owed.map((d) => ({ id: d.id, recipient: d.recipient, recipientDomain: d.recipientDomain, kind: d.kind, attemptCount: d.attemptCount, createdAt: d.createdAt })),
-        },
-      });
-      for (const d of owed) transitions.push({ reason: 'claimed', delivery: d.id, to: 'sending', cause: d.cause, at: now, lease: { token, expiresAt } });
-    }
-    if (transitions.length > 0) await tx.commit(...writeTransitions(tx, { messages: [...messages.values()], transitions }).statements);
-    return claims;
-  });
+  const { answer } = await changeDeliveries(
+    db,
+    emailIds,
+    (messages, contexts) => {
+      const claims = new Map<string, Claim>();
+      const transitions: Transition[] = [];
+      for (const [emailId, context] of toContexts(contexts)) {
+        const message = messages.get(emailId);
+        if (!message) continue;
+        const token = randomUUID();
+        const claimed = claimOwed(message, { token, expiresAt }, context.sender.active, now);
+        transitions.push(...claimed.transitions!);
+        const deliveries = claimed.answer.map((d) => ({ id: d.id, recipient: d.recipient, recipientDomain: d.recipientDomain, kind: d.kind, attemptCount: d.attemptCount, createdAt: d.createdAt }));
+        claims.set(emailId, { context, lease: { emailId, accountId: message.accountId, senderId: message.senderId, token, expiresAt, deliveries } });
+      }
+      return { transitions, answer: claims };
+    },
+    { readAlongside: (tx) => contextsStatement(tx, emailIds) },
+  );
+  return answer;
 }
 
 /**
- * Gives leased deliveries back without an attempt: `deferred` again when they had attempts
- * before (with the cause of their last deferral), else `queued`. Released (shutdown before the
- * message went out; its account paused) they are due at `dueAt`, now unless given; postponed
- * (no warm-up allowance left today) they are due at `dueAt`, with a transition of their own.
- * A delivery no longer under this lease is left alone.
+ * Gives leased deliveries back without an attempt (releaseLeased): released (shutdown before
+ * the message went out; its account paused) they are due at `dueAt`, now unless given;
+ * postponed (no warm-up allowance left today) they are due at `dueAt`, with a transition of
+ * their own. A delivery no longer under this lease is left alone.
  */
-export async function releaseLease(
-  db: Database,
-  lease: Lease,
-  deliveryIds: string[],
-  now: Date,
-  release: { reason: 'released' | 'postponed'; dueAt: Date } = { reason: 'released', dueAt: now },
-): Promise<void> {
+export async function releaseLease(db: Database, lease: Lease, deliveryIds: string[], now: Date, release: LeaseRelease = { reason: 'released', dueAt: now }): Promise<void> {
   if (deliveryIds.length === 0) return;
-  await inTransaction(db, async (tx) => {
-    const { locked } = await tx.send({ locked: lockMessages(tx, [lease.emailId]) });
-    const message = lockedMessagesFrom(locked).get(lease.emailId);
-    if (!message) return;
-    const releasing = new Set(deliveryIds);
-    const transitions: Transition[] = message.deliveries
-      .filter((d) => releasing.has(d.id) && heldBy(d, lease.token))
-      .map((d) => ({
-        reason: release.reason,
-        delivery: d.id,
-        to: d.attemptCount > 0 ? 'deferred' : 'queued',
-        cause: d.cause,
-        at: now,
-        nextAttemptAt: release.dueAt,
-      }));
-    if (transitions.length > 0) await tx.commit(...writeTransitions(tx, { messages: [message], transitions }).statements);
+  await changeDeliveries(db, [lease.emailId], (messages) => {
+    const message = messages.get(lease.emailId);
+    return message ? releaseLeased(message, lease.token, deliveryIds, release, now) : { answer: 0 };
   });
 }
 

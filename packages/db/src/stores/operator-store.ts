@@ -1,9 +1,7 @@
-import { ACTIVE_STATUSES, DELIVERY_STATUSES, isIdOf, type DeliveryStatus } from '@mailer/domain';
+import { ACTIVE_STATUSES, DELIVERY_STATUSES, isIdOf, retryDeferred, type DeliveryStatus } from '@mailer/domain';
 import type { Database, Queryable } from '../database';
-import { lockedMessagesFrom, lockMessages } from '../deliveries/locked-messages';
+import { changeDeliveries } from '../deliveries/change-deliveries';
 import { statusLiteral, statusSetLiteral } from '../deliveries/status-literals';
-import { writeTransitions } from '../deliveries/transition-writer';
-import { inTransaction } from '../transaction';
 import { domainColumns, toDomainRow, type DomainRow } from './domain-rows';
 
 /** Queries for the operator CLI: across accounts, never reachable from the HTTP API. */
@@ -58,20 +56,17 @@ export async function owedDeliveriesSummary(db: Queryable): Promise<OwedDeliveri
 }
 
 /**
- * Makes the message's deferred deliveries due now (`made_due`, through the transition writer;
- * the caller enqueues its job). Undefined when there is no such message; otherwise how many
- * deliveries were advanced, and the message's account (its job's).
+ * Makes the message's deferred deliveries due now (retryDeferred; the caller enqueues its
+ * job). Undefined when there is no such message; otherwise how many deliveries were advanced,
+ * and the message's account (its job's).
  */
 export async function makeDeferredDeliveriesDue(db: Database, emailId: string, now: Date): Promise<{ advanced: number; accountId: string } | undefined> {
   if (!isIdOf('email', emailId)) return undefined;
-  return inTransaction(db, async (tx) => {
-    const { locked } = await tx.send({ locked: lockMessages(tx, [emailId]) });
-    const message = lockedMessagesFrom(locked).get(emailId);
-    if (!message) return undefined;
-    const transitions = message.deliveries
-      .filter((d) => d.status === 'deferred')
-      .map((d) => ({ reason: 'made_due' as const, delivery: d.id, to: 'deferred' as const, cause: d.cause, at: now, nextAttemptAt: now }));
-    if (transitions.length > 0) await tx.commit(...writeTransitions(tx, { messages: [message], transitions }).statements);
-    return { advanced: transitions.length, accountId: message.accountId };
+  const { answer } = await changeDeliveries(db, [emailId], (messages) => {
+    const message = messages.get(emailId);
+    if (!message) return { answer: undefined };
+    const changes = retryDeferred(message, now);
+    return { ...changes, answer: { advanced: changes.answer.changed, accountId: message.accountId } };
   });
+  return answer;
 }

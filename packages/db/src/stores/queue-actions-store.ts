@@ -1,15 +1,14 @@
 import {
-  CANCELED_BY_OPERATOR,
-  expiredWhileHeldCause,
-  isHeldPastMaxAge,
-  queueActionApplies,
+  applyQueueActionTo,
+  expireHeld,
   WAITING_STATUSES,
+  type ChangedMessages,
+  type DeliveryChanges,
+  type MessageDeliveries,
   type QueueAction,
 } from '@mailer/domain';
 import type { Database, Queryable, Statement } from '../database';
-import { lockedMessagesFrom, lockMessages, type DeliveryRow } from '../deliveries/locked-messages';
-import { writeTransitions, type Transition } from '../deliveries/transition-writer';
-import { inTransaction } from '../transaction';
+import { changeDeliveries } from '../deliveries/change-deliveries';
 
 /**
  * Which waiting deliveries an operator acts on (docs/api-decisions.md, "Queue operations"):
@@ -23,12 +22,8 @@ export interface QueueSelection {
   recipientDomains?: readonly string[];
 }
 
-export interface QueueActionResult {
-  /** Deliveries the action changed. */
-  changed: number;
-  /** The messages they belong to, each with its account: what a release or a flush enqueues. */
-  messages: { emailId: string; accountId: string }[];
-}
+/** Deliveries the action changed, and their messages, each with its account: what a release or a flush enqueues. */
+export type QueueActionResult = ChangedMessages;
 
 /** Deliveries per transaction: each page's messages are locked together. */
 const PAGE = 500;
@@ -47,82 +42,54 @@ function selected(db: Queryable, selection: QueueSelection, afterId: string) {
 }
 
 /**
- * Locks the candidates' messages page by page and moves those of their deliveries that
- * `decide` picks, through the transition writer: a page is one transaction, so a delivery a
- * claim or an attempt changed meanwhile is judged as it now is.
+ * Changes the candidates' messages page by page, as `decide` judges the candidates among
+ * their locked deliveries: a page is one transaction, so a delivery a claim or an attempt
+ * changed meanwhile is judged as it now is.
  */
-async function moveSelected(
+async function changeSelected(
   db: Database,
   candidates: (afterId: string) => Statement,
-  decide: (delivery: DeliveryRow) => Transition | undefined,
-): Promise<QueueActionResult> {
-  const result: QueueActionResult = { changed: 0, messages: [] };
+  decide: (messages: Iterable<MessageDeliveries>, selected: ReadonlySet<string>) => DeliveryChanges<ChangedMessages>,
+): Promise<ChangedMessages> {
+  const result: ChangedMessages = { changed: 0, messages: [] };
   for (let afterId = ''; ; ) {
     const page = (await candidates(afterId)).map((r) => ({ id: r.id as string, emailId: r.email_id as string }));
     if (page.length === 0) return result;
     afterId = page[page.length - 1]!.id;
-    const ids = new Set(page.map((r) => r.id));
-    await inTransaction(db, async (tx) => {
-      const { locked } = await tx.send({ locked: lockMessages(tx, page.map((r) => r.emailId)) });
-      const messages = [...lockedMessagesFrom(locked).values()];
-      const transitions: Transition[] = [];
-      for (const message of messages) {
-        const moved = message.deliveries.filter((d) => ids.has(d.id)).flatMap((d) => decide(d) ?? []);
-        if (moved.length === 0) continue;
-        transitions.push(...moved);
-        result.messages.push({ emailId: message.emailId, accountId: message.accountId });
-      }
-      if (transitions.length > 0) await tx.commit(...writeTransitions(tx, { messages, transitions }).statements);
-      result.changed += transitions.length;
-    });
+    const selected = new Set(page.map((r) => r.id));
+    const { answer } = await changeDeliveries(db, [...new Set(page.map((r) => r.emailId))], (messages) => decide(messages.values(), selected));
+    result.changed += answer.changed;
+    result.messages.push(...answer.messages);
     if (page.length < PAGE) return result;
   }
 }
 
-/** The move of `action` for one delivery it applies to (queueActionApplies). */
-function actionTransition(action: QueueAction, d: DeliveryRow, now: Date): Transition {
-  switch (action) {
-    case 'hold':
-      return { reason: 'held_by_operator', delivery: d.id, to: d.status, cause: d.cause, at: now };
-    case 'release':
-      return { reason: 'released_by_operator', delivery: d.id, to: d.status, cause: d.cause, at: now, nextAttemptAt: now };
-    case 'delete':
-      return { reason: 'deleted_by_operator', delivery: d.id, to: 'failed', cause: CANCELED_BY_OPERATOR, at: now };
-    case 'flush':
-      return { reason: 'made_due', delivery: d.id, to: 'deferred', cause: d.cause, at: now, nextAttemptAt: now };
-  }
-}
-
 /**
- * Holds, releases, deletes or flushes the selected waiting deliveries (queueActionApplies says
- * which of them each action changes); a released or flushed delivery is due `now`, and the
- * caller enqueues the messages returned.
+ * Holds, releases, deletes or flushes the selected waiting deliveries (applyQueueActionTo);
+ * the caller enqueues the messages returned.
  */
 export function applyQueueAction(db: Database, action: QueueAction, selection: QueueSelection, now: Date): Promise<QueueActionResult> {
-  return moveSelected(
+  return changeSelected(
     db,
     (afterId) => selected(db, selection, afterId),
-    (d) => (queueActionApplies(action, d) ? actionTransition(action, d, now) : undefined),
+    (messages, chosen) => applyQueueActionTo(messages, chosen, action, now),
   );
 }
 
 /**
- * The daemons' expiry of holds: every held delivery past its maximum age (isHeldPastMaxAge)
- * ends `failed` / `retries_exhausted`, with its event and webhook. The candidates come from
- * the held deliveries' own index. Resolves with how many ended.
+ * The daemons' expiry of holds: every held delivery past its maximum age ends `failed`
+ * (expireHeld), with its event and webhook. The candidates come from the held deliveries'
+ * own index. Resolves with how many ended.
  */
 export async function expireHeldDeliveries(db: Database, now: Date, maxDeliveryAgeMs: number): Promise<number> {
   const oldest = new Date(now.getTime() - maxDeliveryAgeMs);
-  const { changed } = await moveSelected(
+  const { changed } = await changeSelected(
     db,
     (afterId) => db`
       select id, email_id from deliveries
        where held_at is not null and created_at <= ${oldest} and id > ${afterId}
        order by id limit ${PAGE}`,
-    (d) =>
-      isHeldPastMaxAge(d, now, maxDeliveryAgeMs)
-        ? { reason: 'expired_while_held', delivery: d.id, to: 'failed', cause: expiredWhileHeldCause(d.cause), at: now }
-        : undefined,
+    (messages, chosen) => expireHeld(messages, chosen, now, maxDeliveryAgeMs),
   );
   return changed;
 }

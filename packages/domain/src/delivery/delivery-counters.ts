@@ -1,21 +1,21 @@
 import { isTerminal, type DeliveryStatus } from './message-status';
 
 /**
- * The counters kept beside the deliveries, so that reading them never counts rows:
- * per account, `active` (deliveries not yet terminal, what the plan's active-delivery
- * limit reads); per sender, `accepted`, `bounced` and `failed` (deliveries that ended so,
- * kept after retention deletes them; an accepted delivery a later DSN bounces moves from
- * `accepted` to `bounced`) and `deferred` (deliveries deferred now).
- * Every writer of deliveries moves them by the deltas of the transitions it makes, in the
- * same transaction.
+ * The statuses each sender keeps a count of (docs/api-decisions.md, "Data layer", Counters),
+ * in its column `<status>_count`: deliveries that ended so (kept after retention deletes
+ * them; an accepted delivery a later DSN bounces moves from `accepted` to `bounced`) and
+ * those deferred now. A status counted here has its column in the senders table.
  */
-export interface CounterDeltas {
-  active: number;
-  accepted: number;
-  bounced: number;
-  failed: number;
-  deferred: number;
-}
+export const SENDER_COUNTED_STATUSES = ['accepted', 'bounced', 'failed', 'deferred'] as const satisfies readonly DeliveryStatus[];
+export type SenderCountedStatus = (typeof SENDER_COUNTED_STATUSES)[number];
+
+/**
+ * The counters kept beside the deliveries, so that reading them never counts rows: per
+ * account, `active` (deliveries not yet terminal, what the plan's active-delivery limit
+ * reads); per sender, one per SENDER_COUNTED_STATUSES. Every change of a delivery's status
+ * moves them by its deltas, in the same transaction (the transition writer).
+ */
+export type CounterDeltas = { active: number } & Record<SenderCountedStatus, number>;
 
 /** A delivery's change of status: `from` null when it is created. */
 export interface StatusTransition {
@@ -23,7 +23,13 @@ export interface StatusTransition {
   to: DeliveryStatus;
 }
 
-export const NO_CHANGE: Readonly<CounterDeltas> = Object.freeze({ active: 0, accepted: 0, bounced: 0, failed: 0, deferred: 0 });
+export const NO_CHANGE: Readonly<CounterDeltas> = Object.freeze({
+  active: 0,
+  ...(Object.fromEntries(SENDER_COUNTED_STATUSES.map((status) => [status, 0])) as Record<SenderCountedStatus, number>),
+});
+
+const SENDER_COUNTED: ReadonlySet<DeliveryStatus> = new Set(SENDER_COUNTED_STATUSES);
+const isSenderCounted = (status: DeliveryStatus | null): status is SenderCountedStatus => status !== null && SENDER_COUNTED.has(status);
 
 /** How far the transitions move each counter. Retention only deletes terminal deliveries: it moves none. */
 export function counterDeltas(transitions: Iterable<StatusTransition>): CounterDeltas {
@@ -31,12 +37,14 @@ export function counterDeltas(transitions: Iterable<StatusTransition>): CounterD
   for (const { from, to } of transitions) {
     if (from === to) continue;
     deltas.active += Number(!isTerminal(to)) - Number(from !== null && !isTerminal(from));
-    deltas.deferred += Number(to === 'deferred') - Number(from === 'deferred');
-    if (to === 'accepted' || to === 'bounced' || to === 'failed') deltas[to] += 1;
-    if (from === 'accepted' || from === 'bounced' || from === 'failed') deltas[from] -= 1;
+    if (isSenderCounted(to)) deltas[to] += 1;
+    if (isSenderCounted(from)) deltas[from] -= 1;
   }
   return deltas;
 }
+
+/** Whether the deltas move any of a sender's counts. */
+export const movesSenderCounts = (deltas: CounterDeltas): boolean => SENDER_COUNTED_STATUSES.some((status) => deltas[status] !== 0);
 
 /** The deltas of each key's transitions (a key being an account or a sender). */
 export function counterDeltasByKey(transitions: Iterable<StatusTransition & { key: string }>): Map<string, CounterDeltas> {

@@ -13,3 +13,5 @@ export * from './dane';
 export * from './tls-failure';
 export * from './hold';
 export * from './simulated-outcome';
+export * from './delivery-records';
+export * from './decisions';

@@ -1,4 +1,4 @@
-import { isAllowedTransition, transitionEffects } from './transitions';
+import { isAllowedObservation, isAllowedTransition, observationEffects, transitionEffects } from './transitions';
 
 describe('operator transitions', () => {
   it('holds and releases waiting deliveries without changing their status', () => {
@@ -20,8 +20,8 @@ describe('operator transitions', () => {
   });
 
   it('keeps a hold or release silent, and reports a delete as any end', () => {
-    expect(transitionEffects('held_by_operator', { kind: 'to' }, 'deferred', null)).toEqual({ event: null, webhook: null, attempt: false, suppression: null, hold: 'set', firstOwedAgain: false });
-    expect(transitionEffects('released_by_operator', { kind: 'to' }, 'queued', null)).toEqual({ event: null, webhook: null, attempt: false, suppression: null, hold: 'clear', firstOwedAgain: false });
+    expect(transitionEffects('held_by_operator', { kind: 'to' }, 'deferred', null)).toEqual({ event: null, webhook: null, attempt: false, suppression: null, hold: 'set', firstOwedAgain: false, reputation: null });
+    expect(transitionEffects('released_by_operator', { kind: 'to' }, 'queued', null)).toEqual({ event: null, webhook: null, attempt: false, suppression: null, hold: 'clear', firstOwedAgain: false, reputation: null });
     const cause = { code: 'canceled_by_operator' as const, permanent: true, smtp_code: null, enhanced_status: null };
     expect(transitionEffects('deleted_by_operator', { kind: 'to' }, 'failed', cause)).toEqual({
       event: 'failed',
@@ -30,6 +30,7 @@ describe('operator transitions', () => {
       suppression: null,
       hold: 'clear',
       firstOwedAgain: false,
+      reputation: null,
     });
   });
 
@@ -54,6 +55,47 @@ describe('a reschedule', () => {
       suppression: null,
       hold: 'keep',
       firstOwedAgain: true,
+      reputation: null,
     });
+  });
+});
+
+describe('observations', () => {
+  const accepted = { status: 'accepted' as const, delayReportedAt: null, complainedAt: null };
+
+  it('apply once each, in the statuses their rows name', () => {
+    expect(isAllowedObservation('delayed', accepted)).toBe(true);
+    expect(isAllowedObservation('delayed', { ...accepted, status: 'bounced' })).toBe(false);
+    expect(isAllowedObservation('complained', { ...accepted, status: 'bounced' })).toBe(true);
+    expect(isAllowedObservation('complained', { ...accepted, complainedAt: new Date() })).toBe(false);
+    expect(isAllowedObservation('complained', { ...accepted, status: 'deferred' })).toBe(false);
+  });
+
+  it('stamp their field and bring their effects, never a suppression of a BCC recipient', () => {
+    expect(observationEffects('delayed', { kind: 'to' })).toEqual({ event: 'delayed', stamp: 'delayReportedAt', webhook: null, suppression: null, reputation: null });
+    expect(observationEffects('complained', { kind: 'cc' })).toEqual({
+      event: 'complained',
+      stamp: 'complainedAt',
+      webhook: 'email.complained',
+      suppression: 'complaint',
+      reputation: { terminal: 0, accepted: 0, hardBounces: 0, complaints: 1 },
+    });
+    expect(observationEffects('complained', { kind: 'bcc' })).toMatchObject({ suppression: null, reputation: null });
+  });
+});
+
+describe('the effects of an end', () => {
+  const hard = { code: 'recipient_unknown' as const, permanent: true, smtp_code: 550, enhanced_status: '5.1.1' };
+
+  it('suppress a hard-bounced to/cc recipient only for the reasons whose rows say so', () => {
+    expect(transitionEffects('attempted', { kind: 'to' }, 'bounced', hard).suppression).toBe('hard_bounce');
+    expect(transitionEffects('bounce_reported', { kind: 'cc' }, 'bounced', hard).suppression).toBe('hard_bounce');
+    expect(transitionEffects('attempted', { kind: 'bcc' }, 'bounced', hard).suppression).toBeNull();
+  });
+
+  it('clear a hold whatever the reason', () => {
+    expect(transitionEffects('attempted', { kind: 'to' }, 'accepted', null).hold).toBe('clear');
+    expect(transitionEffects('expired_while_held', { kind: 'to' }, 'failed', null).hold).toBe('clear');
+    expect(transitionEffects('attempted', { kind: 'to' }, 'deferred', null).hold).toBe('keep');
   });
 });

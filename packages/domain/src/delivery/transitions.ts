@@ -1,3 +1,5 @@
+import { reputationCountOf, type ReputationCounting } from '../reputation/reputation-counts';
+import type { ReputationWindow } from '../reputation/sending-status';
 import { suppressesRecipient, type SuppressionReason } from '../suppressions/suppression';
 import { deliveryEventType, type WebhookEventType } from '../webhooks/webhook-events';
 import type { DeliveryCause } from './causes';
@@ -5,8 +7,8 @@ import { isTerminal, type DeliveryStatus } from './message-status';
 
 /**
  * Why a delivery changes (docs/api-decisions.md, "Delivery", Transitions). Each reason allows
- * some moves and brings its own side effects; the one writer of delivery transitions
- * (packages/db) records them all through the rules below.
+ * some moves and brings its own side effects, all in its row of REASONS; the one writer of
+ * delivery transitions (packages/db) records them.
  */
 export type TransitionReason =
   /** Intake created it, owed an attempt. */
@@ -50,34 +52,73 @@ export type TransitionReason =
 /** Reports that add a fact to a delivery without changing its status: each applies once per delivery. */
 export type DeliveryObservation = 'delayed' | 'complained';
 
-const MOVES: Record<TransitionReason, { from: readonly (DeliveryStatus | null)[]; to: readonly DeliveryStatus[] }> = {
-  created: { from: [null], to: ['queued'] },
-  suppressed: { from: [null], to: ['failed'] },
-  claimed: { from: ['queued', 'deferred', 'sending'], to: ['sending'] },
-  attempted: { from: ['sending'], to: ['accepted', 'deferred', 'bounced', 'failed'] },
-  released: { from: ['sending'], to: ['queued', 'deferred'] },
-  postponed: { from: ['sending'], to: ['queued', 'deferred'] },
-  canceled: { from: ['queued'], to: ['failed'] },
-  rescheduled: { from: ['queued'], to: ['queued'] },
-  bounce_reported: { from: ['accepted'], to: ['bounced'] },
-  made_due: { from: ['queued', 'deferred'], to: ['queued', 'deferred'] },
-  held_by_operator: { from: ['queued', 'deferred'], to: ['queued', 'deferred'] },
-  released_by_operator: { from: ['queued', 'deferred'], to: ['queued', 'deferred'] },
-  deleted_by_operator: { from: ['queued', 'deferred'], to: ['failed'] },
-  expired_while_held: { from: ['queued', 'deferred'], to: ['failed'] },
-};
+/**
+ * Everything a reason does (docs/api-decisions.md, "Delivery", Transitions): the moves it
+ * allows and every effect the writer records for one, beyond the delivery row itself, the
+ * message's derived status and the counters (which every change of status moves, see
+ * counterDeltas).
+ */
+interface ReasonRow {
+  from: readonly (DeliveryStatus | null)[];
+  to: readonly DeliveryStatus[];
+  /** It moves the due time or the hold, never the status. */
+  keepsStatus: boolean;
+  /** It is told: an event on the message's history named by the status reached, and that status's webhook. */
+  told: boolean;
+  /** It ends an attempt: the attempt is recorded and the delivery's attempt count grows. */
+  attempt: boolean;
+  /** What becomes of an operator's hold; any move to a terminal status clears it. */
+  hold: 'set' | 'clear' | 'keep';
+  /** The delivery is first owed anew at its next due time (its age counts from then: `created_at`). */
+  firstOwedAgain: boolean;
+  /** A hard bounce it reaches suppresses the (to/cc) recipient. */
+  suppressesHardBounce: boolean;
+  /** What it adds to its account's reputation counts (reputationCountOf). */
+  reputation: Exclude<ReputationCounting, 'complaint'> | null;
+}
 
-/** Moves that keep the status: they change when (or whether) the delivery is next attempted. */
-const KEEP_STATUS: ReadonlySet<TransitionReason> = new Set(['made_due', 'held_by_operator', 'released_by_operator', 'rescheduled']);
+const QUIET = { told: false, attempt: false, hold: 'keep', firstOwedAgain: false, suppressesHardBounce: false, reputation: null } as const;
+const TOLD = { ...QUIET, told: true } as const;
+
+/**
+ * One row per reason. Creation is not told: the message's own `queued` event stands for its
+ * deliveries. A release or a postponement is not told: no attempt happened. An operator's
+ * retry, hold or release and a reschedule only move the due time or the hold; an operator's
+ * delete ends the delivery, told as any end is.
+ */
+const REASONS: Record<TransitionReason, ReasonRow> = {
+  created: { from: [null], to: ['queued'], keepsStatus: false, ...QUIET },
+  suppressed: { from: [null], to: ['failed'], keepsStatus: false, ...TOLD },
+  claimed: { from: ['queued', 'deferred', 'sending'], to: ['sending'], keepsStatus: false, ...TOLD },
+  attempted: {
+    from: ['sending'],
+    to: ['accepted', 'deferred', 'bounced', 'failed'],
+    keepsStatus: false,
+    ...TOLD,
+    attempt: true,
+    suppressesHardBounce: true,
+    reputation: 'outcome',
+  },
+  released: { from: ['sending'], to: ['queued', 'deferred'], keepsStatus: false, ...QUIET },
+  postponed: { from: ['sending'], to: ['queued', 'deferred'], keepsStatus: false, ...QUIET },
+  canceled: { from: ['queued'], to: ['failed'], keepsStatus: false, ...TOLD },
+  rescheduled: { from: ['queued'], to: ['queued'], keepsStatus: true, ...QUIET, firstOwedAgain: true },
+  bounce_reported: { from: ['accepted'], to: ['bounced'], keepsStatus: false, ...TOLD, suppressesHardBounce: true, reputation: 'reported_bounce' },
+  made_due: { from: ['queued', 'deferred'], to: ['queued', 'deferred'], keepsStatus: true, ...QUIET },
+  held_by_operator: { from: ['queued', 'deferred'], to: ['queued', 'deferred'], keepsStatus: true, ...QUIET, hold: 'set' },
+  released_by_operator: { from: ['queued', 'deferred'], to: ['queued', 'deferred'], keepsStatus: true, ...QUIET, hold: 'clear' },
+  deleted_by_operator: { from: ['queued', 'deferred'], to: ['failed'], keepsStatus: false, ...TOLD },
+  expired_while_held: { from: ['queued', 'deferred'], to: ['failed'], keepsStatus: false, ...TOLD },
+};
 
 /** Whether `reason` may move a delivery from `from` (null: it does not exist yet) to `to`. */
 export function isAllowedTransition(reason: TransitionReason, from: DeliveryStatus | null, to: DeliveryStatus): boolean {
-  const move = MOVES[reason];
-  return move.from.includes(from) && move.to.includes(to) && (!KEEP_STATUS.has(reason) || from === to);
+  const row = REASONS[reason];
+  return row.from.includes(from) && row.to.includes(to) && (!row.keepsStatus || from === to);
 }
 
 export interface TransitionEffects {
-  /** The event recorded on the message's history, named by the status reached; none when the move says nothing new. */
+  /** The event recorded on the message's history, named by the status reached; none when the move is not told. */
   event: DeliveryStatus | null;
   /** The webhook event the move reports. */
   webhook: WebhookEventType | null;
@@ -87,57 +128,74 @@ export interface TransitionEffects {
   suppression: Extract<SuppressionReason, 'hard_bounce'> | null;
   /** What becomes of the operator's hold (`held_at`): set by a hold, cleared by a release or an end, else kept. */
   hold: 'set' | 'clear' | 'keep';
-  /** Whether the delivery is first owed anew at its next due time (its age counts from then: `created_at`). */
+  /** Whether the delivery is first owed anew at its next due time. */
   firstOwedAgain: boolean;
+  /** What the move adds to its account's reputation counts; null when nothing. */
+  reputation: ReputationWindow | null;
 }
 
-/**
- * The side effects of one move, beyond the delivery itself, the message's derived status and
- * the counters (which every move keeps, see counterDeltas). Creation records no delivery
- * event: the message's own `queued` event stands for its deliveries. A release says
- * nothing: no attempt happened. An operator's retry, hold or release and a reschedule only move
- * the due time or the hold (a reschedule also when the delivery is first owed); an operator's delete ends the delivery with its event and webhook as any end does.
- */
+/** The effects of one move of `delivery` to `to` with `cause`, as its reason's row names them. */
 export function transitionEffects(
   reason: TransitionReason,
   delivery: { kind: 'to' | 'cc' | 'bcc' },
   to: DeliveryStatus,
   cause: DeliveryCause | null,
 ): TransitionEffects {
-  const silent = reason === 'created' || reason === 'released' || reason === 'postponed' || KEEP_STATUS.has(reason);
+  const row = REASONS[reason];
   return {
-    event: silent ? null : to,
-    webhook: silent ? null : (deliveryEventType(to) ?? null),
-    attempt: reason === 'attempted',
-    suppression: suppressesRecipient({ kind: delivery.kind, status: to, cause }) ? 'hard_bounce' : null,
-    hold: reason === 'held_by_operator' ? 'set' : reason === 'released_by_operator' || isTerminal(to) ? 'clear' : 'keep',
-    firstOwedAgain: reason === 'rescheduled',
+    event: row.told ? to : null,
+    webhook: row.told ? (deliveryEventType(to) ?? null) : null,
+    attempt: row.attempt,
+    suppression: row.suppressesHardBounce && suppressesRecipient({ kind: delivery.kind, status: to, cause }) ? 'hard_bounce' : null,
+    hold: row.hold === 'keep' && isTerminal(to) ? 'clear' : row.hold,
+    firstOwedAgain: row.firstOwedAgain,
+    reputation: row.reputation ? (reputationCountOf({ counting: row.reputation, kind: delivery.kind, to, cause }) ?? null) : null,
   };
 }
 
-/**
- * Whether a report may add `observation` to a delivery: a delay to an accepted delivery, a
- * complaint to one accepted (or bounced since); each once.
- */
-export function isAllowedObservation(
-  observation: DeliveryObservation,
-  delivery: { status: DeliveryStatus; delayReportedAt: Date | null; complainedAt: Date | null },
-): boolean {
-  if (observation === 'delayed') return delivery.status === 'accepted' && delivery.delayReportedAt === null;
-  return (delivery.status === 'accepted' || delivery.status === 'bounced') && delivery.complainedAt === null;
+/** Everything an observation does: where it applies, the fact it stamps, and its effects. */
+interface ObservationRow {
+  /** The statuses a delivery must be in for it to apply (and it applies once: while its stamp is unset). */
+  on: readonly DeliveryStatus[];
+  /** The delivery's field that records it. */
+  stamp: 'delayReportedAt' | 'complainedAt';
+  webhook: WebhookEventType | null;
+  /** The suppression entry it adds for a to/cc recipient (never for a BCC one, whose entry would reveal the address). */
+  suppression: Extract<SuppressionReason, 'complaint'> | null;
+  reputation: Extract<ReputationCounting, 'complaint'> | null;
+}
+
+/** A delay is told on the message's history; a complaint is told, sent as `email.complained`, suppresses and counts. */
+const OBSERVATIONS: Record<DeliveryObservation, ObservationRow> = {
+  delayed: { on: ['accepted'], stamp: 'delayReportedAt', webhook: null, suppression: null, reputation: null },
+  complained: { on: ['accepted', 'bounced'], stamp: 'complainedAt', webhook: 'email.complained', suppression: 'complaint', reputation: 'complaint' },
+};
+
+type ObservedDelivery = { status: DeliveryStatus } & Record<ObservationRow['stamp'], Date | null>;
+
+/** Whether a report may add `observation` to the delivery: in a status its row names, once. */
+export function isAllowedObservation(observation: DeliveryObservation, delivery: ObservedDelivery): boolean {
+  const row = OBSERVATIONS[observation];
+  return row.on.includes(delivery.status) && delivery[row.stamp] === null;
 }
 
 export interface ObservationEffects {
+  /** The event recorded on the message's history: the observation's name. */
   event: DeliveryObservation;
+  /** The delivery's field set to the observation's time. */
+  stamp: ObservationRow['stamp'];
   webhook: WebhookEventType | null;
   suppression: Extract<SuppressionReason, 'complaint'> | null;
+  reputation: ReputationWindow | null;
 }
 
-/**
- * A delay adds its event; a complaint adds its event, an `email.complained` webhook and a
- * `complaint` suppression (never for a BCC delivery, whose entry would reveal the address).
- */
 export function observationEffects(observation: DeliveryObservation, delivery: { kind: 'to' | 'cc' | 'bcc' }): ObservationEffects {
-  if (observation === 'delayed') return { event: 'delayed', webhook: null, suppression: null };
-  return { event: 'complained', webhook: 'email.complained', suppression: delivery.kind === 'bcc' ? null : 'complaint' };
+  const row = OBSERVATIONS[observation];
+  return {
+    event: observation,
+    stamp: row.stamp,
+    webhook: row.webhook,
+    suppression: delivery.kind === 'bcc' ? null : row.suppression,
+    reputation: row.reputation ? (reputationCountOf({ counting: row.reputation, kind: delivery.kind }) ?? null) : null,
+  };
 }

@@ -1,17 +1,24 @@
 import { bounced, deferred, failed } from '../delivery/causes';
 import { SUPPRESSED } from '../suppressions/suppression';
 import { heldWhilePaused } from './held-while-paused';
-import { reputationCountOf, reputationHour, reputationWindowStart } from './reputation-counts';
+import type { DeliveryCause } from '../delivery/causes';
+import type { DeliveryStatus } from '../delivery/message-status';
+import { observationEffects, transitionEffects, type TransitionReason } from '../delivery/transitions';
+import { reputationHour, reputationWindowStart } from './reputation-counts';
+
+/** What a move adds to its account's counts, as its reason's row says. */
+const counted = (reason: TransitionReason, kind: 'to' | 'cc' | 'bcc', to: DeliveryStatus, cause: DeliveryCause | null) =>
+  transitionEffects(reason, { kind }, to, cause).reputation;
 
 const hard = bounced('recipient_unknown', 550, '5.1.1').cause;
 const soft = bounced('message_rejected', 554, '5.7.1').cause;
 
 describe('what a delivery change adds to its account reputation counts', () => {
   it('counts to/cc deliveries an attempt ended, the accepted ones and the hard bounces', () => {
-    expect(reputationCountOf({ reason: 'attempted', kind: 'to', to: 'accepted', cause: null })).toEqual({ terminal: 1, accepted: 1, hardBounces: 0, complaints: 0 });
-    expect(reputationCountOf({ reason: 'attempted', kind: 'cc', to: 'bounced', cause: hard })).toEqual({ terminal: 1, accepted: 0, hardBounces: 1, complaints: 0 });
-    expect(reputationCountOf({ reason: 'attempted', kind: 'to', to: 'bounced', cause: soft })).toEqual({ terminal: 1, accepted: 0, hardBounces: 0, complaints: 0 });
-    expect(reputationCountOf({ reason: 'attempted', kind: 'to', to: 'failed', cause: failed('sender_disabled').cause })).toEqual({
+    expect(counted('attempted', 'to', 'accepted', null)).toEqual({ terminal: 1, accepted: 1, hardBounces: 0, complaints: 0 });
+    expect(counted('attempted', 'cc', 'bounced', hard)).toEqual({ terminal: 1, accepted: 0, hardBounces: 1, complaints: 0 });
+    expect(counted('attempted', 'to', 'bounced', soft)).toEqual({ terminal: 1, accepted: 0, hardBounces: 0, complaints: 0 });
+    expect(counted('attempted', 'to', 'failed', failed('sender_disabled').cause)).toEqual({
       terminal: 1,
       accepted: 0,
       hardBounces: 0,
@@ -20,18 +27,18 @@ describe('what a delivery change adds to its account reputation counts', () => {
   });
 
   it('counts nothing for deferrals, BCC deliveries, suppressed or canceled deliveries', () => {
-    expect(reputationCountOf({ reason: 'attempted', kind: 'to', to: 'deferred', cause: deferred('greylisted').cause })).toBeUndefined();
-    expect(reputationCountOf({ reason: 'attempted', kind: 'bcc', to: 'bounced', cause: hard })).toBeUndefined();
-    expect(reputationCountOf({ reason: 'suppressed', kind: 'to', to: 'failed', cause: SUPPRESSED })).toBeUndefined();
-    expect(reputationCountOf({ reason: 'canceled', kind: 'to', to: 'failed', cause: failed('canceled').cause })).toBeUndefined();
-    expect(reputationCountOf({ observation: 'complained', kind: 'bcc' })).toBeUndefined();
-    expect(reputationCountOf({ observation: 'delayed', kind: 'to' })).toBeUndefined();
+    expect(counted('attempted', 'to', 'deferred', deferred('greylisted').cause)).toBeNull();
+    expect(counted('attempted', 'bcc', 'bounced', hard)).toBeNull();
+    expect(counted('suppressed', 'to', 'failed', SUPPRESSED)).toBeNull();
+    expect(counted('canceled', 'to', 'failed', failed('canceled').cause)).toBeNull();
+    expect(observationEffects('complained', { kind: 'bcc' }).reputation).toBeNull();
+    expect(observationEffects('delayed', { kind: 'to' }).reputation).toBeNull();
   });
 
   it('adds a reported hard bounce without counting the delivery again, and each complaint', () => {
-    expect(reputationCountOf({ reason: 'bounce_reported', kind: 'to', to: 'bounced', cause: hard })).toEqual({ terminal: 0, accepted: 0, hardBounces: 1, complaints: 0 });
-    expect(reputationCountOf({ reason: 'bounce_reported', kind: 'to', to: 'bounced', cause: soft })).toBeUndefined();
-    expect(reputationCountOf({ observation: 'complained', kind: 'cc' })).toEqual({ terminal: 0, accepted: 0, hardBounces: 0, complaints: 1 });
+    expect(counted('bounce_reported', 'to', 'bounced', hard)).toEqual({ terminal: 0, accepted: 0, hardBounces: 1, complaints: 0 });
+    expect(counted('bounce_reported', 'to', 'bounced', soft)).toBeNull();
+    expect(observationEffects('complained', { kind: 'cc' }).reputation).toEqual({ terminal: 0, accepted: 0, hardBounces: 0, complaints: 1 });
   });
 
   it('keeps counts by UTC hour, the window being the current hour and the 23 before it', () => {

@@ -1,5 +1,5 @@
-import { claimMessages, writeAttempts, type AttemptRecord, type DeliveryDecision, type Lease } from '@mailer/db';
-import type { DeliveryCause } from '@mailer/domain';
+import { claimMessages, writeAttempts, type DeliveryDecision, type Lease } from '@mailer/db';
+import type { AttemptRecord, DeliveryCause } from '@mailer/domain';
 import { startTestApi, type TestApi } from '../../testing';
 import { sendingAccount, type SendingAccount, type SendingAccountOptions } from '../../testing/sending-account';
 

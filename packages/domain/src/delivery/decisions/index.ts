@@ -1,0 +1,5 @@
+export * from './leases';
+export * from './attempts';
+export * from './schedule';
+export * from './operator-moves';
+export * from './reports';
