@@ -14,7 +14,7 @@ import {
   type DeliveryDecision,
   type HeldLease,
   type Lease,
-} from '@mailer/db';
+} from '../index';
 
 /**
  * Every writer of deliveries, account usage and senders at once, for a while, on few

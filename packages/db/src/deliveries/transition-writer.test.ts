@@ -15,7 +15,7 @@ import {
   type DatabaseHandle,
   type DeliveryDecision,
   type Lease,
-} from '@mailer/db';
+} from '../index';
 import {
   deriveMessageCause,
   deriveMessageStatus,
