@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { createAccount, openDatabase, type DatabaseHandle } from '@mailer/db';
 import { createTestDatabase } from '@mailer/testing';
+import { openDatabase, type DatabaseHandle } from '../database';
+import { MIGRATIONS_FOLDER } from '../migrate';
+import { createAccount } from './accounts-store';
 
 let database: DatabaseHandle;
 
@@ -16,7 +18,7 @@ const usageOf = async (accountId: string) =>
     active: r.active_deliveries as number,
   }));
 
-describe('an account', () => {
+describe('createAccount', () => {
   it('is created with its usage row, which intake only locks and reads', async () => {
     const { account } = await createAccount(database.db, 'Fresh');
     expect(await usageOf(account.id)).toEqual([{ total: 0, active: 0 }]);
@@ -27,7 +29,7 @@ describe('an account', () => {
     const busy = (await createAccount(database.db, 'Busy')).account.id;
     await database.db`delete from account_usage where account_id = ${older}`;
     await database.db`update account_usage set recipients_total = 7, active_deliveries = 2 where account_id = ${busy}`;
-    await database.db.unsafe(readFileSync(path.join(__dirname, '../../../packages/db/migrations/0017_account_usage_with_account.sql'), 'utf8'));
+    await database.db.unsafe(readFileSync(path.join(MIGRATIONS_FOLDER, '0017_account_usage_with_account.sql'), 'utf8'));
     expect(await usageOf(older)).toEqual([{ total: 0, active: 0 }]);
     expect(await usageOf(busy)).toEqual([{ total: 7, active: 2 }]);
   });

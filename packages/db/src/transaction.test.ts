@@ -1,5 +1,7 @@
-import { inTransaction, isDatabaseUnavailable, openDatabase, type DatabaseHandle } from '@mailer/db';
 import { createTestDatabase } from '@mailer/testing';
+import { openDatabase, type DatabaseHandle } from './database';
+import { isDatabaseUnavailable } from './database-errors';
+import { inTransaction } from './transaction';
 
 /**
  * A PostgreSQL crash or restart ends the backends under the daemon's and the API's
