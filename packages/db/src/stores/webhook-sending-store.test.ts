@@ -83,6 +83,85 @@ describe('claimWebhookDeliveries', () => {
   });
 });
 
+describe('recordWebhookAttempts', () => {
+  const at = new Date('2030-01-01T12:00:00.000Z');
+  const minutes = (n: number) => new Date(at.getTime() + n * 60_000);
+
+  /** An endpoint of a new account with one pending delivery per id, leased; the endpoint. */
+  async function endpointWith(deliveryIds: string[]) {
+    const db = database.db;
+    const accountId = (await createAccount(db, 'Records')).account.id;
+    const endpoint = await insertWebhookEndpoint(db, { accountId, url: 'https://hooks.example.com/in', events: ['email.accepted'], description: null, secretSealed: 'sealed', now: at });
+    for (const id of deliveryIds) {
+      await db`insert into webhook_events (id, account_id, type, occurred_at) values (${`evt_${id}`}, ${accountId}, 'email.accepted', ${at})`;
+      await db`
+        insert into webhook_deliveries (id, endpoint_id, event_id, account_id, next_attempt_at, lease_expires_at)
+        values (${id}, ${endpoint.id}, ${`evt_${id}`}, ${accountId}, ${at}, ${minutes(1)})`;
+    }
+    return endpoint;
+  }
+
+  const deliveries = async (endpointId: string) =>
+    database.db`
+      select id, status, attempt_count, last_attempt_at, last_response_status, next_attempt_at, lease_expires_at
+        from webhook_deliveries where endpoint_id = ${endpointId} order by id`;
+  const endpointRow = async (endpointId: string) => (await database.db`select status, failing_since, updated_at from webhook_endpoints where id = ${endpointId}`)[0];
+  const result = (deliveryId: string, endpointId: string, outcome: { succeeded: boolean; nextAttemptAt?: Date; disablesEndpoint?: boolean; at?: Date }) => ({
+    deliveryId,
+    endpointId,
+    at: outcome.at ?? minutes(2),
+    succeeded: outcome.succeeded,
+    responseStatus: outcome.succeeded ? 200 : 500,
+    ...(outcome.nextAttemptAt ? { nextAttemptAt: outcome.nextAttemptAt } : {}),
+    disablesEndpoint: outcome.disablesEndpoint ?? false,
+  });
+
+  it("records each attempt on its delivery, and starts the endpoint's failing streak at its first failure", async () => {
+    const endpoint = await endpointWith(['whd_rec_a', 'whd_rec_b', 'whd_rec_c']);
+    await recordWebhookAttempts(database.db, [
+      result('whd_rec_a', endpoint.id, { succeeded: false, nextAttemptAt: minutes(10) }),
+      result('whd_rec_b', endpoint.id, { succeeded: false }),
+    ]);
+    expect(await deliveries(endpoint.id)).toEqual([
+      { id: 'whd_rec_a', status: 'pending', attempt_count: 1, last_attempt_at: minutes(2), last_response_status: 500, next_attempt_at: minutes(10), lease_expires_at: null },
+      { id: 'whd_rec_b', status: 'failed', attempt_count: 1, last_attempt_at: minutes(2), last_response_status: 500, next_attempt_at: at, lease_expires_at: null },
+      { id: 'whd_rec_c', status: 'pending', attempt_count: 0, last_attempt_at: null, last_response_status: null, next_attempt_at: at, lease_expires_at: minutes(1) },
+    ]);
+    expect(await endpointRow(endpoint.id)).toMatchObject({ status: 'enabled', failing_since: minutes(2) });
+    // A later failure keeps the streak's start; a success ends it.
+    await recordWebhookAttempts(database.db, [result('whd_rec_a', endpoint.id, { succeeded: false, nextAttemptAt: minutes(20), at: minutes(10) })]);
+    expect((await endpointRow(endpoint.id))!.failing_since).toEqual(minutes(2));
+    await recordWebhookAttempts(database.db, [result('whd_rec_a', endpoint.id, { succeeded: true, at: minutes(20) })]);
+    expect(await endpointRow(endpoint.id)).toMatchObject({ status: 'enabled', failing_since: null });
+    expect((await deliveries(endpoint.id))[0]).toMatchObject({ status: 'succeeded', attempt_count: 3, last_response_status: 200 });
+  });
+
+  it('disables the endpoint on a failure that says so and ends its pending deliveries unsent; one in flight then keeps only a success', async () => {
+    const endpoint = await endpointWith(['whd_dis_a', 'whd_dis_b', 'whd_dis_c', 'whd_dis_d']);
+    await recordWebhookAttempts(database.db, [result('whd_dis_a', endpoint.id, { succeeded: false, nextAttemptAt: minutes(10), disablesEndpoint: true })]);
+    expect(await endpointRow(endpoint.id)).toEqual({ status: 'disabled', failing_since: minutes(2), updated_at: minutes(2) });
+    expect((await deliveries(endpoint.id)).map((d) => [d.id, d.status, d.attempt_count])).toEqual([
+      ['whd_dis_a', 'failed', 1],
+      ['whd_dis_b', 'failed', 0],
+      ['whd_dis_c', 'failed', 0],
+      ['whd_dis_d', 'failed', 0],
+    ]);
+    // Attempts that were in flight as it was disabled: a retryable failure stays failed, a success counts.
+    await recordWebhookAttempts(database.db, [
+      result('whd_dis_b', endpoint.id, { succeeded: false, nextAttemptAt: minutes(10), at: minutes(3) }),
+      result('whd_dis_c', endpoint.id, { succeeded: true, at: minutes(3) }),
+    ]);
+    expect((await deliveries(endpoint.id)).map((d) => [d.id, d.status, d.attempt_count])).toEqual([
+      ['whd_dis_a', 'failed', 1],
+      ['whd_dis_b', 'failed', 1],
+      ['whd_dis_c', 'succeeded', 1],
+      ['whd_dis_d', 'failed', 0],
+    ]);
+    // The success clears the streak; the endpoint stays disabled, changed when it was disabled.
+    expect(await endpointRow(endpoint.id)).toEqual({ status: 'disabled', failing_since: null, updated_at: minutes(2) });
+  });
+});
+
 /**
  * Every writer of webhook endpoints and webhook deliveries at once, for a while, on few
  * rows so that they collide: the outbox, claims, attempt records (batched, in any order,
