@@ -6,7 +6,7 @@ import { purgeExpired, type RetentionPolicy } from './retention-store';
 /**
  * What retention deletes and keeps at its boundaries. Every test runs it at the same `now`
  * over the whole database: rows a test keeps are kept by the next ones too, so each test's
- * counts are its own rows'. The worker's job around it: apps/worker purge-expired-data.test.ts.
+ * counts are its own rows'. The worker's job around it: apps/worker/src/jobs/purge-expired-data.test.ts.
  */
 const DAY = 86_400_000;
 const now = new Date('2030-06-01T12:00:00.000Z');
