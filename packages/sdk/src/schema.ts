@@ -312,12 +312,12 @@ export interface paths {
         };
         /**
          * List the account's suppressed addresses, newest first.
-         * @description A cursor is valid only for the account and `email` filter that issued it.
+         * @description A cursor is valid only for the account and the `email` and `stream` filters that issued it.
          */
         get: operations["listSuppressions"];
         put?: never;
         /**
-         * Suppress an address: the account never sends to it again until it is removed.
+         * Suppress an address: the account never sends to it again (on the stream given, else on any) until it is removed.
          * @description Sending to a suppressed address is still accepted (202); its delivery is created failed with cause `recipient_suppressed` and never attempted. An address already on the list is answered 200 with its entry as it is.
          */
         post: operations["createSuppression"];
@@ -336,14 +336,14 @@ export interface paths {
         };
         /**
          * One address's suppression entry.
-         * @description The address is URL-encoded in the path and normalized as recipients are.
+         * @description The address is URL-encoded in the path and normalized as recipients are. With `stream`, the entry that holds for it (every stream's first); without, the address's most general entry (every stream's, then transactional, then broadcast).
          */
         get: operations["getSuppression"];
         put?: never;
         post?: never;
         /**
          * Remove an address from the suppression list: later messages to it are attempted again.
-         * @description Deliveries already failed as `recipient_suppressed` stay failed.
+         * @description Deliveries already failed as `recipient_suppressed` stay failed. With `stream`, the entries that hold for it (its own and every stream's) are removed, so that mail of that stream reaches the address again; without, every entry of the address.
          */
         delete: operations["deleteSuppression"];
         options?: never;
@@ -829,6 +829,8 @@ export interface components {
         CreateSuppressionRequest: {
             /** @description Normalized as recipients are: IDN domains as A-labels, compared case-insensitively. */
             email: string;
+            /** @description The stream the entry holds for; absent or null: every stream. */
+            stream?: ("transactional" | "broadcast") | null;
         };
         CreateTemplateRequest: {
             name: string;
@@ -972,7 +974,11 @@ export interface components {
             id: string;
             /** @enum {string} */
             status: "queued" | "sending" | "deferred" | "accepted" | "bounced" | "failed";
-            type: string;
+            /**
+             * @description The stream: `transactional` or `broadcast`.
+             * @enum {string}
+             */
+            type: "transactional" | "broadcast";
             /** @description `Display Name <address>` when the From header has a display name, else the address. */
             from: string;
             to: string[];
@@ -1000,7 +1006,11 @@ export interface components {
             id: string;
             /** @enum {string} */
             status: "queued" | "sending" | "deferred" | "accepted" | "bounced" | "failed";
-            type: string;
+            /**
+             * @description The stream: `transactional` or `broadcast`.
+             * @enum {string}
+             */
+            type: "transactional" | "broadcast";
             /** @description `Display Name <address>` when the From header has a display name, else the address. */
             from: string;
             to: string[];
@@ -1287,10 +1297,11 @@ export interface components {
             /** @description Input only: never shown back; only bcc_count is. */
             bcc?: string | string[];
             /**
+             * @description The stream: `transactional` (the default) or `broadcast`, each with its own suppressions.
              * @default transactional
              * @enum {string}
              */
-            type?: "transactional";
+            type?: "transactional" | "broadcast";
             /** @description Required unless `template` is given. */
             subject?: string;
             /** @description Required unless `template` is given. */
@@ -1383,6 +1394,8 @@ export interface components {
              * @enum {string}
              */
             reason: "hard_bounce" | "complaint" | "manual";
+            /** @description The stream it holds for; null for every stream. A hard bounce holds for every stream, a complaint for its message's stream. */
+            stream: ("transactional" | "broadcast") | null;
             /** @description The message whose bounce or complaint added it (em_…); null for manual entries. */
             email_id: string | null;
             /**
@@ -4701,6 +4714,7 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
                 email?: string;
+                stream?: "transactional" | "broadcast";
             };
             header?: never;
             path?: never;
@@ -4981,7 +4995,9 @@ export interface operations {
     };
     getSuppression: {
         parameters: {
-            query?: never;
+            query?: {
+                stream?: "transactional" | "broadcast";
+            };
             header?: never;
             path: {
                 email: string;
@@ -4998,6 +5014,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Suppression"];
+                };
+            };
+            /** @description `invalid_query` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_query";
+                        };
+                    };
                 };
             };
             /** @description `unauthorized` */
@@ -5096,7 +5127,9 @@ export interface operations {
     };
     deleteSuppression: {
         parameters: {
-            query?: never;
+            query?: {
+                stream?: "transactional" | "broadcast";
+            };
             header?: never;
             path: {
                 email: string;
@@ -5112,6 +5145,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description `invalid_query` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_query";
+                        };
+                    };
+                };
             };
             /** @description `unauthorized` */
             401: {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { collectRecipients, firstDueAt, newId, parseMailbox, type Mailbox } from '@mailer/domain';
+import { collectRecipients, firstDueAt, newId, parseMailbox, type EmailType, type Mailbox } from '@mailer/domain';
 import { admissionStatements, inTransaction, lockAccountIntake, usageFigures, usageFiguresFrom, type AcceptedEmail, type Database } from '@mailer/db';
 
 /**
@@ -30,6 +30,8 @@ export interface QueuedEmailInput {
   scheduledAt?: Date;
   /** A test message (docs/api-decisions.md, "Test mode"). */
   test?: boolean;
+  /** Its stream (docs/api-decisions.md, "Streams"); transactional unless given. */
+  type?: EmailType;
   /** Recipients on the account's suppression list: their deliveries are created failed. */
   suppressed?: string[];
 }
@@ -58,7 +60,7 @@ export async function insertQueuedEmail(db: Database, input: QueuedEmailInput): 
     domainId: input.domainId,
     fromEmail: input.from,
     fromName: input.fromName ?? null,
-    type: 'transactional',
+    type: input.type ?? 'transactional',
     subject: input.subject ?? 'Test message',
     to: recipients.to,
     cc: recipients.cc,

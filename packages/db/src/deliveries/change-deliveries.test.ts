@@ -88,3 +88,24 @@ describe('the one way deliveries change', () => {
     expect(changed.answer).toEqual(['Test message']);
   });
 });
+
+describe('suppressions a change adds, by stream', () => {
+  const hard = { code: 'recipient_unknown' as const, permanent: true, smtp_code: 550, enhanced_status: '5.1.1' };
+
+  it("suppresses a complainer for the message's stream only, and a hard-bounced address for every stream", async () => {
+    const email = await insertQueuedEmail(database.db, { accountId, senderId: sender.id, domainId: sender.domainId, from: sender.email, to: ['fan@example.com', 'gone@example.com'], type: 'broadcast' });
+    await database.db`update deliveries set status = 'accepted' where email_id = ${email.id}`;
+    const [fan, gone] = (await database.db`select id, recipient from deliveries where email_id = ${email.id} order by position`).map((r) => r.id as string);
+    const at = new Date();
+    await changeDeliveries(database.db, [email.id], () => ({
+      transitions: [{ reason: 'bounce_reported', delivery: gone!, to: 'bounced', cause: hard, at }],
+      observations: [{ observation: 'complained', delivery: fan!, at }],
+      answer: undefined,
+    }));
+    const rows = await database.db`select email_key, reason, stream from suppressions where account_id = ${accountId} and email_id = ${email.id} order by email_key`;
+    expect(rows).toEqual([
+      { email_key: 'fan@example.com', reason: 'complaint', stream: 'broadcast' },
+      { email_key: 'gone@example.com', reason: 'hard_bounce', stream: null },
+    ]);
+  });
+});

@@ -33,7 +33,8 @@ export function lockMessages(tx: Transaction, emailIds: readonly string[]): Stat
     select d.id, d.email_id, d.recipient, d.recipient_domain, d.kind, d.position, d.status, d.cause, d.attempt_count,
            d.created_at, d.updated_at, d.next_attempt_at, d.lease_expires_at, d.lease_token, d.delay_reported_at, d.complained_at, d.held_at,
            d.account_id, (select e.sender_id from emails e where e.id = d.email_id) as sender_id,
-           (select e.test from emails e where e.id = d.email_id) as test
+           (select e.test from emails e where e.id = d.email_id) as test,
+           (select e.type from emails e where e.id = d.email_id) as stream
       from deliveries d
      where d.email_id = any(${ids}::text[])
      order by d.id
@@ -45,7 +46,7 @@ export function lockedMessagesFrom(rows: readonly Row[]): Map<string, MessageDel
   const messages = new Map<string, MessageDeliveries>();
   for (const r of rows) {
     let message = messages.get(r.email_id);
-    if (!message) messages.set(r.email_id, (message = { emailId: r.email_id, accountId: r.account_id, senderId: r.sender_id, test: r.test, deliveries: [] }));
+    if (!message) messages.set(r.email_id, (message = { emailId: r.email_id, accountId: r.account_id, senderId: r.sender_id, test: r.test, stream: r.stream, deliveries: [] }));
     message.deliveries.push(toDeliveryRecord(r));
   }
   return messages;

@@ -6,6 +6,7 @@ import {
   isAllowedTransition,
   isTerminal,
   observationEffects,
+  suppressedStream,
   movesSenderCounts,
   transitionEffects,
   type AttemptRecord,
@@ -68,6 +69,9 @@ export function messageAfter(deliveries: DeliveryRecord[]): MessageAfter {
   const status = deriveMessageStatus(deliveries.map((d) => d.status));
   return { status, cause: deriveMessageCause(deliveries, status), terminal: isTerminal(status), deliveries };
 }
+
+/** The entry a message's delivery adds: its account's, for the stream its reason suppresses (suppressedStream). */
+const suppressionOf = (reason: SuppressionEntry['reason'], message: MessageDeliveries) => ({ reason, accountId: message.accountId, stream: suppressedStream(reason, message.stream) });
 
 const newRow = (d: NewDelivery): DeliveryRecord => ({
   id: d.id,
@@ -181,7 +185,7 @@ export function writeTransitions(tx: Transaction, write: TransitionWrite): Writt
     if (!message.test) moves.push({ account: message.accountId, sender: message.senderId, from, to: t.to });
     if (effects.event) report(message, row, effects.event, row.cause, effects.webhook, t.at);
     if (effects.suppression && !message.test) {
-      suppressions.push({ reason: effects.suppression, accountId: message.accountId, email: row.recipient, emailId: row.emailId, at: t.at });
+      suppressions.push({ ...suppressionOf(effects.suppression, message), email: row.recipient, emailId: row.emailId, at: t.at });
     }
     if (effects.reputation && !message.test) reputation.push({ accountId: message.accountId, at: t.at, counts: effects.reputation });
     if (t.attempt) attempts.set(t.attempt, [...(attempts.get(t.attempt) ?? []), row]);
@@ -204,7 +208,7 @@ export function writeTransitions(tx: Transaction, write: TransitionWrite): Writt
     updated.add(o.delivery);
     report(message, row, effects.event, null, effects.webhook, o.at);
     if (effects.suppression && !message.test) {
-      suppressions.push({ reason: effects.suppression, accountId: message.accountId, email: row.recipient, emailId: row.emailId, at: o.at });
+      suppressions.push({ ...suppressionOf(effects.suppression, message), email: row.recipient, emailId: row.emailId, at: o.at });
     }
     if (effects.reputation && !message.test) reputation.push({ accountId: message.accountId, at: o.at, counts: effects.reputation });
   }

@@ -1,4 +1,4 @@
-import { ACTIVE_STATUSES, ATTEMPT_OUTCOMES, DELIVERY_STATUSES, DKIM_ALGORITHMS, SENDING_STATUSES, VERIFICATION_STATUS_VALUES } from '@mailer/domain';
+import { ACTIVE_STATUSES, ATTEMPT_OUTCOMES, DELIVERY_STATUSES, DKIM_ALGORITHMS, EMAIL_TYPES, SENDING_STATUSES, VERIFICATION_STATUS_VALUES } from '@mailer/domain';
 import { createTestDatabase } from '@mailer/testing';
 import { openDatabase, type DatabaseHandle } from '../database';
 
@@ -42,5 +42,15 @@ it('holds the DKIM key types and verification statuses of @mailer/domain in the 
     domains_dkim_ed25519_status_check: [...VERIFICATION_STATUS_VALUES],
     dkim_keys_record_status_check: [...VERIFICATION_STATUS_VALUES],
     dkim_keys_algorithm_check: [...DKIM_ALGORITHMS],
+  });
+});
+
+it('holds the streams of @mailer/domain in the messages and suppressions check constraints', async () => {
+  const constraints = await database.db`
+    select conname, pg_get_constraintdef(oid) as definition from pg_constraint
+     where conname in ('emails_type_check', 'suppressions_stream_check')`;
+  expect(Object.fromEntries(constraints.map((c) => [c.conname, quoted(c.definition)]))).toEqual({
+    emails_type_check: [...EMAIL_TYPES],
+    suppressions_stream_check: [...EMAIL_TYPES],
   });
 });

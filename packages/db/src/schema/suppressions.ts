@@ -1,4 +1,6 @@
-import { index, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { EMAIL_TYPES } from '@mailer/domain';
+import { check, index, pgTable, text, unique } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
 import { createdAt } from './columns';
 
 /**
@@ -13,12 +15,15 @@ export const suppressions = pgTable(
     /** As normalized at the time (domain as A-label). */
     email: text('email').notNull(),
     reason: text('reason', { enum: ['hard_bounce', 'complaint', 'manual'] }).notNull(),
+    /** The stream it holds for; null for every stream (docs/api-decisions.md, "Streams"). */
+    stream: text('stream', { enum: EMAIL_TYPES }),
     /** The message whose bounce or complaint added it; null when added over the API. */
     emailId: text('email_id'),
     createdAt: createdAt(),
   },
   (t) => [
-    primaryKey({ columns: [t.accountId, t.emailKey] }),
+    unique('suppressions_account_email_stream_key').on(t.accountId, t.emailKey, t.stream).nullsNotDistinct(),
+    check('suppressions_stream_check', sql`${t.stream} in ('transactional', 'broadcast')`),
     index('suppressions_account_list_idx').on(t.accountId, t.createdAt.desc(), t.emailKey.desc()),
   ],
 );

@@ -1,4 +1,4 @@
-import { isIdOf, type AttemptOutcome, type DeliveryCause, type DeliveryStatus, type TlsPolicyApplied, type TlsResult } from '@mailer/domain';
+import { isIdOf, type AttemptOutcome, type DeliveryCause, type DeliveryStatus, type EmailType, type TlsPolicyApplied, type TlsResult } from '@mailer/domain';
 import type { Queryable, Row } from '../database';
 import { newestFirst, type PagePosition } from './keyset';
 
@@ -6,7 +6,7 @@ import { newestFirst, type PagePosition } from './keyset';
 export interface EmailSummary {
   id: string;
   status: DeliveryStatus;
-  type: string;
+  type: EmailType;
   fromEmail: string;
   fromName: string | null;
   /** Normalized to/cc addresses as shown back. */

@@ -1,3 +1,4 @@
+import type { EmailType } from '@mailer/domain';
 import type { Database, Row } from '../database';
 import type { DomainRow } from './domains-store';
 
@@ -50,7 +51,7 @@ export interface AcceptedEmail {
   domainId: string;
   fromEmail: string;
   fromName: string | null;
-  type: string;
+  type: EmailType;
   subject: string;
   to: string[];
   cc: string[];

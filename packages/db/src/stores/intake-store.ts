@@ -46,7 +46,7 @@ export function admissionStatements(tx: Transaction, a: AdmittedEmails): Stateme
   const live = a.admitted.filter((e) => !e.test);
   const senderIds = [...new Set(a.admitted.map((e) => e.senderId))];
   const written = writeTransitions(tx, {
-    messages: a.admitted.map((e) => ({ emailId: e.id, accountId: a.accountId, senderId: e.senderId, test: e.test, deliveries: [] })),
+    messages: a.admitted.map((e) => ({ emailId: e.id, accountId: a.accountId, senderId: e.senderId, test: e.test, stream: e.type, deliveries: [] })),
     transitions,
     sharedRows: { accounts: live.length > 0 ? [a.accountId] : [], senders: senderIds },
   });

@@ -1,3 +1,4 @@
+import type { EmailType } from '../emails/email-limits';
 import type { DeliveryCause } from './causes';
 import type { AttemptOutcome, DeliveryStatus } from './message-status';
 import type { TlsPolicyApplied } from '../senders/transport-security';
@@ -38,6 +39,8 @@ export interface MessageDeliveries {
    * reputation (docs/api-decisions.md, "Test mode").
    */
   test: boolean;
+  /** Its stream: the suppressions its deliveries add hold for it (suppressedStream). */
+  stream: EmailType;
   /** In id order, as locked. */
   deliveries: DeliveryRecord[];
 }

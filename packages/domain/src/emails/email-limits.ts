@@ -15,7 +15,12 @@ export const CONTENT_ID_MAX_CHARS = 255;
 /** The final RFC 5322 message as built for delivery (before DKIM signing). */
 export const MIME_MAX_BYTES = 15 * MIB;
 
-export const EMAIL_TYPES = ['transactional'] as const;
+/**
+ * A message's stream (docs/api-decisions.md, "Streams"): transactional mail (receipts, resets)
+ * and broadcast mail (announcements, digests) are kept apart, each with its own suppressions,
+ * so that an unsubscribe from or a complaint about one never stops the other.
+ */
+export const EMAIL_TYPES = ['transactional', 'broadcast'] as const;
 export type EmailType = (typeof EMAIL_TYPES)[number];
 
 /** Unicode scalar values, the unit every length "in characters" is measured in (docs/api-decisions.md, "Conventions"). */

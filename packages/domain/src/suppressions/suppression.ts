@@ -1,4 +1,5 @@
 import type { DeliveryCause } from '../delivery/causes';
+import type { EmailType } from '../emails/email-limits';
 
 /** Why an address is on an account's suppression list (docs/api-decisions.md, "Suppressions"). */
 export const SUPPRESSION_REASONS = ['hard_bounce', 'complaint', 'manual'] as const;
@@ -21,3 +22,13 @@ export function suppressesRecipient(delivery: { kind: 'to' | 'cc' | 'bcc'; statu
 
 /** The cause of a delivery created for a suppressed recipient. */
 export const SUPPRESSED: DeliveryCause = { code: 'recipient_suppressed', permanent: true, smtp_code: null, enhanced_status: null };
+
+/**
+ * The stream an entry a delivery adds suppresses (docs/api-decisions.md, "Streams"): a hard
+ * bounce says the address takes no mail at all, so it holds for every stream (null); a
+ * complaint, or an unsubscribe, is about the mail of the message's own stream only.
+ */
+export const suppressedStream = (reason: SuppressionReason, messageStream: EmailType): EmailType | null => (reason === 'hard_bounce' ? null : messageStream);
+
+/** Whether an entry for `entryStream` (null: every stream) holds for a message of `stream`. */
+export const suppressesStream = (entryStream: EmailType | null, stream: EmailType): boolean => entryStream === null || entryStream === stream;

@@ -27,7 +27,7 @@ export function delivery(id: string, fields: Partial<DeliveryRecord> = {}): Deli
 }
 
 export function message(deliveries: DeliveryRecord[], fields: Partial<MessageDeliveries> = {}): MessageDeliveries {
-  return { emailId: deliveries[0]?.emailId ?? 'eml_1', accountId: 'acc_1', senderId: 'snd_1', test: false, deliveries, ...fields };
+  return { emailId: deliveries[0]?.emailId ?? 'eml_1', accountId: 'acc_1', senderId: 'snd_1', test: false, stream: 'transactional', deliveries, ...fields };
 }
 
 export const byId = (...messages: MessageDeliveries[]): Map<string, MessageDeliveries> => new Map(messages.map((m) => [m.emailId, m]));

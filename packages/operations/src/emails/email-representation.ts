@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { EmailDetail, EmailSummary } from '@mailer/db';
-import { ATTEMPT_OUTCOMES, CAUSE_CODES, DELIVERY_STATUSES, formatMailbox, type DeliveryCause } from '@mailer/domain';
+import { ATTEMPT_OUTCOMES, CAUSE_CODES, DELIVERY_STATUSES, EMAIL_TYPES, formatMailbox, type DeliveryCause } from '@mailer/domain';
 import { iso, timestampSchema as timestamp } from '../timestamp';
 
 const status = z.enum(DELIVERY_STATUSES);
@@ -18,7 +18,7 @@ export const causeSchema = z
 export const emailSummarySchema = z.object({
   id: z.string(),
   status,
-  type: z.string(),
+  type: z.enum(EMAIL_TYPES).meta({ description: 'The stream: `transactional` or `broadcast`.' }),
   from: z.string().meta({ description: '`Display Name <address>` when the From header has a display name, else the address.' }),
   to: z.array(z.string()),
   cc: z.array(z.string()),

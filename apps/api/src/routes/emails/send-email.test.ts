@@ -139,7 +139,7 @@ describe('POST /v1/emails acceptance', () => {
   });
 
   it('takes display names in to, cc and reply_to, keeps them for the headers, and applies its rules to the address', async () => {
-    await addSuppression(api.deps.db, acme.accountId, { email: 'gone@example.test', emailKey: 'gone@example.test', reason: 'manual', at: new Date() });
+    await addSuppression(api.deps.db, acme.accountId, { email: 'gone@example.test', emailKey: 'gone@example.test', reason: 'manual', stream: null, at: new Date() });
     const res = await acme.send(
       acme.message({ to: ['Ann Example <ann@example.test>', '"Gone, Long" <Gone@Example.test>'], cc: ['Cy <cy@example.test>'], reply_to: 'Help Desk <help@acme.test>' }),
     );

@@ -56,6 +56,15 @@ describe('sending through the Postmark client', () => {
     expect(details.To.map((r) => r.Email)).toEqual(['ann@example.test', 'jo@example.test']);
   });
 
+  it('sends on the broadcast stream with MessageStream broadcast, and shows each message on its stream', async () => {
+    const broadcast = await client.sendEmail({ From: from(), To: 'ann@example.test', Subject: 'News', TextBody: 'News', MessageStream: 'broadcast' });
+    const outbound = await client.sendEmail({ From: from(), To: 'ann@example.test', Subject: 'Receipt', TextBody: 'Receipt' });
+    expect((await acme.get(`/v1/emails/${broadcast.MessageID}`)).body.type).toBe('broadcast');
+    expect((await acme.get(`/v1/emails/${outbound.MessageID}`)).body.type).toBe('transactional');
+    expect((await client.getOutboundMessageDetails(broadcast.MessageID)).MessageStream).toBe('broadcast');
+    expect((await client.getOutboundMessageDetails(outbound.MessageID)).MessageStream).toBe('outbound');
+  });
+
   it('sends a batch with a result per message', async () => {
     const results = await client.sendEmailBatch([
       { From: from(), To: 'ann@example.test', Subject: 'One', TextBody: 'one' },
@@ -86,7 +95,7 @@ describe('sending through the Postmark client', () => {
     const invalid = client.sendEmail({ From: from(), To: 'a@example.test', Subject: 's' });
     await expect(invalid).rejects.toBeInstanceOf(Errors.ApiInputError);
     await expect(invalid).rejects.toMatchObject({ code: 300, statusCode: 422 });
-    await expect(client.sendEmail({ From: from(), To: 'a@example.test', Subject: 's', TextBody: 't', MessageStream: 'broadcast' })).rejects.toMatchObject({ code: 300, message: expect.stringContaining('MessageStream') });
+    await expect(client.sendEmail({ From: from(), To: 'a@example.test', Subject: 's', TextBody: 't', MessageStream: 'marketing' })).rejects.toMatchObject({ code: 300, message: expect.stringContaining('MessageStream') });
     await expect(client.sendEmail({ From: from(), To: 'a@example.test', Subject: 's', TextBody: 't', TrackOpens: true })).rejects.toMatchObject({ message: expect.stringContaining('TrackOpens') });
     await expect(client.sendEmail({ From: 'other@acme.test', To: 'a@example.test', Subject: 's', TextBody: 't' })).rejects.toMatchObject({ code: 400 });
     await expect(client.getOutboundMessageDetails('em_missing')).rejects.toMatchObject({ code: 701, statusCode: 422 });
@@ -158,7 +167,7 @@ describe('bounces and suppressions through the Postmark client', () => {
       ],
     });
     const email = await insertQueuedEmail(api.deps.db, { accountId: acme.accountId, senderId: acme.sender.id, domainId: acme.domain.id, from: acme.sender.email, to: ['bounced@example.test'] });
-    await addSuppression(api.deps.db, acme.accountId, { email: 'bounced@example.test', emailKey: 'bounced@example.test', reason: 'hard_bounce', at: new Date() });
+    await addSuppression(api.deps.db, acme.accountId, { email: 'bounced@example.test', emailKey: 'bounced@example.test', reason: 'hard_bounce', stream: null, at: new Date() });
     const dump = await admin.getSuppressions('outbound');
     expect(dump.Suppressions.map((s) => [s.EmailAddress, s.SuppressionReason])).toEqual(
       expect.arrayContaining([['gone@example.test', 'ManualSuppression'], ['bounced@example.test', 'HardBounce']]),
@@ -170,7 +179,14 @@ describe('bounces and suppressions through the Postmark client', () => {
     expect(await admin.deleteSuppressions('outbound', { Suppressions: [{ EmailAddress: 'gone@example.test' }, { EmailAddress: 'never@example.test' }] })).toMatchObject({
       Suppressions: [{ Status: 'Deleted' }, { Status: 'Failed' }],
     });
-    await expect(admin.getSuppressions('broadcast')).rejects.toMatchObject({ code: 300 });
+    // The broadcast stream's list holds its own entries and every stream's (the hard bounce), never the outbound stream's.
+    await admin.createSuppressions('broadcast', { Suppressions: [{ EmailAddress: 'news@example.test' }, { EmailAddress: 'kept@example.test' }] });
+    await admin.createSuppressions('outbound', { Suppressions: [{ EmailAddress: 'kept@example.test' }] });
+    expect((await admin.getSuppressions('broadcast')).Suppressions.map((s) => s.EmailAddress).sort()).toEqual(['bounced@example.test', 'kept@example.test', 'news@example.test']);
+    expect((await admin.getSuppressions('outbound')).Suppressions.map((s) => s.EmailAddress).sort()).toEqual(['bounced@example.test', 'kept@example.test']);
+    expect(await admin.deleteSuppressions('broadcast', { Suppressions: [{ EmailAddress: 'kept@example.test' }] })).toMatchObject({ Suppressions: [{ Status: 'Deleted' }] });
+    expect((await admin.getSuppressions('outbound')).Suppressions.map((s) => s.EmailAddress).sort()).toEqual(['bounced@example.test', 'kept@example.test']);
+    await expect(admin.getSuppressions('marketing')).rejects.toMatchObject({ code: 300 });
     await expect(client.getSuppressions('outbound')).rejects.toMatchObject({ code: 10, statusCode: 401 });
   });
 });

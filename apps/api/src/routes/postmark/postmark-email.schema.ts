@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { splitAddressList, templateReference } from '@mailer/domain';
+import { POSTMARK_STREAM_IDS, POSTMARK_STREAMS } from './postmark-streams';
 
 /**
  * Postmark's email body (docs/api-decisions.md, "Resend and Postmark adapters"), mapped member by
@@ -34,7 +35,10 @@ const messageFields = {
   Tag: passed('string', 'Kept as the tag `tag`.').optional(),
   Metadata: z.record(z.string(), z.unknown()).meta({ description: 'Kept as tags (at most 10 with Tag).' }).optional(),
   Attachments: z.array(attachment).optional(),
-  MessageStream: z.string().meta({ description: '`outbound` (the transactional stream, the default) only.' }).optional(),
+  MessageStream: z
+    .enum(POSTMARK_STREAM_IDS, { error: 'must be outbound or broadcast' })
+    .meta({ description: '`outbound` (the transactional stream, the default) or `broadcast` (the broadcast stream).' })
+    .optional(),
   TrackOpens: z.boolean().meta({ description: 'Opens are not tracked: `true` is refused.' }).optional(),
   TrackLinks: z.string().meta({ description: 'Links are not tracked: only `None`.' }).optional(),
 };
@@ -43,7 +47,6 @@ type MessageFields = z.output<z.ZodObject<typeof messageFields>>;
 
 /** What cannot be honoured of the shared members is refused by name. */
 function refuseUnhonoured(body: MessageFields, ctx: z.RefinementCtx) {
-  if (body.MessageStream !== undefined && body.MessageStream !== 'outbound') ctx.addIssue({ code: 'custom', path: ['MessageStream'], message: 'only the outbound (transactional) stream exists' });
   if (body.TrackOpens === true) ctx.addIssue({ code: 'custom', path: ['TrackOpens'], message: 'opens are not tracked' });
   if (body.TrackLinks !== undefined && body.TrackLinks !== 'None') ctx.addIssue({ code: 'custom', path: ['TrackLinks'], message: 'links are not tracked; only None' });
   if (body.Tag !== undefined && body.Metadata && 'tag' in body.Metadata) ctx.addIssue({ code: 'custom', path: ['Metadata', 'tag'], message: 'is where Tag is kept; use another name' });
@@ -59,6 +62,7 @@ const v1Fields = (b: MessageFields) => ({
   ...(b.Headers ? { headers: Object.fromEntries(b.Headers.map((h) => [h.Name, h.Value])) } : {}),
   ...(b.Tag === undefined && !b.Metadata ? {} : { tags: { ...b.Metadata, ...(b.Tag === undefined ? {} : { tag: b.Tag }) } }),
   ...(b.Attachments ? { attachments: b.Attachments } : {}),
+  ...(b.MessageStream ? { type: POSTMARK_STREAMS[b.MessageStream] } : {}),
 });
 
 export const postmarkEmailSchema = z

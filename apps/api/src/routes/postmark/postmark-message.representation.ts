@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { formatMailbox } from '@mailer/domain';
 import { type EmailDetail, type EmailSummary, iso } from '@mailer/operations';
+import { POSTMARK_STREAM_IDS, postmarkStreamOf } from './postmark-streams';
 
 const recipient = z.object({ Email: z.string(), Name: z.null() });
 
 export const postmarkMessageSchema = z
   .object({
     MessageID: z.string(),
-    MessageStream: z.literal('outbound'),
+    MessageStream: z.enum(POSTMARK_STREAM_IDS),
     From: z.string(),
     To: z.array(recipient),
     Cc: z.array(recipient),
@@ -48,7 +49,7 @@ export function toPostmarkMessage(email: EmailSummary): z.infer<typeof postmarkM
   const { tag = null, ...metadata } = email.tags;
   return {
     MessageID: email.id,
-    MessageStream: 'outbound',
+    MessageStream: postmarkStreamOf(email.type),
     From: formatMailbox(email.fromEmail, email.fromName),
     To: email.to.map((Email) => ({ Email, Name: null })),
     Cc: email.cc.map((Email) => ({ Email, Name: null })),

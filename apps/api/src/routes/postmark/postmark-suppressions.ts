@@ -1,13 +1,6 @@
 import { z } from 'zod';
-import { AppError, type SuppressionReason } from '@mailer/domain';
+import type { SuppressionReason } from '@mailer/domain';
 import type { Suppression } from '@mailer/operations';
-
-/** The one stream there is (docs/api-decisions.md, "Resend and Postmark adapters"); any other is refused by name. */
-export function requireOutboundStream(stream: string): void {
-  if (stream !== 'outbound') {
-    throw new AppError('validation_error', 'Only the outbound (transactional) stream exists.', { details: [{ path: 'MessageStream', message: 'must be outbound' }] });
-  }
-}
 
 const REASONS: Record<SuppressionReason, { reason: string; origin: string }> = {
   hard_bounce: { reason: 'HardBounce', origin: 'Recipient' },

@@ -1,9 +1,10 @@
-import { parseMailbox, type Mailbox } from '@mailer/domain';
+import { parseMailbox, type EmailType, type Mailbox } from '@mailer/domain';
 import type { ApiDependencies } from '../../container';
 import { defineRoute } from '../../http/route';
 import { sendJson } from '../../http/respond';
 import { postmarkDialect } from './postmark-dialect';
-import { postmarkSuppressionChangeSchema, postmarkSuppressionResultsSchema, requireOutboundStream } from './postmark-suppressions';
+import { postmarkSuppressionChangeSchema, postmarkSuppressionResultsSchema } from './postmark-suppressions';
+import { streamOfPostmark } from './postmark-streams';
 
 type ChangeResult = { Status: 'Suppressed' | 'Deleted' | 'Failed'; Message: string | null };
 
@@ -12,13 +13,13 @@ interface SuppressionChange {
   operationId: string;
   summary: string;
   description: string;
-  /** What one listed address becomes: `mailbox` is undefined when EmailAddress is not an email address. */
-  apply(deps: ApiDependencies, accountId: string, mailbox: Mailbox | undefined): Promise<ChangeResult>;
+  /** What one listed address becomes on the stream: `mailbox` is undefined when EmailAddress is not an email address. */
+  apply(deps: ApiDependencies, accountId: string, stream: EmailType, mailbox: Mailbox | undefined): Promise<ChangeResult>;
 }
 
 /**
  * Postmark's createSuppressions and deleteSuppressions: `{Suppressions: [{EmailAddress}]}` on the
- * outbound stream, one result per address, each change made by the /v1 suppression store.
+ * stream the path names, one result per address, each change made by the /v1 suppression store.
  */
 export function suppressionChangeRoute(change: SuppressionChange) {
   return defineRoute({
@@ -33,9 +34,9 @@ export function suppressionChangeRoute(change: SuppressionChange) {
     body: postmarkSuppressionChangeSchema,
     responses: { 200: { description: 'One result per address.', schema: postmarkSuppressionResultsSchema } },
     async handle({ res, deps, key, params, body }) {
-      requireOutboundStream(params.stream!);
+      const stream = streamOfPostmark(params.stream!);
       const results = [];
-      for (const { EmailAddress } of body().Suppressions) results.push({ EmailAddress, ...(await change.apply(deps, key.accountId, parseMailbox(EmailAddress))) });
+      for (const { EmailAddress } of body().Suppressions) results.push({ EmailAddress, ...(await change.apply(deps, key.accountId, stream, parseMailbox(EmailAddress))) });
       sendJson(res, 200, { Suppressions: results });
     },
   });

@@ -8,7 +8,7 @@ export const createSuppressionRoute = defineRoute({
   path: '/v1/suppressions',
   operationId: 'createSuppression',
   tag: 'suppressions',
-  summary: 'Suppress an address: the account never sends to it again until it is removed.',
+  summary: 'Suppress an address: the account never sends to it again (on the stream given, else on any) until it is removed.',
   description:
     'Sending to a suppressed address is still accepted (202); its delivery is created failed with cause ' +
     '`recipient_suppressed` and never attempted. An address already on the list is answered 200 with its entry as it is.',
@@ -20,8 +20,8 @@ export const createSuppressionRoute = defineRoute({
     200: { description: 'Already on the list; the entry as it stands.', schema: suppressionSchema, headers: ['Location'] },
   },
   async handle({ res, deps, key, body }) {
-    const { email } = body();
-    const result = await addSuppression(deps.db, key.accountId, { email: email.address, emailKey: email.key, reason: 'manual', at: deps.now() });
+    const { email, stream } = body();
+    const result = await addSuppression(deps.db, key.accountId, { email: email.address, emailKey: email.key, reason: 'manual', stream: stream ?? null, at: deps.now() });
     res.location(`/v1/suppressions/${encodeURIComponent(result.suppression.email)}`);
     sendJson(res, result.created ? 201 : 200, serializeSuppression(result.suppression));
   },

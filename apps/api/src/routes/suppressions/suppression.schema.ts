@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseMailbox, SUPPRESSION_REASONS, type Mailbox } from '@mailer/domain';
+import { EMAIL_TYPES, parseMailbox, SUPPRESSION_REASONS, type Mailbox } from '@mailer/domain';
 import { type Suppression, timestampSchema } from '@mailer/operations';
 import { pageQuerySchema } from '../../http/pagination';
 
@@ -13,16 +13,32 @@ const address = z
   })
   .meta({ description: 'Normalized as recipients are: IDN domains as A-labels, compared case-insensitively.' });
 
-export const createSuppressionBodySchema = z.strictObject({ email: address }).meta({ id: 'CreateSuppressionRequest' });
+const stream = z.enum(EMAIL_TYPES, { error: `must be one of: ${EMAIL_TYPES.join(', ')}` });
+
+export const createSuppressionBodySchema = z
+  .strictObject({
+    email: address,
+    stream: stream.nullable().optional().meta({ description: 'The stream the entry holds for; absent or null: every stream.' }),
+  })
+  .meta({ id: 'CreateSuppressionRequest' });
+
+/** The stream an entry is looked up or removed for: the entries that hold for it (its own and every stream's). */
+export const suppressionStreamQuerySchema = z.strictObject({
+  stream: stream.optional().meta({ description: 'Only the entries that hold for this stream (its own and every stream\'s).' }),
+});
 
 export const listSuppressionsQuerySchema = pageQuerySchema.extend({
   email: address.optional().meta({ description: 'Only this address (normalized as on creation).' }),
+  ...suppressionStreamQuerySchema.shape,
 });
 
 /** The suppression representation (docs/api-decisions.md, "Suppressions"). */
 export const suppressionSchema = z.object({
   email: z.string().meta({ description: 'The address as normalized when it was suppressed.' }),
   reason: z.enum(SUPPRESSION_REASONS).meta({ description: '`hard_bounce` and `complaint` are added by the service; `manual` over the API.' }),
+  stream: stream.nullable().meta({
+    description: 'The stream it holds for; null for every stream. A hard bounce holds for every stream, a complaint for its message\'s stream.',
+  }),
   email_id: z.string().nullable().meta({ description: 'The message whose bounce or complaint added it (em_…); null for manual entries.' }),
   created_at: timestampSchema,
 }).meta({ id: 'Suppression' });
@@ -30,6 +46,7 @@ export const suppressionSchema = z.object({
 export const serializeSuppression = (s: Suppression): z.infer<typeof suppressionSchema> => ({
   email: s.email,
   reason: s.reason,
+  stream: s.stream,
   email_id: s.emailId,
   created_at: s.createdAt.toISOString(),
 });

@@ -1,6 +1,6 @@
 import { createManagementKey } from '@mailer/db';
 import { startTestApi, type TestApi } from '../../testing';
-import { sendingAccount, type SendingAccount } from '../../testing/sending-account';
+import { GENEROUS_LIMITS, sendingAccount, type SendingAccount } from '../../testing/sending-account';
 
 let api: TestApi;
 let acme: SendingAccount;
@@ -20,7 +20,7 @@ describe('the suppression list over the API', () => {
   it('adds an address once (201, then 200 with the entry as it stands), normalized as recipients are', async () => {
     const created = await manage('post', '/v1/suppressions', { email: 'Gone@Bücher.example' });
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ email: 'Gone@xn--bcher-kva.example', reason: 'manual', email_id: null, created_at: expect.any(String) });
+    expect(created.body).toEqual({ email: 'Gone@xn--bcher-kva.example', reason: 'manual', stream: null, email_id: null, created_at: expect.any(String) });
     expect(created.headers.location).toBe('/v1/suppressions/Gone%40xn--bcher-kva.example');
     const again = await manage('post', '/v1/suppressions', { email: 'gone@XN--BCHER-KVA.example' });
     expect(again.status).toBe(200);
@@ -94,5 +94,42 @@ describe('sending to suppressed recipients', () => {
     const detail = (await acme.get(`/v1/emails/${res.body.id}`)).body;
     expect(detail).toMatchObject({ status: 'failed', cause: { code: 'recipient_suppressed' }, timestamps: { completed_at: expect.any(String) } });
     expect(await api.deps.deliveryQueue.queue.getJobCounts('waiting', 'delayed', 'prioritized')).toEqual({ waiting: 1, delayed: 0, prioritized: 0 });
+  });
+});
+
+describe('suppressions per stream', () => {
+  let streams: SendingAccount;
+  let manageStreams: typeof manage;
+  beforeAll(async () => {
+    streams = await sendingAccount(api, { domain: 'streams.test', limits: GENEROUS_LIMITS });
+    manageStreams = (method, path, body) => {
+      const req = api.http[method](path).set('Authorization', `Bearer ${streams.management_key}`);
+      return body ? req.send(body) : req;
+    };
+  });
+
+  it('keeps an entry per stream: a broadcast entry stops broadcast mail only, and is removed for that stream', async () => {
+    const entry = await manageStreams('post', '/v1/suppressions', { email: 'news@example.test', stream: 'broadcast' });
+    expect(entry.status).toBe(201);
+    expect(entry.body).toMatchObject({ email: 'news@example.test', reason: 'manual', stream: 'broadcast' });
+    expect((await manageStreams('post', '/v1/suppressions', { email: 'news@example.test', stream: 'transactional' })).status).toBe(201);
+    expect((await manageStreams('get', '/v1/suppressions?email=news@example.test')).body.data.map((s: { stream: string }) => s.stream).sort()).toEqual(['broadcast', 'transactional']);
+    expect((await manageStreams('delete', '/v1/suppressions/news%40example.test?stream=transactional')).status).toBe(204);
+    expect((await manageStreams('get', '/v1/suppressions/news%40example.test?stream=transactional')).status).toBe(404);
+    expect((await manageStreams('get', '/v1/suppressions/news%40example.test')).body.stream).toBe('broadcast');
+
+    const broadcast = await streams.send(streams.message({ to: ['news@example.test'], type: 'broadcast' }));
+    const transactional = await streams.send(streams.message({ to: ['news@example.test'] }));
+    expect((await streams.get(`/v1/emails/${broadcast.body.id}`)).body).toMatchObject({ type: 'broadcast', status: 'failed', deliveries: [{ cause: { code: 'recipient_suppressed' } }] });
+    expect((await streams.get(`/v1/emails/${transactional.body.id}`)).body).toMatchObject({ type: 'transactional', status: 'queued' });
+  });
+
+  it('refuses a stream that does not exist, by name', async () => {
+    const res = await manageStreams('post', '/v1/suppressions', { email: 'x@example.test', stream: 'marketing' });
+    expect(res.status).toBe(422);
+    expect(res.body.error.details.map((d: { path: string }) => d.path)).toEqual(['stream']);
+    const listed = await manageStreams('get', '/v1/suppressions?stream=marketing');
+    expect(listed.status).toBe(400);
+    expect(listed.body.error.details.map((d: { path: string }) => d.path)).toEqual(['stream']);
   });
 });

@@ -5,6 +5,7 @@ import {
   idempotencyRecordsFrom,
   inTransaction,
   lockAccountIntake,
+  NOTHING_SUPPRESSED,
   otherRequestsRecords,
   recentTestMessages,
   recentTestMessagesFrom,
@@ -12,7 +13,7 @@ import {
   sendingIdentitiesFrom,
   sendingIdentitiesStatement,
   suppressedAmong,
-  suppressedKeysFrom,
+  suppressedFrom,
   usageFigures,
   usageFiguresFrom,
   usageReachedAt,
@@ -120,7 +121,7 @@ export async function runIntakeBatch(deps: IntakeDependencies, owner: EmailOwner
       records: otherRequestsRecords(tx, owner, keys, claims.map((c) => c.emailId), now),
       suppressed: test ? [] : [suppressedAmong(tx, accountId, recipientKeys)],
     });
-    const suppressed = first.suppressed[0] ? suppressedKeysFrom(first.suppressed[0]) : new Set<string>();
+    const suppressed = first.suppressed[0] ? suppressedFrom(first.suppressed[0]) : NOTHING_SUPPRESSED;
     const claimedKeys = claimedKeysFrom(first.claimed);
     const identityByKey = new Map(sendingIdentitiesFrom(first.identities).map((s) => [s.emailKey, s]));
     const recordByKey = idempotencyRecordsFrom(first.records);

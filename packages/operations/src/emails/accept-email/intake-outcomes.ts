@@ -1,4 +1,4 @@
-import type { AcceptedEmail, IdempotencyRecord, SendingIdentity } from '@mailer/db';
+import type { AcceptedEmail, IdempotencyRecord, SendingIdentity, SuppressedRecipient } from '@mailer/db';
 import { addressKey, AppError, firstDueAt, isDomainReady, newId, sendingIdentityProblem, type Admission, type EmailDraft, type RateLimitHeaders } from '@mailer/domain';
 import type { DueMessage } from '@mailer/queue';
 
@@ -139,14 +139,14 @@ export function limitError(admission: Exclude<Admission, { admitted: true }>, ra
 
 /**
  * The rows of an admitted message: From as the sender is configured, display name the
- * request's else the sender's; recipients the account suppresses are marked.
+ * request's else the sender's; recipients the account suppresses for the message's stream are marked.
  */
 export function toAcceptedEmail(
   accountId: string,
   id: string,
   draft: EmailDraft,
   identity: SendingIdentity,
-  suppressed: ReadonlySet<string>,
+  suppressed: SuppressedRecipient,
   now: Date,
   test: boolean,
 ): AcceptedEmail {
@@ -173,7 +173,7 @@ export function toAcceptedEmail(
     template: draft.template ?? null,
     test,
     dueAt: firstDueAt(draft.scheduledAt, now),
-    recipients: draft.recipients.recipients.map((r) => ({ id: newId('delivery'), ...r, suppressed: suppressed.has(addressKey(r.address)) })),
+    recipients: draft.recipients.recipients.map((r) => ({ id: newId('delivery'), ...r, suppressed: suppressed(addressKey(r.address), draft.type) })),
     attachments: draft.attachments,
   };
 }

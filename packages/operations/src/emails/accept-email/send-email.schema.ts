@@ -224,7 +224,11 @@ const emailBody = (to: ReturnType<typeof addressList>) =>
       to,
       cc: recipientList.optional().default([]),
       bcc: recipientList.meta({ description: 'Input only: never shown back; only bcc_count is.' }).optional().default([]),
-      type: z.enum(EMAIL_TYPES, { error: `must be one of: ${EMAIL_TYPES.join(', ')}` }).optional().default('transactional'),
+      type: z
+        .enum(EMAIL_TYPES, { error: `must be one of: ${EMAIL_TYPES.join(', ')}` })
+        .meta({ description: 'The stream: `transactional` (the default) or `broadcast`, each with its own suppressions.' })
+        .optional()
+        .default('transactional'),
       subject: subject.meta({ description: 'Required unless `template` is given.' }).optional(),
       content: content.meta({ description: 'Required unless `template` is given.' }).optional(),
       template: template.meta({ description: 'Instead of `subject` and `content`: the template to render them from at intake.' }).optional(),
