@@ -156,7 +156,8 @@ describe('account pause, resume and show', () => {
   it("pauses and resumes an account's sending with a reason, each change once, and shows its status and rates", async () => {
     const { account } = await newAccount();
     const shown = JSON.parse((await run('account', 'show', account.id, '--json')).stdout);
-    expect(shown).toEqual({ id: account.id, sending: { status: 'enabled', reason: null, since: expect.any(String), bounce_rate: 0, complaint_rate: 0 } });
+    const enabled = { status: 'enabled', reason: null, since: expect.any(String), bounce_rate: 0, complaint_rate: 0 };
+    expect(shown).toEqual({ id: account.id, sending: enabled, streams: { transactional: { sending: enabled }, broadcast: { sending: enabled } } });
 
     const paused = JSON.parse((await run('account', 'pause', account.id, '--reason', 'Spam trap hits reported by Spamhaus', '--json')).stdout);
     expect(paused).toMatchObject({ id: account.id, changed: true, sending: { status: 'paused', reason: 'Spam trap hits reported by Spamhaus' } });
@@ -170,6 +171,14 @@ describe('account pause, resume and show', () => {
     expect(resumed.status).toBe(0);
     expect(resumed.stdout).toContain('sending enabled since');
     expect(JSON.parse((await run('account', 'show', account.id, '--json')).stdout).sending).toMatchObject({ status: 'enabled', reason: 'Customer removed the list' });
+
+    // One stream alone: the other keeps its status.
+    const broadcast = JSON.parse((await run('account', 'pause', account.id, '--stream', 'broadcast', '--reason', 'Digest complaints', '--json')).stdout);
+    expect(broadcast).toMatchObject({ changed: true, sending: { status: 'paused' }, streams: { broadcast: { sending: { status: 'paused' } } } });
+    const both = JSON.parse((await run('account', 'show', account.id, '--json')).stdout).streams;
+    expect([both.transactional.sending.status, both.broadcast.sending.status]).toEqual(['enabled', 'paused']);
+    expect((await run('account', 'show', account.id)).stdout).toContain(`${account.id} broadcast: sending paused since`);
+    await failsWith('invalid_stream', 'account', 'resume', account.id, '--stream', 'marketing', '--reason', 'x');
   });
 
   it('refuses an unknown account, a missing reason and one with control characters', async () => {

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
-import { findSendingState, setAccountPlan } from '@mailer/db';
-import type { SendingStatus } from '@mailer/domain';
+import { findSendingStates, setAccountPlan } from '@mailer/db';
+import type { EmailType, SendingStatus } from '@mailer/domain';
 import { reportFixture, startInboundHarness, type InboundHarness } from '@mailer/inbound/testing';
 import { accountSendingState, resumeSending } from '@mailer/operations';
 import { startTestSmtpServer, startWebhookReceiver, type TestSmtpServer, type WebhookReceiver } from '@mailer/testing';
@@ -47,8 +47,8 @@ async function watchedAccount(domain: string): Promise<SendingSetup> {
 }
 
 /** Queues a message as intake leaves it and gives it its job, as intake does. */
-async function send(setup: SendingSetup, to: string[], createdAt?: Date): Promise<string> {
-  const emailId = await h.queueEmail(setup, { to, createdAt });
+async function send(setup: SendingSetup, to: string[], createdAt?: Date, type: EmailType = 'transactional'): Promise<string> {
+  const emailId = await h.queueEmail(setup, { to, createdAt, type });
   await h.deps.deliveryQueue.enqueue({ emailId, dueAt: createdAt ?? new Date(), accountId: setup.accountId });
   return emailId;
 }
@@ -63,8 +63,12 @@ async function waitFor<T>(what: string, read: () => Promise<T | undefined>): Pro
   }
 }
 
-const statusOf = async (setup: SendingSetup, status: SendingStatus) => {
-  const state = await findSendingState(h.deps.db, setup.accountId, new Date());
+/** A stream's sending state now (the transactional stream's unless told). */
+const findSendingState = async (accountId: string, stream: EmailType = 'transactional') =>
+  (await findSendingStates(h.deps.db, accountId, new Date())).find((s) => s.stream === stream);
+
+const statusOf = async (setup: SendingSetup, status: SendingStatus, stream: EmailType = 'transactional') => {
+  const state = await findSendingState(setup.accountId, stream);
   return state?.status === status ? state : undefined;
 };
 
@@ -88,9 +92,10 @@ describe('reputation protection', () => {
     await h.waitForStatus(first, ['accepted', 'bounced']);
     const paused = await waitFor('the pause', () => statusOf(bouncing, 'paused'));
     expect(paused.reason).toBe('hard-bounce rate 15 % of the last 24 hours reached 10 % (20 deliveries)');
-    expect(await accountSendingState(h.deps.db, bouncing.accountId, new Date())).toMatchObject({ status: 'paused', bounce_rate: 0.15, complaint_rate: 0 });
+    expect((await accountSendingState(h.deps.db, bouncing.accountId, new Date()))?.transactional).toMatchObject({ status: 'paused', bounce_rate: 0.15, complaint_rate: 0 });
     expect(await waitFor('the webhook', async () => statusEvents(bouncing)[0])).toMatchObject({
       account_id: bouncing.accountId,
+      stream: 'transactional',
       previous_status: 'enabled',
       status: 'paused',
       bounce_rate: 0.15,
@@ -121,7 +126,7 @@ describe('reputation protection', () => {
     expect(resumed).toMatchObject({ changed: true, sending: { status: 'enabled', reason: 'list cleaned', bounce_rate: 0, complaint_rate: 0 } });
     await h.waitForStatus(held, ['accepted']);
     expect(await waitFor('the second webhook', async () => statusEvents(bouncing)[1])).toMatchObject({ previous_status: 'paused', status: 'enabled', reason: 'list cleaned' });
-    expect(await findSendingState(h.deps.db, bouncing.accountId, new Date())).toMatchObject({
+    expect(await findSendingState(bouncing.accountId)).toMatchObject({
       status: 'enabled',
       window: { terminal: 1, accepted: 1, hardBounces: 0, complaints: 0 },
     });
@@ -132,7 +137,7 @@ describe('reputation protection', () => {
     const emailId = await send(complained, recipients('reader', 20));
     await h.waitForStatus(emailId, ['accepted']);
     await waitFor('the counts', async () => {
-      const state = await findSendingState(h.deps.db, complained.accountId, new Date());
+      const state = await findSendingState(complained.accountId);
       return state?.window.accepted === 20 ? state : undefined;
     });
     expect(await statusOf(complained, 'enabled')).toBeDefined();
@@ -146,5 +151,41 @@ describe('reputation protection', () => {
     const paused = await waitFor('the pause', () => statusOf(complained, 'paused'));
     expect(paused.reason).toBe('complaint rate 5 % of the last 24 hours reached 0.5 % (20 deliveries)');
     expect(await waitFor('the webhook', async () => statusEvents(complained)[0])).toMatchObject({ status: 'paused', complaint_rate: 0.05, bounce_rate: 0 });
+  });
+
+  it('pauses the broadcast stream after a complaint spike on broadcast mail, while transactional mail keeps flowing', async () => {
+    const mixed = await watchedAccount('digest.test');
+    const digest = await send(mixed, recipients('subscriber', 20), undefined, 'broadcast');
+    await h.waitForStatus(digest, ['accepted']);
+    await waitFor('the broadcast counts', async () => {
+      const state = await findSendingState(mixed.accountId, 'broadcast');
+      return state?.window.accepted === 20 ? state : undefined;
+    });
+    const [delivery] = await h.deps.db`select id from deliveries where email_id = ${digest} and recipient = 'subscriber3@recipient.test'`;
+    const returnPath = inbound.returnPathOf(delivery!.id as string, 'digest.test');
+    const report = reportFixture('yahoo-arf-complaint.eml', returnPath).replaceAll('heidi@yahoo.com', 'subscriber3@recipient.test');
+    expect(await inbound.send([returnPath], report)).toEqual({ accepted: true, responseCode: 250 });
+
+    const paused = await waitFor('the broadcast pause', () => statusOf(mixed, 'paused', 'broadcast'));
+    expect(paused.reason).toBe('complaint rate 5 % of the last 24 hours reached 0.5 % (20 deliveries)');
+    expect(await waitFor('the webhook', async () => statusEvents(mixed)[0])).toMatchObject({ stream: 'broadcast', status: 'paused', complaint_rate: 0.05 });
+    // The complainer is suppressed for broadcast mail only.
+    expect(await h.deps.db`select stream, reason from suppressions where account_id = ${mixed.accountId}`).toEqual([{ stream: 'broadcast', reason: 'complaint' }]);
+
+    // Transactional mail goes out, to the complainer too; broadcast mail waits unattempted.
+    const receipt = await send(mixed, ['subscriber3@recipient.test', 'buyer@recipient.test']);
+    const nextDigest = await send(mixed, ['subscriber9@recipient.test'], undefined, 'broadcast');
+    await h.waitForStatus(receipt, ['accepted']);
+    const waiting = await waitFor('the held broadcast', async () => {
+      const stored = await h.readEmail(nextDigest);
+      return stored.deliveries[0]!.status === 'queued' && stored.deliveries[0]!.nextAttemptAt.getTime() > Date.now() + 3_600_000 ? stored : undefined;
+    });
+    expect(waiting.attempts).toEqual([]);
+    expect(await statusOf(mixed, 'enabled', 'transactional')).toBeDefined();
+    expect(statusEvents(mixed)).toHaveLength(1);
+
+    // Resuming the broadcast stream sends the held digest.
+    expect(await resumeSending(h.deps.db, h.deps.deliveryQueue, mixed.accountId, 'complainer removed', new Date(), ['broadcast'])).toMatchObject({ changed: true });
+    await h.waitForStatus(nextDigest, ['accepted']);
   });
 });

@@ -747,7 +747,9 @@ export interface components {
             name: string;
             plan: components["schemas"]["Plan"];
             usage: components["schemas"]["Usage"];
+            /** @description The transactional stream's sending status (`streams` has each stream's). */
             sending: components["schemas"]["AccountSending"];
+            streams: components["schemas"]["AccountStreams"];
             test_mode: components["schemas"]["TestModeBound"];
         };
         AccountSending: {
@@ -767,6 +769,15 @@ export interface components {
             bounce_rate: number;
             /** @description Complaints over accepted to/cc deliveries in the same window. A fraction (0.05 is 5 %), rounded to 6 decimals. */
             complaint_rate: number;
+        };
+        /** @description Each stream, with its own sending status and rates (docs "Streams"): pausing one leaves the other sending. */
+        AccountStreams: {
+            transactional: {
+                sending: components["schemas"]["AccountSending"];
+            };
+            broadcast: {
+                sending: components["schemas"]["AccountSending"];
+            };
         };
         /** @description A normalized delivery cause; never the remote reply text. */
         Cause: {

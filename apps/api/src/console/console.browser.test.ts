@@ -141,16 +141,26 @@ describe('the operator console in Chromium', () => {
     sendingKey = rotated;
     await page.getByRole('link', { name: 'Back to the account' }).click();
 
-    expect(await page.locator('#sending-status').textContent()).toBe('enabled');
+    expect(await page.locator('#sending-status-transactional').textContent()).toBe('enabled');
     await page.getByLabel('Reason').fill('Bounce spike under investigation');
     await page.getByRole('button', { name: 'Pause sending' }).click();
-    expect(await page.locator('#sending-status').textContent()).toBe('paused');
-    expect(await page.locator('dt:has-text("Reason") + dd').textContent()).toBe('Bounce spike under investigation');
-    const [state] = await api.deps.db`select sending_status from accounts where id = ${accountId}`;
-    expect(state!.sending_status).toBe('paused');
+    expect(await page.locator('#sending-status-transactional').textContent()).toBe('paused');
+    expect(await page.locator('tr', { hasText: 'transactional' }).locator('td').nth(3).textContent()).toBe('Bounce spike under investigation');
+    const states = await api.deps.db`select sending_status from account_streams where account_id = ${accountId}`;
+    expect(states.map((s) => s.sending_status)).toEqual(['paused', 'paused']);
     await page.getByLabel('Reason').fill('Fixed');
     await page.getByRole('button', { name: 'Resume sending' }).click();
-    expect(await page.locator('#sending-status').textContent()).toBe('enabled');
+    expect(await page.locator('#sending-status-transactional').textContent()).toBe('enabled');
+    // One stream alone.
+    await page.getByLabel('Stream').selectOption('broadcast');
+    await page.getByLabel('Reason').fill('Digest complaints');
+    await page.getByRole('button', { name: 'Pause sending' }).click();
+    expect(await page.locator('#sending-status-broadcast').textContent()).toBe('paused');
+    expect(await page.locator('#sending-status-transactional').textContent()).toBe('enabled');
+    await page.getByLabel('Stream').selectOption('broadcast');
+    await page.getByLabel('Reason').fill('Fixed');
+    await page.getByRole('button', { name: 'Resume sending' }).click();
+    expect(await page.locator('#sending-status-broadcast').textContent()).toBe('enabled');
 
     await page.getByLabel('Recipient-emails per minute').fill('-1');
     await page.getByRole('button', { name: 'Save plan' }).click();

@@ -77,14 +77,16 @@ export function createApiMetrics(deliveryQueue: DeliveryQueue, db: Queryable, no
   });
   new Gauge({
     name: 'mailer_account_sending_status',
-    help: `Each account's sending status: 1 for the status it is in, 0 for the others (${SENDING_STATUSES.join(', ')}; read from PostgreSQL at scrape time).`,
-    labelNames: ['account_id', 'status'],
+    help: `Each account stream's sending status: 1 for the status it is in, 0 for the others (${SENDING_STATUSES.join(', ')}; read from PostgreSQL at scrape time).`,
+    labelNames: ['account_id', 'stream', 'status'],
     registers: [registry],
     async collect() {
       const found = await sendingStatuses(db).catch(() => undefined);
       if (!found) return;
       this.reset();
-      for (const { accountId, status } of found) for (const s of SENDING_STATUSES) this.set({ account_id: accountId, status: s }, Number(s === status));
+      for (const { accountId, stream, status } of found) {
+        for (const s of SENDING_STATUSES) this.set({ account_id: accountId, stream, status: s }, Number(s === status));
+      }
     },
   });
   return metrics;

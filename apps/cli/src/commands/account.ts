@@ -9,7 +9,7 @@ import {
   type SendingStatusOutcome,
   setAccountEnabled,
 } from '@mailer/operations';
-import { MAX_ACCOUNT_NAME_LENGTH, MAX_SENDING_REASON_LENGTH, normalizeOneLineText, oneLineTextRule } from '@mailer/domain';
+import { EMAIL_TYPES, MAX_ACCOUNT_NAME_LENGTH, MAX_SENDING_REASON_LENGTH, normalizeOneLineText, oneLineTextRule, type EmailType } from '@mailer/domain';
 import { CliError, printResult } from '../output';
 import type { CliDependencies } from '../cli-dependencies';
 import { registerAccountPoolCommand } from './pool';
@@ -25,8 +25,23 @@ const accountName = (raw: string) => lineOption(raw, '--name', MAX_ACCOUNT_NAME_
 const sendingReason = (raw: string) => lineOption(raw, '--reason', MAX_SENDING_REASON_LENGTH, 'invalid_reason');
 
 const percent = (rate: number) => `${Number((rate * 100).toFixed(3))} %`;
-const sendingLine = (id: string, s: SendingRepresentation) =>
-  `${id}: sending ${s.status} since ${s.since}${s.reason ? ` (${s.reason})` : ''}; bounce rate ${percent(s.bounce_rate)}, complaint rate ${percent(s.complaint_rate)}`;
+const sendingLine = (id: string, stream: EmailType, s: SendingRepresentation) =>
+  `${id} ${stream}: sending ${s.status} since ${s.since}${s.reason ? ` (${s.reason})` : ''}; bounce rate ${percent(s.bounce_rate)}, complaint rate ${percent(s.complaint_rate)}`;
+/** One line per stream shown, in EMAIL_TYPES order. */
+const streamLines = (id: string, streams: Partial<Record<EmailType, SendingRepresentation>>, prefix = '') =>
+  EMAIL_TYPES.flatMap((stream) => (streams[stream] ? [`${prefix}${sendingLine(id, stream, streams[stream])}`] : [])).join('\n');
+
+/** Streams as GET /v1/account shows them: `{<stream>: {sending}}`. */
+const shownStreams = (streams: Partial<Record<EmailType, SendingRepresentation>>) =>
+  Object.fromEntries(EMAIL_TYPES.flatMap((stream) => (streams[stream] ? [[stream, { sending: streams[stream] }]] : [])));
+
+/** `--stream`: one stream, else both. */
+function streamsOption(raw: string | undefined): readonly EmailType[] {
+  if (raw === undefined) return EMAIL_TYPES;
+  const stream = EMAIL_TYPES.find((s) => s === raw);
+  if (!stream) throw new CliError('invalid_stream', `--stream must be one of: ${EMAIL_TYPES.join(', ')}.`);
+  return [stream];
+}
 
 export function registerAccountCommands(program: Command, deps: CliDependencies): void {
   const account = program.command('account').description('manage accounts');
@@ -79,31 +94,36 @@ export function registerAccountCommands(program: Command, deps: CliDependencies)
     .command('show')
     .description("an account's sending status and its bounce and complaint rates over the last 24 hours")
     .argument('<id>', 'the account id (acc_…)')
-    .option('--json', 'print {"id","sending":{"status","reason","since","bounce_rate","complaint_rate"}}')
+    .option('--json', 'print {"id","sending":{"status","reason","since","bounce_rate","complaint_rate"},"streams":{"transactional":{"sending"},"broadcast":{"sending"}}}')
     .action(async (id: string, options: { json?: boolean }) => {
-      const sending = await accountSendingState(deps.db, id, deps.now());
-      if (!sending) throw new CliError('account_not_found', `No account with id ${id}.`);
-      printResult(deps.stdout, options.json, { id, sending }, sendingLine(id, sending));
+      const streams = await accountSendingState(deps.db, id, deps.now());
+      if (!streams) throw new CliError('account_not_found', `No account with id ${id}.`);
+      printResult(deps.stdout, options.json, { id, sending: streams.transactional, streams: shownStreams(streams) }, streamLines(id, streams));
     });
 
-  const change = (verb: 'pause' | 'resume', description: string, run: (id: string, reason: string) => Promise<SendingStatusOutcome | undefined>) =>
+  const change = (
+    verb: 'pause' | 'resume',
+    description: string,
+    run: (id: string, reason: string, streams: readonly EmailType[]) => Promise<SendingStatusOutcome | undefined>,
+  ) =>
     account
       .command(verb)
       .description(description)
       .argument('<id>', 'the account id (acc_…)')
       .requiredOption('--reason <reason>', 'why, shown with the status and in its webhook event')
-      .option('--json', 'print {"id","changed","sending":{…}}')
-      .action(async (id: string, options: { reason: string; json?: boolean }) => {
-        const outcome = await run(id, sendingReason(options.reason));
+      .option('--stream <stream>', `one stream (${EMAIL_TYPES.join(' or ')}); both when absent`)
+      .option('--json', 'print {"id","changed","sending":{…},"streams":{…}}')
+      .action(async (id: string, options: { reason: string; stream?: string; json?: boolean }) => {
+        const outcome = await run(id, sendingReason(options.reason), streamsOption(options.stream));
         if (!outcome) throw new CliError('account_not_found', `No account with id ${id}.`);
-        const text = `${outcome.changed ? '' : 'Unchanged: '}${sendingLine(id, outcome.sending)}`;
-        printResult(deps.stdout, options.json, { id, changed: outcome.changed, sending: outcome.sending }, text);
+        const text = streamLines(id, outcome.streams, outcome.changed ? '' : 'Unchanged: ');
+        printResult(deps.stdout, options.json, { id, changed: outcome.changed, sending: outcome.sending, streams: shownStreams(outcome.streams) }, text);
       });
-  change('pause', 'refuse new mail from the account and hold its owed deliveries unattempted until resumed', (id, reason) =>
-    pauseSending(deps.db, id, reason, deps.now()),
+  change('pause', "refuse new mail of the account's streams and hold their owed deliveries unattempted until resumed", (id, reason, streams) =>
+    pauseSending(deps.db, id, reason, deps.now(), streams),
   );
-  change('resume', "take the account's mail again: its rates start afresh and its held deliveries are due at once", async (id, reason) =>
-    resumeSending(deps.db, await deps.deliveryQueue(), id, reason, deps.now()),
+  change('resume', "take the streams' mail again: their rates start afresh and their held deliveries are due at once", async (id, reason, streams) =>
+    resumeSending(deps.db, await deps.deliveryQueue(), id, reason, deps.now(), streams),
   );
 
   for (const [verb, enabled] of [

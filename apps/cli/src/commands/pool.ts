@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { addEgressAddress, createEgressPool, listEgressPools, setAccountEgressPool, type EgressAddress } from '@mailer/operations';
 import type { DnsResolver } from '@mailer/dns';
-import { checkHeloName, checkPoolName, checkSourceAddress, DEFAULT_POOL, heloIdentityProblem, utcDay, type Checked } from '@mailer/domain';
+import { checkHeloName, checkPoolName, checkSourceAddress, DEFAULT_POOL, EMAIL_TYPES, heloIdentityProblem, utcDay, type Checked } from '@mailer/domain';
 import { CliError, printResult } from '../output';
 import type { CliDependencies } from '../cli-dependencies';
 
@@ -113,18 +113,23 @@ export function registerAccountPoolCommand(account: Command, deps: CliDependenci
   account
     .command('set-pool <account> <pool>')
     .description(`send the account's mail from the addresses of a pool ("${DEFAULT_POOL}": back to the default pool)`)
-    .option('--json', 'print {"id","egress_pool"}')
-    .action(async (accountId: string, rawPool: string, options: { json?: boolean }) => {
+    .option('--stream <stream>', `only that stream's mail (${EMAIL_TYPES.join(' or ')}); "${DEFAULT_POOL}" gives the stream the account's pool again`)
+    .option('--json', 'print {"id","egress_pool"} (and "stream" with --stream)')
+    .action(async (accountId: string, rawPool: string, options: { stream?: string; json?: boolean }) => {
       const name = valid(checkPoolName(rawPool), 'invalid_pool_name');
       const pool = name === DEFAULT_POOL ? null : name;
+      const stream = options.stream === undefined ? undefined : EMAIL_TYPES.find((s) => s === options.stream);
+      if (options.stream !== undefined && !stream) throw new CliError('invalid_stream', `--stream must be one of: ${EMAIL_TYPES.join(', ')}.`);
       if (pool !== null) {
         const found = (await listEgressPools(deps.db)).find((p) => p.name === pool);
         // A delivery always leaves from an address of its account's pool: an empty one would have none.
         if (found && found.addresses.length === 0) throw new CliError('pool_empty', `Pool ${pool} has no addresses; add one first (pool add-address).`);
       }
-      const result = await setAccountEgressPool(deps.db, accountId, pool);
+      const result = await setAccountEgressPool(deps.db, accountId, pool, stream);
       if (result === 'account_not_found') throw new CliError('account_not_found', `No account with id ${accountId}.`);
       if (result === 'pool_not_found') throw new CliError('pool_not_found', `No pool named ${name}.`);
-      printResult(deps.stdout, options.json, { id: accountId, egress_pool: name }, `Account ${accountId} sends from pool ${name}.`);
+      const shown = stream === undefined ? { id: accountId, egress_pool: name } : { id: accountId, stream, egress_pool: name };
+      const text = stream === undefined ? `Account ${accountId} sends from pool ${name}.` : `Account ${accountId} sends its ${stream} mail from pool ${pool === null ? "the account's" : name}.`;
+      printResult(deps.stdout, options.json, shown, text);
     });
 }

@@ -187,7 +187,7 @@ export function writeTransitions(tx: Transaction, write: TransitionWrite): Writt
     if (effects.suppression && !message.test) {
       suppressions.push({ ...suppressionOf(effects.suppression, message), email: row.recipient, emailId: row.emailId, at: t.at });
     }
-    if (effects.reputation && !message.test) reputation.push({ accountId: message.accountId, at: t.at, counts: effects.reputation });
+    if (effects.reputation && !message.test) reputation.push({ accountId: message.accountId, stream: message.stream, at: t.at, counts: effects.reputation });
     if (t.attempt) attempts.set(t.attempt, [...(attempts.get(t.attempt) ?? []), row]);
     else if (effects.attempt) throw new Error(`delivery ${id} attempted without its attempt`);
     const changed = changedMessages.get(message.emailId);
@@ -210,7 +210,7 @@ export function writeTransitions(tx: Transaction, write: TransitionWrite): Writt
     if (effects.suppression && !message.test) {
       suppressions.push({ ...suppressionOf(effects.suppression, message), email: row.recipient, emailId: row.emailId, at: o.at });
     }
-    if (effects.reputation && !message.test) reputation.push({ accountId: message.accountId, at: o.at, counts: effects.reputation });
+    if (effects.reputation && !message.test) reputation.push({ accountId: message.accountId, stream: message.stream, at: o.at, counts: effects.reputation });
   }
 
   const states = new Map<string, MessageAfter>();

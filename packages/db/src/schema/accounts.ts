@@ -1,4 +1,5 @@
-import { integer, numeric, pgTable, text } from 'drizzle-orm/pg-core';
+import { EMAIL_TYPES, SENDING_STATUSES } from '@mailer/domain';
+import { integer, numeric, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { createdAt, instant } from './columns';
 
 /**
@@ -34,11 +35,27 @@ export const accounts = pgTable('accounts', {
   planId: text('plan_id').notNull().references(() => plans.id),
   /** Its egress pool (egress_pools.name, migration 0030); null: the `default` pool, or the machine's own address. */
   egressPool: text('egress_pool'),
-  /** enabled, under_review or paused (SENDING_STATUSES), with why and since when. */
-  sendingStatus: text('sending_status', { enum: ['enabled', 'under_review', 'paused'] }).notNull().default('enabled'),
-  sendingReason: text('sending_reason'),
-  sendingSince: instant('sending_since').notNull().defaultNow(),
   createdAt: createdAt(),
   /** Set while an operator has disabled it: its keys answer 401 (0027_account_disabled.sql). */
   disabledAt: instant('disabled_at'),
 });
+
+/**
+ * Each stream of an account (docs/api-decisions.md, "Streams"), made with the account: its
+ * sending status (enabled, under_review or paused, with why and since when) and its egress pool
+ * (null: the account's).
+ */
+export const accountStreams = pgTable(
+  'account_streams',
+  {
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    stream: text('stream', { enum: EMAIL_TYPES }).notNull(),
+    sendingStatus: text('sending_status', { enum: SENDING_STATUSES }).notNull().default('enabled'),
+    sendingReason: text('sending_reason'),
+    sendingSince: instant('sending_since').notNull().defaultNow(),
+    egressPool: text('egress_pool'),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.stream] })],
+);

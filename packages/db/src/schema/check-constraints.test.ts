@@ -20,13 +20,13 @@ const quoted = (definition: string) => [...definition.matchAll(/'([^']*)'/g)].ma
 it('holds the status sets of @mailer/domain in its check constraints and the owed deliveries index', async () => {
   const constraints = await database.db`
     select conname, pg_get_constraintdef(oid) as definition from pg_constraint
-     where conname in ('deliveries_status_check', 'emails_status_check', 'attempts_outcome_check', 'accounts_sending_status_check')`;
+     where conname in ('deliveries_status_check', 'emails_status_check', 'attempts_outcome_check', 'account_streams_sending_status_check')`;
   const byName = Object.fromEntries(constraints.map((c) => [c.conname, quoted(c.definition)]));
   expect(byName).toEqual({
     deliveries_status_check: [...DELIVERY_STATUSES],
     emails_status_check: [...DELIVERY_STATUSES],
     attempts_outcome_check: [...ATTEMPT_OUTCOMES],
-    accounts_sending_status_check: [...SENDING_STATUSES],
+    account_streams_sending_status_check: [...SENDING_STATUSES],
   });
   const [index] = await database.db`select pg_get_indexdef('deliveries_owed_created_idx'::regclass) as definition`;
   expect(quoted(index!.definition)).toEqual([...ACTIVE_STATUSES]);

@@ -1,4 +1,4 @@
-import { makeWaitingDue, WAITING_STATUSES } from '@mailer/domain';
+import { makeWaitingDue, WAITING_STATUSES, type EmailType } from '@mailer/domain';
 import type { Database } from '../database';
 import { changeDeliveries } from '../deliveries/change-deliveries';
 
@@ -6,20 +6,22 @@ import { changeDeliveries } from '../deliveries/change-deliveries';
 const RESUME_PAGE_SIZE = 500;
 
 /**
- * Makes every waiting delivery of the account that is not due yet due now (makeWaitingDue),
- * a page of messages per transaction, as a resumed account's deliveries held while it was
- * paused wait for their expiry (docs/api-decisions.md, "Reputation"). The scan reads the
- * waiting deliveries due later (deliveries_status_due_idx) and keeps the account's: resuming
- * is rare. Resolves with the messages made due, for the caller to enqueue.
+ * Makes every waiting delivery of the account's messages of these streams that is not due
+ * yet due now (makeWaitingDue), a page of messages per transaction, as a resumed stream's
+ * deliveries held while it was paused wait for their expiry (docs/api-decisions.md,
+ * "Reputation"). The scan reads the waiting deliveries due later (deliveries_status_due_idx)
+ * and keeps the account's of those streams: resuming is rare. Resolves with the messages made
+ * due, for the caller to enqueue.
  */
-export async function makeAccountDeliveriesDue(db: Database, accountId: string, now: Date): Promise<string[]> {
+export async function makeAccountDeliveriesDue(db: Database, accountId: string, streams: readonly EmailType[], now: Date): Promise<string[]> {
   const made: string[] = [];
   let afterId = '';
   for (;;) {
     const page = await db`
-      select distinct email_id from deliveries
-       where status = any(${WAITING_STATUSES}::text[]) and next_attempt_at > ${now} and account_id = ${accountId} and email_id > ${afterId}
-       order by email_id limit ${RESUME_PAGE_SIZE}`;
+      select distinct d.email_id from deliveries d join emails e on e.id = d.email_id
+       where d.status = any(${WAITING_STATUSES}::text[]) and d.next_attempt_at > ${now} and d.account_id = ${accountId} and d.email_id > ${afterId}
+         and e.type = any(${[...streams]}::text[])
+       order by d.email_id limit ${RESUME_PAGE_SIZE}`;
     const emailIds = page.map((r) => r.email_id as string);
     if (emailIds.length === 0) return made;
     const { answer } = await changeDeliveries(db, emailIds, (messages) => makeWaitingDue(messages.values(), now));

@@ -1,4 +1,4 @@
-import { AppError, generateApiKey, hashApiKey, newId, reputationThresholdsProblem, SCOPES, type PlanLimits, type ReputationThresholds, type Scope } from '@mailer/domain';
+import { AppError, EMAIL_TYPES, generateApiKey, hashApiKey, newId, reputationThresholdsProblem, SCOPES, type PlanLimits, type ReputationThresholds, type Scope } from '@mailer/domain';
 import type { Database, Queryable, Row } from '../database';
 import { inTransaction } from '../transaction';
 
@@ -43,6 +43,7 @@ export async function createAccount(db: Database, name: string): Promise<Provisi
       tx.sql`insert into accounts (id, name, plan_id) values (${id}, ${name}, ${FREE_PLAN_ID})`,
       // Created with the account: intake only locks and reads it.
       tx.sql`insert into account_usage (account_id) values (${id})`,
+      tx.sql`insert into account_streams (account_id, stream) select ${id}, unnest(${[...EMAIL_TYPES]}::text[])`,
       sending.insert,
       testSending.insert,
       management.insert,

@@ -11,12 +11,12 @@ import type { Database } from '../database';
 export interface DeliveryContext {
   /** `test`: simulated, never sent (docs/api-decisions.md, "Test mode"). */
   email: { id: string; accountId: string; fromEmail: string; fromName: string | null; createdAt: Date; test: boolean };
-  /** Its account's sending is paused (docs/api-decisions.md, "Reputation"): its deliveries wait unattempted. */
+  /** Its stream's sending is paused (docs/api-decisions.md, "Reputation", "Streams"): its deliveries wait unattempted. */
   sendingPaused: boolean;
   sender: { id: string; email: string; policy: 'require_tls' | 'opportunistic'; active: boolean };
   /** `returnPathVerified`: MAIL FROM is a return-path address of the domain (envelopeSender). */
   domain: { name: string; ready: boolean; returnPathVerified: boolean };
-  /** The account's egress pool; null: the `default` pool (docs/api-decisions.md, "Providers and egress pools"). */
+  /** Its stream's egress pool, else the account's; null: the `default` pool (docs/api-decisions.md, "Providers and egress pools", "Streams"). */
   egressPool: string | null;
 }
 

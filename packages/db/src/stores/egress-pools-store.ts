@@ -1,4 +1,4 @@
-import { DEFAULT_POOL } from '@mailer/domain';
+import { DEFAULT_POOL, type EmailType } from '@mailer/domain';
 import type { Database, Queryable, Row } from '../database';
 
 /**
@@ -63,14 +63,26 @@ export async function listEgressPools(db: Queryable): Promise<EgressPool[]> {
   return pools.map((p) => ({ name: p.name, accounts: p.accounts, addresses: byPool.get(p.name) ?? [] }));
 }
 
-/** Assigns the account a pool (null: back to the default); `account_not_found` or `pool_not_found` otherwise. */
-export async function setAccountEgressPool(db: Database, accountId: string, pool: string | null): Promise<'ok' | 'account_not_found' | 'pool_not_found'> {
+/**
+ * Assigns the account a pool (null: back to the default), or, given a stream, that stream of the
+ * account its own pool (null: back to the account's; docs/api-decisions.md, "Streams");
+ * `account_not_found` or `pool_not_found` otherwise.
+ */
+export async function setAccountEgressPool(
+  db: Database,
+  accountId: string,
+  pool: string | null,
+  stream?: EmailType,
+): Promise<'ok' | 'account_not_found' | 'pool_not_found'> {
   if (pool !== null) {
     const [exists] = await db`select 1 from egress_pools where name = ${pool}`;
     if (!exists) return 'pool_not_found';
   }
   // A pool dropped in between fails the foreign key: the operator runs the command again.
-  const updated = await db`update accounts set egress_pool = ${pool} where id = ${accountId} returning id`;
+  const updated =
+    stream === undefined
+      ? await db`update accounts set egress_pool = ${pool} where id = ${accountId} returning id`
+      : await db`update account_streams set egress_pool = ${pool} where account_id = ${accountId} and stream = ${stream} returning account_id`;
   return updated.length > 0 ? 'ok' : 'account_not_found';
 }
 

@@ -13,15 +13,16 @@ export interface Claim {
   lease: Lease;
 }
 
-/** Sender, domain, egress pool and sending status of each message (its content is read when it is built: loadMessageContents). */
+/** Sender, domain, egress pool and sending status (its stream's) of each message (its content is read when it is built: loadMessageContents). */
 function contextsStatement(tx: Transaction, emailIds: string[]) {
   return tx.sql`
-    select e.id, e.account_id, e.from_email, e.from_name, e.created_at, e.test, a.egress_pool, a.sending_status,
+    select e.id, e.account_id, e.from_email, e.from_name, e.created_at, e.test, coalesce(st.egress_pool, a.egress_pool) as egress_pool, st.sending_status,
            s.id as sender_id, s.email as sender_email, s.transport_security_policy, s.configured_state, s.deleted_at as sender_deleted_at,
            d.name as domain_name, d.deleted_at as domain_deleted_at,
            d.ownership_status, d.dkim_status, d.dmarc_status, d.return_path_status
       from emails e
       join accounts a on a.id = e.account_id
+      join account_streams st on st.account_id = e.account_id and st.stream = e.type
       join senders s on s.id = e.sender_id
       join domains d on d.id = e.domain_id
      where e.id = any(${emailIds}::text[])`;

@@ -14,8 +14,9 @@ afterAll(() => database.close());
 
 const newAccount = async () => (await createAccount(database.db, 'Reputation')).account.id;
 const at = (hour: number, minute: number) => new Date(Date.UTC(2030, 0, 1, hour, minute, 30));
-const count = (accountId: string, when: Date, counts: Partial<ReputationCount['counts']>): ReputationCount => ({
+const count = (accountId: string, when: Date, counts: Partial<ReputationCount['counts']>, stream: ReputationCount['stream'] = 'transactional'): ReputationCount => ({
   accountId,
+  stream,
   at: when,
   counts: { terminal: 0, accepted: 0, hardBounces: 0, complaints: 0, ...counts },
 });

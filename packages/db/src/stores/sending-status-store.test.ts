@@ -2,7 +2,7 @@ import { reputationWindowStart } from '@mailer/domain';
 import { createTestDatabase, insertWebhookEndpoint } from '@mailer/testing';
 import { openDatabase, type DatabaseHandle } from '../database';
 import { createAccount } from './accounts-store';
-import { changeSendingStatus, findSendingState, sendingStatesToEvaluate, type SendingStatusChange } from './sending-status-store';
+import { changeSendingStatus, findSendingStates, sendingStatesToEvaluate, type SendingStatusChange } from './sending-status-store';
 
 let database: DatabaseHandle;
 
@@ -16,13 +16,16 @@ const HOUR = 3_600_000;
 const windowStart = reputationWindowStart(now);
 const newAccount = async () => (await createAccount(database.db, 'Reputation')).account.id;
 
-/** The account's counts for the hour starting at `hour`. */
-const counts = (accountId: string, hour: Date, terminal: number, accepted: number, hardBounces: number, complaints: number) => database.db`
-  insert into account_reputation_hours (account_id, hour, terminal, accepted, hard_bounces, complaints)
-  values (${accountId}, ${hour}, ${terminal}, ${accepted}, ${hardBounces}, ${complaints})`;
+/** The account's counts for the hour starting at `hour`, of the transactional stream unless told. */
+const counts = (accountId: string, hour: Date, terminal: number, accepted: number, hardBounces: number, complaints: number, stream = 'transactional') => database.db`
+  insert into account_reputation_hours (account_id, stream, hour, terminal, accepted, hard_bounces, complaints)
+  values (${accountId}, ${stream}, ${hour}, ${terminal}, ${accepted}, ${hardBounces}, ${complaints})`;
 
-describe('findSendingState', () => {
-  it("sums the account's counts over the window's 24 hours, from its first hour on, with the plan's thresholds", async () => {
+const findSendingState = async (db: typeof database.db, accountId: string, at: Date, stream = 'transactional') =>
+  (await findSendingStates(db, accountId, at)).find((s) => s.stream === stream);
+
+describe('findSendingStates', () => {
+  it("sums each stream's counts over the window's 24 hours, from its first hour on, with the plan's thresholds", async () => {
     const accountId = await newAccount();
     await counts(accountId, new Date(windowStart.getTime() - HOUR), 100, 0, 100, 0);
     await counts(accountId, windowStart, 10, 8, 2, 0);
@@ -38,7 +41,11 @@ describe('findSendingState', () => {
       pauseBounceRate: Number(plan!.pause_bounce_rate),
       pauseComplaintRate: Number(plan!.pause_complaint_rate),
     });
-    expect(await findSendingState(database.db, 'acc_unknown', now)).toBeUndefined();
+    expect(await findSendingState(database.db, accountId, now, 'broadcast')).toMatchObject({ status: 'enabled', window: { terminal: 0 } });
+    await counts(accountId, windowStart, 7, 7, 0, 3, 'broadcast');
+    expect(await findSendingState(database.db, accountId, now, 'broadcast')).toMatchObject({ window: { terminal: 7, accepted: 7, complaints: 3 } });
+    expect((await findSendingState(database.db, accountId, now))!.window.complaints).toBe(1);
+    expect(await findSendingStates(database.db, 'acc_unknown', now)).toEqual([]);
   });
 });
 
@@ -47,10 +54,14 @@ describe('sendingStatesToEvaluate', () => {
     const [counted, old, reviewed, quiet] = [await newAccount(), await newAccount(), await newAccount(), await newAccount()];
     await counts(counted, windowStart, 1, 1, 0, 0);
     await counts(old, new Date(windowStart.getTime() - HOUR), 1, 1, 0, 0);
-    await database.db`update accounts set sending_status = 'under_review' where id = ${reviewed}`;
+    await database.db`update account_streams set sending_status = 'under_review' where account_id = ${reviewed} and stream = 'broadcast'`;
     const states = await sendingStatesToEvaluate(database.db, now);
     const ids = states.map((s) => s.accountId);
     expect(ids).toEqual(expect.arrayContaining([counted, reviewed]));
+    expect(states.filter((s) => s.accountId === counted || s.accountId === reviewed).map((s) => `${s.accountId === counted ? 'counted' : 'reviewed'} ${s.stream}`).sort()).toEqual([
+      'counted transactional',
+      'reviewed broadcast',
+    ]);
     expect(ids).not.toContain(old);
     expect(ids).not.toContain(quiet);
     expect(await database.db`select hour from account_reputation_hours where account_id = ${old}`).toEqual([]);
@@ -67,26 +78,28 @@ describe('changeSendingStatus', () => {
     const accountId = await newAccount();
     await insertWebhookEndpoint(database.db, { accountId, url: 'https://hooks.example.com/in', events: ['account.sending_status_changed'], description: null, secretSealed: 's', now });
     await counts(accountId, windowStart, 4, 2, 2, 0);
-    const changed = await changeSendingStatus(database.db, accountId, now, pause(false));
+    const changed = await changeSendingStatus(database.db, accountId, 'transactional', now, pause(false));
     expect(changed).toMatchObject({ before: { status: 'enabled' }, after: { status: 'paused', reason: 'bounce rate', since: now, window: { terminal: 4, hardBounces: 2 } } });
-    expect(await database.db`select sending_status, sending_reason, sending_since from accounts where id = ${accountId}`).toEqual([
-      { sending_status: 'paused', sending_reason: 'bounce rate', sending_since: now },
+    expect(await database.db`select stream, sending_status, sending_reason from account_streams where account_id = ${accountId} order by stream`).toEqual([
+      { stream: 'broadcast', sending_status: 'enabled', sending_reason: null },
+      { stream: 'transactional', sending_status: 'paused', sending_reason: 'bounce rate' },
     ]);
     expect(await database.db`select type, data from webhook_events where account_id = ${accountId}`).toEqual([
       { type: 'account.sending_status_changed', data: { from: 'enabled', to: 'paused' } },
     ]);
-    expect(await changeSendingStatus(database.db, accountId, now, pause(false))).toBeUndefined();
+    expect(await changeSendingStatus(database.db, accountId, 'transactional', now, pause(false))).toBeUndefined();
     expect(await database.db`select id from webhook_events where account_id = ${accountId}`).toHaveLength(1);
-    expect(await changeSendingStatus(database.db, 'acc_unknown', now, pause(false))).toBeUndefined();
+    expect(await changeSendingStatus(database.db, 'acc_unknown', 'transactional', now, pause(false))).toBeUndefined();
   });
 
   it("deletes the account's counts when the change starts the window afresh", async () => {
     const [fresh, other] = [await newAccount(), await newAccount()];
     await counts(fresh, windowStart, 4, 2, 2, 0);
+    await counts(fresh, windowStart, 4, 2, 2, 0, 'broadcast');
     await counts(other, windowStart, 4, 2, 2, 0);
-    const changed = await changeSendingStatus(database.db, fresh, now, pause(true));
+    const changed = await changeSendingStatus(database.db, fresh, 'transactional', now, pause(true));
     expect(changed!.after.window).toEqual({ terminal: 0, accepted: 0, hardBounces: 0, complaints: 0 });
-    expect(await database.db`select 1 from account_reputation_hours where account_id = ${fresh}`).toEqual([]);
+    expect(await database.db`select stream from account_reputation_hours where account_id = ${fresh}`).toEqual([{ stream: 'broadcast' }]);
     expect(await database.db`select 1 from account_reputation_hours where account_id = ${other}`).toHaveLength(1);
   });
 });

@@ -1,4 +1,4 @@
-import type { RecentTestMessage } from '@mailer/domain';
+import type { EmailType, RecentTestMessage } from '@mailer/domain';
 import { timestampsParam, type Row } from '../database';
 import type { Transaction } from '../transaction';
 
@@ -9,8 +9,8 @@ export interface UsageFigures {
   /** Recipient deliveries in queued, sending or deferred. */
   active: number;
   lastAcceptedAt: Date | null;
-  /** The account's sending is paused (docs/api-decisions.md, "Reputation"): it takes no new mail. */
-  sendingPaused: boolean;
+  /** The account's streams whose sending is paused (docs/api-decisions.md, "Reputation", "Streams"): they take no new mail. */
+  pausedStreams: ReadonlySet<EmailType>;
   /** Per requested window: recipient-emails accepted in (now - seconds, now] and the oldest of them. */
   windows: { seconds: number; used: number; oldestAt: Date | null }[];
 }
@@ -31,7 +31,8 @@ export function usageFigures(tx: Transaction, accountId: string, now: Date, wind
   const starts = windowSeconds.map((seconds) => new Date(now.getTime() - seconds * 1000));
   return tx.sql`
     select p.per_minute, p.per_hour, p.per_day, p.per_30_days, p.max_active,
-           u.recipients_total, u.active_deliveries, u.last_accepted_at, a.sending_status,
+           u.recipients_total, u.active_deliveries, u.last_accepted_at,
+           array(select s.stream from account_streams s where s.account_id = u.account_id and s.sending_status = 'paused') as paused_streams,
            (select json_agg((select json_build_object('before', r.cumulative - r.recipients, 'at', r.accepted_at)
                                from recipient_usage r
                               where r.account_id = u.account_id and r.accepted_at > w.since
@@ -60,7 +61,7 @@ export function usageFiguresFrom(rows: readonly Row[], windowSeconds: readonly n
     total,
     active: row.active_deliveries,
     lastAcceptedAt: row.last_accepted_at,
-    sendingPaused: row.sending_status === 'paused',
+    pausedStreams: new Set(row.paused_streams as EmailType[]),
     windows: windowSeconds.map((seconds, i) => {
       const first = firsts[i];
       return first ? { seconds, used: total - Number(first.before), oldestAt: new Date(first.at) } : { seconds, used: 0, oldestAt: null };

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { accountProfile, accountProfileFrom, inTransaction, recentTestMessages, recentTestMessagesFrom, usageFigures, usageFiguresFrom, type Database } from '@mailer/db';
-import { TEST_RECIPIENTS_PER_MINUTE, testModeUsage, USAGE_WINDOWS, type PlanWindowField } from '@mailer/domain';
+import { EMAIL_TYPES, TEST_RECIPIENTS_PER_MINUTE, testModeUsage, USAGE_WINDOWS, type EmailType, type PlanWindowField } from '@mailer/domain';
 import { accountSendingState } from './account-sending-state';
-import { sendingSchema } from './sending-representation';
+import { sendingSchema, type SendingRepresentation } from './sending-representation';
 
 const count = z.number().int().min(0);
 
@@ -33,7 +33,10 @@ export const accountViewSchema = z
         active: count.meta({ description: 'Recipient deliveries queued, sending or deferred now.' }),
       })
       .meta({ id: 'Usage' }),
-    sending: sendingSchema,
+    sending: sendingSchema.meta({ description: "The transactional stream's sending status (`streams` has each stream's)." }),
+    streams: z
+      .object(Object.fromEntries(EMAIL_TYPES.map((stream) => [stream, z.object({ sending: sendingSchema })])) as Record<EmailType, z.ZodObject<{ sending: typeof sendingSchema }>>)
+      .meta({ id: 'AccountStreams', description: 'Each stream, with its own sending status and rates (docs "Streams"): pausing one leaves the other sending.' }),
     test_mode: z
       .object({
         per_minute: count.meta({ description: `Recipients of test messages (sent with the test key) accepted per rolling minute: ${TEST_RECIPIENTS_PER_MINUTE}, whatever the plan.` }),
@@ -80,7 +83,8 @@ export async function accountView(db: Database, accountId: string, now: Date): P
       ...(Object.fromEntries(USAGE_WINDOWS.map((w, i) => [w.usageField, figures.windows[i]!.used])) as Record<UsageField, number>),
       active: figures.active,
     },
-    sending,
+    sending: sending.transactional,
+    streams: Object.fromEntries(EMAIL_TYPES.map((stream) => [stream, { sending: sending[stream] }])) as Record<EmailType, { sending: SendingRepresentation }>,
     test_mode: { per_minute: TEST_RECIPIENTS_PER_MINUTE, minute: testModeUsage(recentTestMessagesFrom(read.recentTest)).windows[0]!.used },
   };
 }

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import type { SendingState } from '@mailer/db';
-import { reputationRates, SENDING_STATUSES } from '@mailer/domain';
+import { EMAIL_TYPES, reputationRates, SENDING_STATUSES } from '@mailer/domain';
 import { iso, timestampSchema } from '../timestamp';
 
 const rate = (description: string) => z.number().min(0).max(1).meta({ description: `${description} A fraction (0.05 is 5 %), rounded to 6 decimals.` });
 
-/** An account's sending status (docs/api-decisions.md, "Reputation"), as GET /v1/account, the CLI and the webhook show it. */
+/** A stream's sending status (docs/api-decisions.md, "Reputation", "Streams"), as GET /v1/account, the CLI and the webhook show it. */
 export const sendingSchema = z
   .object({
     status: z.enum(SENDING_STATUSES).meta({
@@ -23,6 +23,7 @@ export type SendingRepresentation = z.infer<typeof sendingSchema>;
 export const sendingStatusChangedSchema = sendingSchema
   .extend({
     account_id: z.string().meta({ description: 'acc_…' }),
+    stream: z.enum(EMAIL_TYPES).meta({ description: 'The stream whose status changed: each has its own (docs "Streams").' }),
     previous_status: z.enum(SENDING_STATUSES),
   })
   .meta({ id: 'AccountSendingStatusChanged' });
@@ -36,6 +37,7 @@ export function toSending(state: SendingState): SendingRepresentation {
 
 export const sendingStatusChanged = (before: SendingState, after: SendingState): z.infer<typeof sendingStatusChangedSchema> => ({
   account_id: after.accountId,
+  stream: after.stream,
   previous_status: before.status,
   ...toSending(after),
 });

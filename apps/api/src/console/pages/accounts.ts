@@ -1,6 +1,7 @@
 import {
   ACCOUNT_NAME_RULE,
   AppError,
+  EMAIL_TYPES,
   MAX_SENDING_REASON_LENGTH,
   normalizeAccountName,
   normalizeOneLineText,
@@ -9,6 +10,7 @@ import {
   PLAN_LIMIT_RULE,
   SCOPES,
   validationError,
+  type EmailType,
   type Scope,
 } from '@mailer/domain';
 import {
@@ -114,11 +116,17 @@ const accountPage: ConsoleRoute = {
 <a href="${base}/suppressions">Suppressions</a> <a href="${base}/webhooks">Webhooks</a> <a href="${base}/templates">Templates</a> <a href="${base}/inbound">Received mail</a></nav>
 <h2>Sending and reputation</h2>
 ${sending
-  ? html`<dl class="facts"><dt>Status</dt><dd id="sending-status">${sending.status}</dd><dt>Since</dt><dd>${sending.since}</dd>
-<dt>Reason</dt><dd>${sending.reason ?? '—'}</dd>
-<dt>Bounce rate (24 h)</dt><dd>${percent(sending.bounce_rate)}</dd><dt>Complaint rate (24 h)</dt><dd>${percent(sending.complaint_rate)}</dd></dl>`
+  ? table(
+      'Each stream has its own status and rates',
+      ['Stream', 'Status', 'Since', 'Reason', 'Bounce rate (24 h)', 'Complaint rate (24 h)'],
+      EMAIL_TYPES.map((stream) => {
+        const state = sending[stream];
+        return [stream, html`<span id="sending-status-${stream}">${state.status}</span>`, state.since, state.reason ?? '—', percent(state.bounce_rate), percent(state.complaint_rate)];
+      }),
+    )
   : ''}
 <form method="post" action="${base}/pause" class="row">${csrfField(c.session)}
+<label for="sending-stream">Stream</label><select id="sending-stream" name="stream"><option value="">Both</option>${EMAIL_TYPES.map((stream) => html`<option value="${stream}">${stream}</option>`)}</select>
 <label for="sending-reason">Reason</label><input id="sending-reason" name="reason" required maxlength="${MAX_SENDING_REASON_LENGTH}">
 <button type="submit">Pause sending</button><button type="submit" formaction="${base}/resume">Resume sending</button></form>
 <h2>Keys</h2>
@@ -159,20 +167,32 @@ function sendingReason(c: ConsoleContext): string {
   return reason;
 }
 
-/** Pause or resume the account's sending, with the operator's reason (the CLI's `account pause` and `account resume`). */
-const sendingChange = (verb: 'pause' | 'resume', run: (c: ConsoleContext, accountId: string, reason: string) => Promise<unknown>): ConsoleRoute => ({
+/** The streams a pause or resume acts on: the one chosen, else both. */
+function sendingStreams(c: ConsoleContext): readonly EmailType[] {
+  const chosen = field(c.form, 'stream') ?? '';
+  if (chosen === '') return EMAIL_TYPES;
+  const stream = EMAIL_TYPES.find((s) => s === chosen);
+  if (!stream) throw validationError([{ path: 'stream', message: `must be one of: ${EMAIL_TYPES.join(', ')}` }], 'No such stream.');
+  return [stream];
+}
+
+/** Pause or resume the account's sending, of one stream or both, with the operator's reason (the CLI's `account pause` and `account resume`). */
+const sendingChange = (
+  verb: 'pause' | 'resume',
+  run: (c: ConsoleContext, accountId: string, reason: string, streams: readonly EmailType[]) => Promise<unknown>,
+): ConsoleRoute => ({
   method: 'post',
   path: `/accounts/:accountId/${verb}`,
   title: 'Account',
   async handle(c) {
     const account = await requireAccount(c);
-    await run(c, account.id, sendingReason(c));
+    await run(c, account.id, sendingReason(c), sendingStreams(c));
     c.res.redirect(303, accountPath(account.id));
   },
 });
 
-const pauseSendingChange = sendingChange('pause', (c, id, reason) => pauseSending(c.deps.db, id, reason, c.deps.now()));
-const resumeSendingChange = sendingChange('resume', (c, id, reason) => resumeSending(c.deps.db, c.deps.deliveryQueue, id, reason, c.deps.now()));
+const pauseSendingChange = sendingChange('pause', (c, id, reason, streams) => pauseSending(c.deps.db, id, reason, c.deps.now(), streams));
+const resumeSendingChange = sendingChange('resume', (c, id, reason, streams) => resumeSending(c.deps.db, c.deps.deliveryQueue, id, reason, c.deps.now(), streams));
 
 const createKeyChange: ConsoleRoute = {
   method: 'post',

@@ -16,6 +16,8 @@ const T0 = new Date('2030-06-01T00:00:00.000Z').getTime();
 const recipients = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${i}@example.test`);
 const view = (key: string) => api.http.get('/v1/account').set('Authorization', `Bearer ${key}`);
 
+const enabledSince = (at: Date) => ({ status: 'enabled', reason: null, since: at.toISOString(), bounce_rate: 0, complaint_rate: 0 });
+
 describe('GET /v1/account', () => {
   it('shows the plan, the usage intake counts and the sending state, to the sending key and to a management key of any scope', async () => {
     const acc = await sendingAccount(api, { domain: 'account-view.test' });
@@ -29,7 +31,8 @@ describe('GET /v1/account', () => {
       name: 'Test account',
       plan: { per_minute: 30, per_hour: 300, per_day: 300, per_30_days: 3000, max_active: 250, max_domains: 100, max_webhook_endpoints: 10, max_templates: 100 },
       usage: { minute: 0, hour: 0, day: 0, thirty_days: 0, active: 0 },
-      sending: { status: 'enabled', reason: null, since: (account!.created_at as Date).toISOString(), bounce_rate: 0, complaint_rate: 0 },
+      sending: enabledSince(account!.created_at as Date),
+      streams: { transactional: { sending: enabledSince(account!.created_at as Date) }, broadcast: { sending: enabledSince(account!.created_at as Date) } },
       test_mode: { per_minute: 100, minute: 0 },
     });
 

@@ -28,11 +28,13 @@ describe('a paused account', () => {
       changed: true,
       sending: { status: 'paused', reason: 'abuse desk report #42' },
     });
-    expect(await statusSeries(acme.accountId)).toEqual([
-      `mailer_account_sending_status{account_id="${acme.accountId}",status="enabled"} 0`,
-      `mailer_account_sending_status{account_id="${acme.accountId}",status="under_review"} 0`,
-      `mailer_account_sending_status{account_id="${acme.accountId}",status="paused"} 1`,
-    ]);
+    expect(await statusSeries(acme.accountId)).toEqual(
+      ['broadcast', 'transactional'].flatMap((stream) => [
+        `mailer_account_sending_status{account_id="${acme.accountId}",stream="${stream}",status="enabled"} 0`,
+        `mailer_account_sending_status{account_id="${acme.accountId}",stream="${stream}",status="under_review"} 0`,
+        `mailer_account_sending_status{account_id="${acme.accountId}",stream="${stream}",status="paused"} 1`,
+      ]),
+    );
     const emails = await countEmails(acme.accountId);
     const usageBefore = await usage(acme.accountId);
 
@@ -59,6 +61,22 @@ describe('a paused account', () => {
       sending: { status: 'enabled', reason: 'customer cleaned the list' },
     });
     expect((await acme.send(acme.message(), 'while-paused')).status).toBe(202);
-    expect(await statusSeries(acme.accountId)).toContain(`mailer_account_sending_status{account_id="${acme.accountId}",status="enabled"} 1`);
+    expect(await statusSeries(acme.accountId)).toContain(`mailer_account_sending_status{account_id="${acme.accountId}",stream="transactional",status="enabled"} 1`);
+  });
+
+  it('refuses only the paused stream: broadcast paused, transactional mail is taken, and a batch with a broadcast message is refused whole', async () => {
+    expect(await pauseSending(api.deps.db, other.accountId, 'digest complaints', new Date(), ['broadcast'])).toMatchObject({ changed: true, sending: { status: 'paused' } });
+    const refused = await other.send(other.message({ type: 'broadcast' }));
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatchObject({ code: 'sending_paused', message: expect.stringContaining('broadcast') });
+    expect((await other.send(other.message())).status).toBe(202);
+    const batch = await api.http
+      .post('/v1/emails/batch')
+      .set('Authorization', other.auth)
+      .set('Idempotency-Key', 'mixed-batch')
+      .send([other.message(), other.message({ type: 'broadcast' })]);
+    expect(batch.status).toBe(403);
+    expect(await resumeSending(api.deps.db, api.deps.deliveryQueue, other.accountId, 'cleaned', new Date(), ['broadcast'])).toMatchObject({ changed: true });
+    expect((await other.send(other.message({ type: 'broadcast' }))).status).toBe(202);
   });
 });

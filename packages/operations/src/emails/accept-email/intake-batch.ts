@@ -145,7 +145,8 @@ export async function runIntakeBatch(deps: IntakeDependencies, owner: EmailOwner
       if (verdict.kind !== 'candidate') {
         return { kind: 'settled', request, outcome: settledOutcome(verdict, rateLimitHeaders(initial, now)), releasesKey: verdict.kind === 'sender_not_allowed' };
       }
-      if (figures.sendingPaused && !test) return { kind: 'settled', request, outcome: { kind: 'refused', error: sendingPausedError() }, releasesKey: true };
+      const paused = request.drafts.find((d) => figures.pausedStreams.has(d.type));
+      if (paused && !test) return { kind: 'settled', request, outcome: { kind: 'refused', error: sendingPausedError(paused.type) }, releasesKey: true };
       const messages = request.drafts.map((draft, j) => toAcceptedEmail(accountId, ids[i]![j]!, draft, verdict.identities[j]!, suppressed, now, test));
       return { kind: 'candidate', request, messages, response: responses[i]! };
     });

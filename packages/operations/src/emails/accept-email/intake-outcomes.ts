@@ -1,5 +1,5 @@
 import type { AcceptedEmail, IdempotencyRecord, SendingIdentity, SuppressedRecipient } from '@mailer/db';
-import { addressKey, AppError, firstDueAt, isDomainReady, newId, sendingIdentityProblem, type Admission, type EmailDraft, type RateLimitHeaders } from '@mailer/domain';
+import { addressKey, AppError, firstDueAt, isDomainReady, newId, sendingIdentityProblem, type Admission, type EmailDraft, type EmailType, type RateLimitHeaders } from '@mailer/domain';
 import type { DueMessage } from '@mailer/queue';
 
 /**
@@ -39,9 +39,12 @@ export type IntakeOutcome =
   /** The key's record vanished between claim and read (released by a refused request): try again. */
   | { kind: 'retry' };
 
-/** A new request of an account whose sending is paused (docs/api-decisions.md, "Reputation"). */
-export const sendingPausedError = (): AppError =>
-  new AppError('sending_paused', "The account's sending is paused after its bounce or complaint rates, or by an operator; it takes no new mail until resumed.");
+/** A new request for a stream of the account whose sending is paused (docs/api-decisions.md, "Reputation", "Streams"). */
+export const sendingPausedError = (stream: EmailType): AppError =>
+  new AppError(
+    'sending_paused',
+    `The account's ${stream} sending is paused after its bounce or complaint rates, or by an operator; it takes no new ${stream} mail until resumed.`,
+  );
 
 /** What a request is before the plan is consulted. */
 export type Verdict =
