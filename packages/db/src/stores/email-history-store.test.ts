@@ -21,7 +21,7 @@ async function sendingAccount(domain: string) {
   return { accountId, send };
 }
 
-// Its plan over 40,000 messages (through emails_recipient_keys_idx) is checked by apps/worker/src/query-plans.test.ts.
+// Its plan over 40,000 messages (through emails_recipient_keys_idx) is checked by packages/db/src/query-plans.test.ts.
 describe("searchEmails by recipient (the operator console's search)", () => {
   it('finds a message by a to or cc address in any case, never by a BCC address', async () => {
     const acme = await sendingAccount('search.test');

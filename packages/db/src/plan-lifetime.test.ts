@@ -1,4 +1,4 @@
-import { claimMessages, createAccount, openDatabase, PLAN_LIFETIME_MS, type DatabaseHandle } from '@mailer/db';
+import { claimMessages, createAccount, openDatabase, PLAN_LIFETIME_MS, type DatabaseHandle } from './index';
 import { createTestDatabase, insertQueuedEmail, insertReadyDomain, insertSender } from '@mailer/testing';
 
 /**

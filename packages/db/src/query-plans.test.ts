@@ -21,7 +21,7 @@ import {
   usageReachedAt,
   writeAttempts,
   type DatabaseHandle,
-} from '@mailer/db';
+} from './index';
 import { createTestDatabase, insertQueuedEmail, insertReadyDomain, insertSender } from '@mailer/testing';
 
 /**
