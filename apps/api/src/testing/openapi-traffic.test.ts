@@ -19,6 +19,10 @@ const exchange = (overrides: Partial<Exchange>): Exchange => ({
     plan: { per_minute: 1, per_hour: 1, per_day: 1, per_30_days: 1, max_active: 1, max_domains: 1, max_webhook_endpoints: 1, max_templates: 1 },
     usage: { minute: 0, hour: 0, day: 0, thirty_days: 0, active: 0 },
     sending: { status: 'enabled', reason: null, since: '2026-11-22T10:00:00.000Z', bounce_rate: 0, complaint_rate: 0 },
+    streams: {
+      transactional: { sending: { status: 'enabled', reason: null, since: '2026-11-22T10:00:00.000Z', bounce_rate: 0, complaint_rate: 0 } },
+      broadcast: { sending: { status: 'enabled', reason: null, since: '2026-11-22T10:00:00.000Z', bounce_rate: 0, complaint_rate: 0 } },
+    },
     test_mode: { per_minute: 100, minute: 0 },
   },
   responseText: '{}',

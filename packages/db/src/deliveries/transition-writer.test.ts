@@ -186,7 +186,7 @@ const count = (rows: readonly { status: DeliveryStatus }[], status: DeliveryStat
 async function recount(accountId: string, senderId: string) {
   const { db } = database;
   const deliveries = await db`
-    select id, email_id, recipient, kind, status, cause, attempt_count, updated_at, lease_token, complained_at, held_at from deliveries where account_id = ${accountId}`;
+    select id, email_id, recipient, kind, status, cause, attempt_count, updated_at, lease_token, complained_at, held_at from deliveries where account_id = ${accountId} order by id`;
   const [usage] = await db`select active_deliveries from account_usage where account_id = ${accountId}`;
   expect(usage!.active_deliveries).toBe(deliveries.filter((d) => !isTerminal(d.status)).length);
   const [sender] = await db`select accepted_count, bounced_count, failed_count, deferred_count from senders where id = ${senderId}`;

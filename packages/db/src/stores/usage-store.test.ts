@@ -51,7 +51,7 @@ describe('usageFigures', () => {
       total: 11,
       active: 4,
       lastAcceptedAt: secondsAgo(1),
-      sendingPaused: false,
+      pausedStreams: new Set(),
       windows: [
         { seconds: 60, used: 4, oldestAt: secondsAgo(59) },
         // Usage exactly an hour old has left the hour's window.
@@ -61,11 +61,11 @@ describe('usageFigures', () => {
     });
   });
 
-  it('reads an empty window as nothing used, and a paused account as paused', async () => {
+  it('reads an empty window as nothing used, and the streams paused', async () => {
     const accountId = await accountWithUsage([[3, secondsAgo(120)]]);
-    await database.db`update accounts set sending_status = 'paused' where id = ${accountId}`;
+    await database.db`update account_streams set sending_status = 'paused' where account_id = ${accountId} and stream = 'broadcast'`;
     const read = await figures(accountId, [60]);
-    expect(read).toMatchObject({ total: 3, sendingPaused: true, windows: [{ seconds: 60, used: 0, oldestAt: null }] });
+    expect(read).toMatchObject({ total: 3, pausedStreams: new Set(['broadcast']), windows: [{ seconds: 60, used: 0, oldestAt: null }] });
   });
 
   it('says so when the account has no usage row', () => {

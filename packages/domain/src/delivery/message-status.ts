@@ -54,7 +54,8 @@ export interface DeliveryState {
 
 /**
  * The message's cause: that of the most recently updated delivery in the message's own
- * status, so a deferred message explains its latest deferral and a bounced one its bounce.
+ * status, so a deferred message explains its latest deferral and a bounced one its bounce
+ * (of deliveries updated at the same instant, the first given: writers give them in id order).
  * Queued, sending and accepted messages carry none.
  */
 export function deriveMessageCause(deliveries: readonly DeliveryState[], status: DeliveryStatus): DeliveryCause | null {
