@@ -22,6 +22,12 @@ describe('loadConfig', () => {
     expect(config.worker.compositionThreads).toBe(availableParallelism());
   });
 
+  it('derives the public origin from PORT unless PUBLIC_URL says otherwise', () => {
+    expect(loadConfig({ PORT: '3100' }).publicUrl).toBe('http://127.0.0.1:3100');
+    expect(loadConfig({ PUBLIC_URL: 'https://mail.example.com/' }).publicUrl).toBe('https://mail.example.com');
+    expect(() => loadConfig({ PUBLIC_URL: 'ftp://mail.example.com' })).toThrow(/PUBLIC_URL/);
+  });
+
   it('takes DESTINATION_LIMITS inline or from a file, and names a bad rule', () => {
     const rules = [{ pattern: '*.outlook.com', connections: 2, messagesPerMinute: 60 }];
     expect(loadConfig({}).worker.destinationLimits).toEqual([]);

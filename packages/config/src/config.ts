@@ -222,6 +222,8 @@ const envSchema = z
     OPERATOR_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
     CONSOLE_SESSION_IDLE_TIMEOUT: duration('30m'),
     TRUST_PROXY: bool(false),
+    // The API as recipients' mail clients reach it: the one-click unsubscribe links (docs/api-decisions.md, "Unsubscribe").
+    PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
     ENCRYPTION_KEY: encryptionKey.optional(),
     RETURN_PATH_LABEL: z.string().regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'expected one lower-case DNS label').default('bounces'),
     INBOUND_HOST: z.string().regex(/^[A-Za-z0-9.-]+$/, 'expected a host name').optional(),
@@ -296,6 +298,10 @@ function heloNameWarnings(heloName: string): { variable: string; message: string
   }
   if (isPlaceholderHostName(heloName)) return [{ variable: 'SMTP_HELO_NAME', message: `SMTP_HELO_NAME "${heloName}" ${PLACEHOLDER_HOST_PROBLEM} (an error with NODE_ENV=production)` }];
   return [];
+}
+
+function publicUrlOf(env: z.infer<typeof envSchema>): string {
+  return (env.PUBLIC_URL ?? `http://127.0.0.1:${env.PORT}`).replace(/\/+$/, '');
 }
 
 export type Config = ReturnType<typeof toConfig>;
@@ -487,6 +493,8 @@ function toConfig(env: z.infer<typeof envSchema>) {
      * cookie is then marked Secure.
      */
     trustProxy: env.TRUST_PROXY,
+    /** The API's public origin, without a trailing slash; http://127.0.0.1:PORT unless PUBLIC_URL is set. */
+    publicUrl: publicUrlOf(env),
     encryptionKey: Buffer.from(env.ENCRYPTION_KEY ?? DEVELOPMENT_ENCRYPTION_KEY, 'base64'),
     /** ENCRYPTION_KEY is unset and the development key seals secrets: the API and the daemon warn at start. */
     usesDevelopmentEncryptionKey: env.ENCRYPTION_KEY === undefined,

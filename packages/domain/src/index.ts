@@ -5,6 +5,7 @@ export * from './keys/api-keys';
 export * from './pagination/cursor';
 export * from './crypto/seal';
 export * from './crypto/dkim-key';
+export * from './crypto/link-token';
 export * from './keys/operator-token';
 export * from './accounts/account-settings';
 export * from './senders';

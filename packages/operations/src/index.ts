@@ -60,6 +60,7 @@ export * from './queue/delivery-counts';
 export * from './inbound/inbound-records';
 export * from './inbound/inbound-routes';
 export * from './inbound/delivery-reports';
+export * from './unsubscribe/unsubscribe-delivery';
 export * from './senders/sender-records';
 export * from './suppressions/suppression-records';
 export * from './templates/template-records';

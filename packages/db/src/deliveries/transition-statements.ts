@@ -29,14 +29,15 @@ export function updateDeliveriesStatement(tx: Transaction, rows: readonly Delive
     update deliveries d
        set status = x.status, cause = x.cause::jsonb, attempt_count = x.attempt_count, next_attempt_at = x.next_attempt_at,
            lease_expires_at = x.lease_expires_at, lease_token = x.lease_token, updated_at = x.updated_at,
-           delay_reported_at = x.delay_reported_at, complained_at = x.complained_at, held_at = x.held_at, created_at = x.created_at
+           delay_reported_at = x.delay_reported_at, complained_at = x.complained_at, unsubscribed_at = x.unsubscribed_at,
+           held_at = x.held_at, created_at = x.created_at
       from unnest(${column((d) => d.id)}::text[], ${column((d) => d.status)}::text[], ${column((d) => json(d.cause))}::text[],
                   ${column((d) => d.attemptCount)}::int[], ${timestampsParam(column((d) => d.nextAttemptAt))}::text[]::timestamptz[],
                   ${timestampsParam(column((d) => d.leaseExpiresAt))}::text[]::timestamptz[], ${column((d) => d.leaseToken)}::text[],
                   ${timestampsParam(column((d) => d.updatedAt))}::text[]::timestamptz[], ${timestampsParam(column((d) => d.delayReportedAt))}::text[]::timestamptz[],
-                  ${timestampsParam(column((d) => d.complainedAt))}::text[]::timestamptz[], ${timestampsParam(column((d) => d.heldAt))}::text[]::timestamptz[],
-                  ${timestampsParam(column((d) => d.createdAt))}::text[]::timestamptz[])
-           as x(id, status, cause, attempt_count, next_attempt_at, lease_expires_at, lease_token, updated_at, delay_reported_at, complained_at, held_at, created_at)
+                  ${timestampsParam(column((d) => d.complainedAt))}::text[]::timestamptz[], ${timestampsParam(column((d) => d.unsubscribedAt))}::text[]::timestamptz[],
+                  ${timestampsParam(column((d) => d.heldAt))}::text[]::timestamptz[], ${timestampsParam(column((d) => d.createdAt))}::text[]::timestamptz[])
+           as x(id, status, cause, attempt_count, next_attempt_at, lease_expires_at, lease_token, updated_at, delay_reported_at, complained_at, unsubscribed_at, held_at, created_at)
      where d.id = x.id`;
 }
 

@@ -11,6 +11,7 @@ import {
   openDatabase,
   releaseLease,
   setAccountPlan,
+  unsubscribeDelivery,
   writeAttempts,
   type DatabaseHandle,
   type DeliveryDecision,
@@ -33,7 +34,7 @@ import { createTestDatabase, insertQueuedEmail, insertReadyDomain, insertSender 
 /**
  * The transition writer against a recount: random sequences of everything that changes
  * deliveries (intake with suppressed recipients, claims, takeovers of expired leases,
- * attempt records, releases, cancels, DSNs and complaints, operator retries, holds, releases,
+ * attempt records, releases, cancels, DSNs, complaints and unsubscribes, operator retries, holds, releases,
  * deletes and flushes, and the expiry of holds), then every
  * counter, message status, suppression, attempt and webhook event is compared with what the
  * rows say it must be.
@@ -62,6 +63,7 @@ type Op =
   | { kind: 'release'; lease: number; postpone: boolean }
   | { kind: 'cancel'; message: number }
   | { kind: 'report'; message: number; delivery: number; report: 'bounce' | 'delay' | 'complaint' }
+  | { kind: 'unsubscribe'; message: number; delivery: number }
   | { kind: 'made_due'; message: number }
   | { kind: 'queue'; action: QueueAction; message: number }
   | { kind: 'expire_holds' };
@@ -74,6 +76,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant('release' as const), lease: index, postpone: fc.boolean() }),
   fc.record({ kind: fc.constant('cancel' as const), message: index }),
   fc.record({ kind: fc.constant('report' as const), message: index, delivery: index, report: fc.constantFrom('bounce' as const, 'delay' as const, 'complaint' as const) }),
+  fc.record({ kind: fc.constant('unsubscribe' as const), message: index, delivery: index }),
   fc.record({ kind: fc.constant('made_due' as const), message: index }),
   fc.record({ kind: fc.constant('queue' as const), action: fc.constantFrom(...QUEUE_ACTIONS), message: index }),
   fc.record({ kind: fc.constant('expire_holds' as const) }),
@@ -163,6 +166,13 @@ async function run(ops: Op[]) {
         await applyDeliveryReport(db, { deliveryId: delivery.id, domain: domain.name, recipients: [delivery.recipient], report, at: now });
         break;
       }
+      case 'unsubscribe': {
+        const id = pick(messages, o.message);
+        if (!id) break;
+        const deliveries = await db`select id from deliveries where email_id = ${id} order by id`;
+        await unsubscribeDelivery(db, pick(deliveries, o.delivery)!.id, now);
+        break;
+      }
       case 'made_due': {
         const id = pick(messages, o.message);
         if (id) await makeDeferredDeliveriesDue(db, id, now);
@@ -186,7 +196,8 @@ const count = (rows: readonly { status: DeliveryStatus }[], status: DeliveryStat
 async function recount(accountId: string, senderId: string) {
   const { db } = database;
   const deliveries = await db`
-    select id, email_id, recipient, kind, status, cause, attempt_count, updated_at, lease_token, complained_at, held_at from deliveries where account_id = ${accountId} order by id`;
+    select id, email_id, recipient, kind, status, cause, attempt_count, updated_at, lease_token, complained_at, unsubscribed_at, held_at
+      from deliveries where account_id = ${accountId} order by id`;
   const [usage] = await db`select active_deliveries from account_usage where account_id = ${accountId}`;
   expect(usage!.active_deliveries).toBe(deliveries.filter((d) => !isTerminal(d.status)).length);
   const [sender] = await db`select accepted_count, bounced_count, failed_count, deferred_count from senders where id = ${senderId}`;
@@ -218,16 +229,20 @@ async function recount(accountId: string, senderId: string) {
     select v.type, count(*)::int as n from events v join emails e on e.id = v.email_id where e.account_id = ${accountId} group by v.type`;
   const outbox = await db`select type, count(*)::int as n from webhook_events where account_id = ${accountId} group by type`;
   const byType = (rows: readonly { type: string; n: number }[], type: string) => rows.find((r) => r.type === type)?.n ?? 0;
-  for (const type of ['accepted', 'deferred', 'bounced', 'failed', 'complained']) {
+  for (const type of ['accepted', 'deferred', 'bounced', 'failed', 'complained', 'unsubscribed']) {
     expect({ type, outbox: byType(outbox as never, `email.${type}`) }).toEqual({ type, outbox: byType(history as never, type) });
   }
   expect(byType(history as never, 'complained')).toBe(deliveries.filter((d) => d.complained_at !== null).length);
+  expect(byType(history as never, 'unsubscribed')).toBe(deliveries.filter((d) => d.unsubscribed_at !== null).length);
+  // An unsubscribe only ever follows acceptance.
+  for (const d of deliveries) if (d.unsubscribed_at !== null) expect(['accepted', 'bounced']).toContain(d.status);
 
-  // Suppressed: the to/cc recipients that bounced for good or complained, and those suppressed at intake.
+  // Suppressed: the to/cc recipients that bounced for good, complained or unsubscribed, and those suppressed at intake.
   const suppressions = await db`select email, reason from suppressions where account_id = ${accountId}`;
   const bounced = deliveries.filter((d) => suppressesRecipient({ kind: d.kind, status: d.status, cause: d.cause })).map((d) => d.recipient);
   const complained = deliveries.filter((d) => d.kind !== 'bcc' && d.complained_at !== null).map((d) => d.recipient);
-  const expected = new Set([...bounced, ...complained]);
+  const unsubscribed = deliveries.filter((d) => d.kind !== 'bcc' && d.unsubscribed_at !== null).map((d) => d.recipient);
+  const expected = new Set([...bounced, ...complained, ...unsubscribed]);
   expect(new Set(suppressions.map((s) => s.email))).toEqual(expected);
 }
 

@@ -90,6 +90,7 @@ const newRow = (d: NewDelivery): DeliveryRecord => ({
   leaseToken: null,
   delayReportedAt: null,
   complainedAt: null,
+  unsubscribedAt: null,
   heldAt: null,
 });
 

@@ -1,4 +1,4 @@
-import { ACTIVE_STATUSES, ATTEMPT_OUTCOMES, DELIVERY_STATUSES, DKIM_ALGORITHMS, EMAIL_TYPES, SENDING_STATUSES, VERIFICATION_STATUS_VALUES } from '@mailer/domain';
+import { ACTIVE_STATUSES, ATTEMPT_OUTCOMES, DELIVERY_STATUSES, DKIM_ALGORITHMS, EMAIL_TYPES, SENDING_STATUSES, SUPPRESSION_REASONS, VERIFICATION_STATUS_VALUES } from '@mailer/domain';
 import { createTestDatabase } from '@mailer/testing';
 import { openDatabase, type DatabaseHandle } from '../database';
 
@@ -53,4 +53,9 @@ it('holds the streams of @mailer/domain in the messages and suppressions check c
     emails_type_check: [...EMAIL_TYPES],
     suppressions_stream_check: [...EMAIL_TYPES],
   });
+});
+
+it('holds the suppression reasons of @mailer/domain in the suppressions check constraint', async () => {
+  const [constraint] = await database.db`select pg_get_constraintdef(oid) as definition from pg_constraint where conname = 'suppressions_reason_check'`;
+  expect(quoted(constraint!.definition)).toEqual([...SUPPRESSION_REASONS]);
 });

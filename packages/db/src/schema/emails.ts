@@ -45,6 +45,8 @@ export const emails = pgTable(
     templateVersion: integer('template_version'),
     /** Sent with the account's test key: simulated, never delivered (docs/api-decisions.md, "Test mode"). */
     test: boolean('test').notNull().default(false),
+    /** Sent with `unsubscribe: true`: each delivery carries the List-Unsubscribe headers (docs/api-decisions.md, "Unsubscribe"). */
+    unsubscribe: boolean('unsubscribe').notNull().default(false),
     status: text('status', { enum: DELIVERY_STATUSES }).notNull().default('queued'),
     cause: jsonb('cause').$type<DeliveryCause>(),
     createdAt: createdAt(),
@@ -108,6 +110,8 @@ export const deliveries = pgTable(
     delayReportedAt: instant('delay_reported_at'),
     /** When the recipient first complained (reports apply once). */
     complainedAt: instant('complained_at'),
+    /** When the recipient first unsubscribed through the delivery's List-Unsubscribe links (they apply once). */
+    unsubscribedAt: instant('unsubscribed_at'),
     /** Set while an operator holds it: never claimed until released (0026_queue_holds.sql). */
     heldAt: instant('held_at'),
     createdAt: createdAt(),

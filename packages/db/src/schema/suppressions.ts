@@ -1,4 +1,4 @@
-import { EMAIL_TYPES } from '@mailer/domain';
+import { EMAIL_TYPES, SUPPRESSION_REASONS } from '@mailer/domain';
 import { check, index, pgTable, text, unique } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
 import { createdAt } from './columns';
@@ -14,10 +14,10 @@ export const suppressions = pgTable(
     emailKey: text('email_key').notNull(),
     /** As normalized at the time (domain as A-label). */
     email: text('email').notNull(),
-    reason: text('reason', { enum: ['hard_bounce', 'complaint', 'manual'] }).notNull(),
+    reason: text('reason', { enum: SUPPRESSION_REASONS }).notNull(),
     /** The stream it holds for; null for every stream (docs/api-decisions.md, "Streams"). */
     stream: text('stream', { enum: EMAIL_TYPES }),
-    /** The message whose bounce or complaint added it; null when added over the API. */
+    /** The message whose bounce, complaint or unsubscribe added it; null when added over the API. */
     emailId: text('email_id'),
     createdAt: createdAt(),
   },
@@ -25,5 +25,6 @@ export const suppressions = pgTable(
     unique('suppressions_account_email_stream_key').on(t.accountId, t.emailKey, t.stream).nullsNotDistinct(),
     check('suppressions_stream_check', sql`${t.stream} in ('transactional', 'broadcast')`),
     index('suppressions_account_list_idx').on(t.accountId, t.createdAt.desc(), t.emailKey.desc()),
+    check('suppressions_reason_check', sql`${t.reason} in (${sql.raw(SUPPRESSION_REASONS.map((r) => `'${r}'`).join(', '))})`),
   ],
 );

@@ -25,6 +25,8 @@ export interface DeliveryRecord {
   leaseToken: string | null;
   delayReportedAt: Date | null;
   complainedAt: Date | null;
+  /** When its recipient unsubscribed through its List-Unsubscribe (docs/api-decisions.md, "Unsubscribe"). */
+  unsubscribedAt: Date | null;
   /** Set while an operator holds it (docs/api-decisions.md, "Queue operations"). */
   heldAt: Date | null;
 }

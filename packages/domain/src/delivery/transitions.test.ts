@@ -61,7 +61,7 @@ describe('a reschedule', () => {
 });
 
 describe('observations', () => {
-  const accepted = { status: 'accepted' as const, delayReportedAt: null, complainedAt: null };
+  const accepted = { status: 'accepted' as const, delayReportedAt: null, complainedAt: null, unsubscribedAt: null };
 
   it('apply once each, in the statuses their rows name', () => {
     expect(isAllowedObservation('delayed', accepted)).toBe(true);
@@ -69,6 +69,11 @@ describe('observations', () => {
     expect(isAllowedObservation('complained', { ...accepted, status: 'bounced' })).toBe(true);
     expect(isAllowedObservation('complained', { ...accepted, complainedAt: new Date() })).toBe(false);
     expect(isAllowedObservation('complained', { ...accepted, status: 'deferred' })).toBe(false);
+    expect(isAllowedObservation('unsubscribed', accepted)).toBe(true);
+    expect(isAllowedObservation('unsubscribed', { ...accepted, status: 'bounced' })).toBe(true);
+    expect(isAllowedObservation('unsubscribed', { ...accepted, complainedAt: new Date() })).toBe(true);
+    expect(isAllowedObservation('unsubscribed', { ...accepted, unsubscribedAt: new Date() })).toBe(false);
+    expect(isAllowedObservation('unsubscribed', { ...accepted, status: 'failed' })).toBe(false);
   });
 
   it('stamp their field and bring their effects, never a suppression of a BCC recipient', () => {
@@ -81,6 +86,14 @@ describe('observations', () => {
       reputation: { terminal: 0, accepted: 0, hardBounces: 0, complaints: 1 },
     });
     expect(observationEffects('complained', { kind: 'bcc' })).toMatchObject({ suppression: null, reputation: null });
+    expect(observationEffects('unsubscribed', { kind: 'to' })).toEqual({
+      event: 'unsubscribed',
+      stamp: 'unsubscribedAt',
+      webhook: 'email.unsubscribed',
+      suppression: 'unsubscribed',
+      reputation: null,
+    });
+    expect(observationEffects('unsubscribed', { kind: 'bcc' })).toMatchObject({ suppression: null });
   });
 });
 

@@ -49,8 +49,12 @@ export type TransitionReason =
   /** A held delivery reached its maximum age (isHeldPastMaxAge). */
   | 'expired_while_held';
 
-/** Reports that add a fact to a delivery without changing its status: each applies once per delivery. */
-export type DeliveryObservation = 'delayed' | 'complained';
+/**
+ * Reports that add a fact to a delivery without changing its status: each applies once per
+ * delivery. `unsubscribed`: its recipient used the message's List-Unsubscribe link or address
+ * (docs/api-decisions.md, "Unsubscribe").
+ */
+export type DeliveryObservation = 'delayed' | 'complained' | 'unsubscribed';
 
 /**
  * Everything a reason does (docs/api-decisions.md, "Delivery", Transitions): the moves it
@@ -158,17 +162,24 @@ interface ObservationRow {
   /** The statuses a delivery must be in for it to apply (and it applies once: while its stamp is unset). */
   on: readonly DeliveryStatus[];
   /** The delivery's field that records it. */
-  stamp: 'delayReportedAt' | 'complainedAt';
+  stamp: 'delayReportedAt' | 'complainedAt' | 'unsubscribedAt';
   webhook: WebhookEventType | null;
   /** The suppression entry it adds for a to/cc recipient (never for a BCC one, whose entry would reveal the address). */
-  suppression: Extract<SuppressionReason, 'complaint'> | null;
+  suppression: Extract<SuppressionReason, 'complaint' | 'unsubscribed'> | null;
   reputation: Extract<ReputationCounting, 'complaint'> | null;
 }
 
-/** A delay is told on the message's history; a complaint is told, sent as `email.complained`, suppresses and counts. */
+/**
+ * A delay is told on the message's history; a complaint is told, sent as `email.complained`,
+ * suppresses and counts. An unsubscribe comes from a message the recipient has (accepted, or
+ * bounced by a DSN after acceptance, as a complaint may), is told, sent as `email.unsubscribed`
+ * and suppresses, but counts nothing against the sender's reputation: it is the recipient's
+ * wish, not a sign of abuse.
+ */
 const OBSERVATIONS: Record<DeliveryObservation, ObservationRow> = {
   delayed: { on: ['accepted'], stamp: 'delayReportedAt', webhook: null, suppression: null, reputation: null },
   complained: { on: ['accepted', 'bounced'], stamp: 'complainedAt', webhook: 'email.complained', suppression: 'complaint', reputation: 'complaint' },
+  unsubscribed: { on: ['accepted', 'bounced'], stamp: 'unsubscribedAt', webhook: 'email.unsubscribed', suppression: 'unsubscribed', reputation: null },
 };
 
 type ObservedDelivery = { status: DeliveryStatus } & Record<ObservationRow['stamp'], Date | null>;
@@ -185,7 +196,7 @@ export interface ObservationEffects {
   /** The delivery's field set to the observation's time. */
   stamp: ObservationRow['stamp'];
   webhook: WebhookEventType | null;
-  suppression: Extract<SuppressionReason, 'complaint'> | null;
+  suppression: ObservationRow['suppression'];
   reputation: ReputationWindow | null;
 }
 

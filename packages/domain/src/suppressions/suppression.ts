@@ -2,7 +2,7 @@ import type { DeliveryCause } from '../delivery/causes';
 import type { EmailType } from '../emails/email-limits';
 
 /** Why an address is on an account's suppression list (docs/api-decisions.md, "Suppressions"). */
-export const SUPPRESSION_REASONS = ['hard_bounce', 'complaint', 'manual'] as const;
+export const SUPPRESSION_REASONS = ['hard_bounce', 'complaint', 'manual', 'unsubscribed'] as const;
 export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number];
 
 /** Bounce causes that say the address will never take mail: the recipient is suppressed. */

@@ -21,6 +21,7 @@ export function delivery(id: string, fields: Partial<DeliveryRecord> = {}): Deli
     leaseToken: null,
     delayReportedAt: null,
     complainedAt: null,
+    unsubscribedAt: null,
     heldAt: null,
     ...fields,
   };

@@ -124,8 +124,22 @@ function inbound(event: RecordedWebhookEvent): object {
 }
 
 /**
+ * An unsubscribe as Postmark reports one: a `SubscriptionChange` record, the recipient's own
+ * (`Origin: Recipient`), that suppresses sending with Postmark's reason for an unsubscribe link.
+ */
+const subscriptionChange = (event: RecordedWebhookEvent) => ({
+  RecordType: 'SubscriptionChange',
+  ChangedAt: event.occurredAt.toISOString(),
+  Recipient: event.recipient!,
+  Origin: 'Recipient',
+  SuppressSending: true,
+  SuppressionReason: 'ManualSuppression',
+  ...common(event),
+});
+
+/**
  * Postmark's webhook payloads (docs/api-decisions.md, "Webhooks", the postmark format), as the
- * `postmark` package's `DeliveryWebhook`, `BounceWebhook`, `SpamComplaintWebhook` and `InboundWebhook` type them:
+ * `postmark` package's `DeliveryWebhook`, `BounceWebhook`, `SpamComplaintWebhook`, `SubscriptionChangeWebhook` and `InboundWebhook` type them:
  * a deferral is a `Transient` bounce, as Postmark reports a delay. A type absent here is not
  * sent: Postmark has no domain or account webhooks.
  */
@@ -141,6 +155,7 @@ export const POSTMARK_WEBHOOK_SHAPES: Partial<Record<SentWebhookEventType, (even
   'email.bounced': bounce('HardBounce'),
   'email.failed': bounce('SoftBounce'),
   'email.complained': (event) => bounceRecord(event, 'SpamComplaint', 'SpamComplaint', true),
+  'email.unsubscribed': subscriptionChange,
   'email.received': inbound,
   'webhook.test': (event) => ({ RecordType: 'Test', Metadata: event.data, SentAt: event.occurredAt.toISOString() }),
 };

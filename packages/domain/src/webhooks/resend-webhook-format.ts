@@ -1,5 +1,6 @@
 import type { CauseCode } from '../delivery/causes';
 import { formatMailbox } from '../emails/from-address';
+import { addressKey } from '../senders/sender-email';
 import { headerValue, receivedEmail } from './received-email-fields';
 import { causeSummary, type RecordedWebhookEvent } from './recorded-webhook-event';
 import type { SentWebhookEventType } from './webhook-events';
@@ -51,6 +52,18 @@ const email =
   (event: RecordedWebhookEvent) => ({ type, created_at: event.occurredAt.toISOString(), data: { ...emailData(event), ...extra(event) } });
 
 /**
+ * An unsubscribe as Resend's `suppression.added`: Resend has no email event for one, and the
+ * suppression is what it leaves. The id is the suppression's (its address key, as GET
+ * /v1/suppressions names it), the source the message; Resend's origins know no unsubscribe,
+ * and `manual` is the one that is not a bounce or a complaint.
+ */
+const suppressionAdded = (event: RecordedWebhookEvent) => ({
+  type: 'suppression.added',
+  created_at: event.occurredAt.toISOString(),
+  data: { id: addressKey(event.recipient!), email: event.recipient!, origin: 'manual', source_id: event.emailId, created_at: event.occurredAt.toISOString() },
+});
+
+/**
  * Resend's event names and payloads (docs/api-decisions.md, "Webhooks", the resend format), as
  * the `resend` package's `WebhookEventPayload` types them. A type absent here is not sent:
  * Resend has no counterpart (its `email.sent` and `email.scheduled` report a request this
@@ -64,6 +77,7 @@ export const RESEND_WEBHOOK_SHAPES: Partial<Record<SentWebhookEventType, (event:
   })),
   'email.failed': email('email.failed', (event) => ({ failed: { reason: causeSummary(event) } })),
   'email.complained': email('email.complained'),
+  'email.unsubscribed': suppressionAdded,
   'email.received': received,
   'webhook.test': (event) => ({ type: 'webhook.test', created_at: event.occurredAt.toISOString(), data: event.data }),
 };

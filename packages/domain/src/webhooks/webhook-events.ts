@@ -8,6 +8,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'email.bounced',
   'email.failed',
   'email.complained',
+  /** A recipient unsubscribed through the message's List-Unsubscribe (docs/api-decisions.md, "Unsubscribe"). */
+  'email.unsubscribed',
   'domain.status_changed',
   'domain.dkim_rotation_pending',
   /** An account's sending status changed (docs/api-decisions.md, "Reputation"). */

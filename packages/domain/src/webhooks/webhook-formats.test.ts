@@ -42,6 +42,11 @@ describe('webhook formats', () => {
     expect(webhookPayload(event({}), 'resend')).toEqual({ type: 'email.delivered', created_at: at.toISOString(), data });
     expect(webhookPayload(event({ type: 'email.deferred', status: 'deferred' }), 'resend')).toMatchObject({ type: 'email.delivery_delayed' });
     expect(webhookPayload(event({ type: 'email.complained' }), 'resend')).toMatchObject({ type: 'email.complained', data });
+    expect(webhookPayload(event({ type: 'email.unsubscribed', recipient: 'Ann@example.org' }), 'resend')).toEqual({
+      type: 'suppression.added',
+      created_at: at.toISOString(),
+      data: { id: 'ann@example.org', email: 'Ann@example.org', origin: 'manual', source_id: 'em_1', created_at: at.toISOString() },
+    });
     expect(webhookPayload(event({ type: 'email.bounced', status: 'bounced', cause: bounce }), 'resend')).toEqual({
       type: 'email.bounced',
       created_at: at.toISOString(),
@@ -51,7 +56,7 @@ describe('webhook formats', () => {
     expect(failed).toMatchObject({ type: 'email.failed', data: { failed: { reason: 'retries_exhausted' } } });
   });
 
-  it("maps to Postmark's Delivery, Bounce and SpamComplaint records", () => {
+  it("maps to Postmark's Delivery, Bounce, SpamComplaint and SubscriptionChange records", () => {
     const common = { MessageID: 'em_1', ServerID: 0, MessageStream: 'outbound', Tag: 'receipt', Metadata: { customer: 'c-42' } };
     expect(webhookPayload(event({}), 'postmark')).toEqual({
       RecordType: 'Delivery',
@@ -74,6 +79,15 @@ describe('webhook formats', () => {
     });
     expect(webhookPayload(event({ type: 'email.deferred', status: 'deferred', cause: { ...bounce, code: 'greylisted', permanent: false } }), 'postmark')).toMatchObject({ RecordType: 'Bounce', Type: 'Transient', TypeCode: 2, Inactive: false });
     expect(webhookPayload(event({ type: 'email.complained' }), 'postmark')).toMatchObject({ RecordType: 'SpamComplaint', Type: 'SpamComplaint', TypeCode: 100001, Inactive: true });
+    expect(webhookPayload(event({ type: 'email.unsubscribed' }), 'postmark')).toEqual({
+      RecordType: 'SubscriptionChange',
+      ChangedAt: at.toISOString(),
+      Recipient: 'ann@example.org',
+      Origin: 'Recipient',
+      SuppressSending: true,
+      SuppressionReason: 'ManualSuppression',
+      ...common,
+    });
   });
 
   it("carries a received message as Resend's email.received and Postmark's inbound webhook", () => {

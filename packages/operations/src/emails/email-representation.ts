@@ -61,7 +61,7 @@ export const emailDetailSchema = emailSummarySchema.extend({
       type: z.string().meta({
         description:
           '`queued`, then per recipient `sending`, `deferred`, `accepted`, `bounced`, `failed`; from the return path also ' +
-          '`bounced` after `accepted` (a DSN), `delayed` and `complained`.',
+          '`bounced` after `accepted` (a DSN), `delayed` and `complained`; `unsubscribed` when the recipient used the List-Unsubscribe link or address.',
       }),
       at: timestamp,
       recipient: z.string().optional(),

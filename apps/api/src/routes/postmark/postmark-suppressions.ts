@@ -6,6 +6,8 @@ const REASONS: Record<SuppressionReason, { reason: string; origin: string }> = {
   hard_bounce: { reason: 'HardBounce', origin: 'Recipient' },
   complaint: { reason: 'SpamComplaint', origin: 'Recipient' },
   manual: { reason: 'ManualSuppression', origin: 'Customer' },
+  // Postmark's own reason and origin for a recipient who used an unsubscribe link.
+  unsubscribed: { reason: 'ManualSuppression', origin: 'Recipient' },
 };
 
 export const postmarkSuppressionSchema = z

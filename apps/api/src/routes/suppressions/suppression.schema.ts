@@ -35,11 +35,13 @@ export const listSuppressionsQuerySchema = pageQuerySchema.extend({
 /** The suppression representation (docs/api-decisions.md, "Suppressions"). */
 export const suppressionSchema = z.object({
   email: z.string().meta({ description: 'The address as normalized when it was suppressed.' }),
-  reason: z.enum(SUPPRESSION_REASONS).meta({ description: '`hard_bounce` and `complaint` are added by the service; `manual` over the API.' }),
-  stream: stream.nullable().meta({
-    description: 'The stream it holds for; null for every stream. A hard bounce holds for every stream, a complaint for its message\'s stream.',
+  reason: z.enum(SUPPRESSION_REASONS).meta({
+    description: '`hard_bounce`, `complaint` and `unsubscribed` (the recipient used the List-Unsubscribe link or address) are added by the service; `manual` over the API.',
   }),
-  email_id: z.string().nullable().meta({ description: 'The message whose bounce or complaint added it (em_…); null for manual entries.' }),
+  stream: stream.nullable().meta({
+    description: 'The stream it holds for; null for every stream. A hard bounce holds for every stream, a complaint or an unsubscribe for its message\'s stream.',
+  }),
+  email_id: z.string().nullable().meta({ description: 'The message whose bounce, complaint or unsubscribe added it (em_…); null for manual entries.' }),
   created_at: timestampSchema,
 }).meta({ id: 'Suppression' });
 

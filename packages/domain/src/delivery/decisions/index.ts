@@ -3,3 +3,4 @@ export * from './attempts';
 export * from './schedule';
 export * from './operator-moves';
 export * from './reports';
+export * from './unsubscribe';
