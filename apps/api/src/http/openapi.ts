@@ -55,6 +55,12 @@ const TAGS = [
   { name: 'account', description: "The account's plan, usage and sending state. Any of its keys." },
   { name: 'operations', description: 'Health, metrics and this reference.' },
   {
+    name: 'unsubscribe',
+    description:
+      "The links of the List-Unsubscribe header (docs/api-decisions.md, \"Unsubscribe\"), for recipients' mail clients and browsers: " +
+      'no key, the link token is the credential.',
+  },
+  {
     name: 'resend',
     description:
       "Resend's HTTP API over the same operations as /v1 (docs/api-decisions.md, \"Resend and Postmark adapters\"): point Resend's SDK at `<this API>/resend`. " +

@@ -5,6 +5,8 @@ import { getMetrics } from './system/get-metrics';
 import { createGetOpenApi } from './system/get-openapi';
 import { getDocs } from './system/get-docs';
 import { getDocsScript } from './system/get-docs-script';
+import { getUnsubscribePageRoute } from './unsubscribe/get-unsubscribe-page';
+import { unsubscribeRoute } from './unsubscribe/unsubscribe';
 import { listSendersRoute } from './senders/list-senders';
 import { createSenderRoute } from './senders/create-sender';
 import { getSenderRoute } from './senders/get-sender';
@@ -155,4 +157,6 @@ export const apiRoutes: RouteDefinition[] = [
   createGetOpenApi(() => apiRoutes),
   getDocs,
   getDocsScript,
+  getUnsubscribePageRoute,
+  unsubscribeRoute,
 ];
