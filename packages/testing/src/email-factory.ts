@@ -32,6 +32,8 @@ export interface QueuedEmailInput {
   test?: boolean;
   /** Its stream (docs/api-decisions.md, "Streams"); transactional unless given. */
   type?: EmailType;
+  /** Sent with `unsubscribe: true` (docs/api-decisions.md, "Unsubscribe"). */
+  unsubscribe?: boolean;
   /** Recipients on the account's suppression list: their deliveries are created failed. */
   suppressed?: string[];
 }
@@ -74,6 +76,7 @@ export async function insertQueuedEmail(db: Database, input: QueuedEmailInput): 
     tags: input.tags ?? {},
     scheduledAt: input.scheduledAt ?? null,
     test: input.test ?? false,
+    unsubscribe: input.unsubscribe ?? false,
     dueAt: firstDueAt(input.scheduledAt ?? null, createdAt),
     recipients: recipients.recipients.map((r) => ({ id: newId('delivery'), ...r, suppressed: input.suppressed?.includes(r.address) ?? false })),
     attachments: (input.attachments ?? []).map((a) => ({ ...a, contentId: a.contentId ?? null })),

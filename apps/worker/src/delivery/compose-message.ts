@@ -2,6 +2,7 @@ import type { AttachmentContent, DeliveryContext, MessageContent } from '@mailer
 import { formatMailbox } from '@mailer/domain';
 import { buildMime, type OutgoingMessage } from '@mailer/message';
 import type { DkimSigner, SigningDomain } from './dkim-signer';
+import { perDeliveryContent, type HeaderField } from './per-delivery-content';
 
 /** What to build and how to sign it; plain data, so that it can cross to a signing thread. */
 export interface CompositionRequest {
@@ -38,4 +39,14 @@ export function compositionRequest(context: DeliveryContext, content: MessageCon
 /** Built and DKIM-signed once per message, whatever the number of recipient domains. */
 export async function composeSignedMessage(request: CompositionRequest, dkim: DkimSigner): Promise<Buffer> {
   return dkim.sign(buildMime(request.message), request.domain);
+}
+
+/**
+ * Built once, then one copy per entry of `copies`, each with those header fields added
+ * (perDeliveryContent) and then DKIM-signed, so that the signatures cover them: a message whose
+ * deliveries each get their own fields (perDeliveryHeaders).
+ */
+export async function composeSignedCopies(request: CompositionRequest, copies: readonly (readonly HeaderField[])[], dkim: DkimSigner): Promise<Buffer[]> {
+  const built = buildMime(request.message);
+  return Promise.all(copies.map((fields) => dkim.sign(perDeliveryContent(built, fields), request.domain)));
 }

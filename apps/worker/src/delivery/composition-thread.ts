@@ -1,5 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { composeSignedMessage, type CompositionRequest } from './compose-message';
+import { composeSignedCopies, composeSignedMessage, type CompositionRequest } from './compose-message';
+import type { HeaderField } from './per-delivery-content';
 import { createDkimSigner } from './dkim-signer';
 
 /**
@@ -12,16 +13,17 @@ const dkim = createDkimSigner(Buffer.from((workerData as { encryptionKey: Uint8A
 /** Buffers arrive as Uint8Arrays after the structured clone. */
 const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
-/** One message to build, as the daemon sends it. */
+/** One message to build, as the daemon sends it; with `copies`, one signed copy per entry (composeSignedCopies). */
 export interface CompositionJob {
   id: number;
   request: CompositionRequest;
+  copies?: HeaderField[][];
 }
 
-/** One message built (or why not), as the thread answers. */
+/** One message built, one signed message per copy asked for (or why not), as the thread answers. */
 export interface CompositionResult {
   id: number;
-  signed?: Uint8Array;
+  signed?: Uint8Array[];
   error?: string;
 }
 
@@ -37,9 +39,9 @@ const answer = (result: CompositionResult) => {
 };
 
 parentPort!.on('message', (jobs: CompositionJob[]) => {
-  for (const { id, request } of jobs) {
+  for (const { id, request, copies } of jobs) {
     request.message.attachments = request.message.attachments.map((a) => ({ ...a, content: asBuffer(a.content) }));
-    composeSignedMessage(request, dkim).then(
+    (copies ? composeSignedCopies(request, copies, dkim) : composeSignedMessage(request, dkim).then((signed) => [signed])).then(
       (signed) => answer({ id, signed }),
       (error: Error) => answer({ id, error: error.message }),
     );

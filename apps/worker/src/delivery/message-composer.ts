@@ -1,13 +1,16 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { composeSignedMessage, type CompositionRequest } from './compose-message';
+import { composeSignedCopies, composeSignedMessage, type CompositionRequest } from './compose-message';
 import type { CompositionJob, CompositionResult } from './composition-thread';
 import { createDkimSigner } from './dkim-signer';
+import type { HeaderField } from './per-delivery-content';
 
 export interface MessageComposer {
   /** The message built and DKIM-signed (see composeSignedMessage). */
   compose(request: CompositionRequest): Promise<Buffer>;
+  /** The message built once and signed once per copy, each with its header fields (see composeSignedCopies). */
+  composeCopies(request: CompositionRequest, copies: HeaderField[][]): Promise<Buffer[]>;
   close(): Promise<void>;
 }
 
@@ -22,12 +25,16 @@ const THREAD_SCRIPT = path.join(__dirname, 'composition-thread.js');
 export function createMessageComposer(encryptionKey: Buffer, threads: number, threadScript = THREAD_SCRIPT): MessageComposer {
   if (threads === 0) {
     const dkim = createDkimSigner(encryptionKey);
-    return { compose: (request) => composeSignedMessage(request, dkim), close: async () => undefined };
+    return {
+      compose: (request) => composeSignedMessage(request, dkim),
+      composeCopies: (request, copies) => composeSignedCopies(request, copies, dkim),
+      close: async () => undefined,
+    };
   }
   if (!existsSync(threadScript)) {
     throw new Error(`COMPOSITION_THREADS is ${threads} but the composition thread script ${threadScript} does not exist: build with \`tsc -b\`, or set COMPOSITION_THREADS=0`);
   }
-  const waiting = new Map<number, { thread: number; resolve: (signed: Buffer) => void; reject: (error: Error) => void }>();
+  const waiting = new Map<number, { thread: number; resolve: (signed: Buffer[]) => void; reject: (error: Error) => void }>();
   let nextId = 0;
   let closing = false;
   const workers: Worker[] = [];
@@ -47,7 +54,7 @@ export function createMessageComposer(encryptionKey: Buffer, threads: number, th
         waiting.delete(id);
         if (!pending) continue;
         if (error !== undefined || !signed) pending.reject(new Error(error ?? 'no message'));
-        else pending.resolve(Buffer.from(signed.buffer, signed.byteOffset, signed.byteLength));
+        else pending.resolve(signed.map((bytes) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)));
       }
     });
     worker.on('error', () => undefined);
@@ -63,16 +70,18 @@ export function createMessageComposer(encryptionKey: Buffer, threads: number, th
     workers[index] = worker;
   };
   for (let i = 0; i < threads; i++) spawn(i);
+  const submit = (request: CompositionRequest, copies?: HeaderField[][]): Promise<Buffer[]> => {
+    const id = nextId++;
+    const thread = id % threads;
+    return new Promise((resolve, reject) => {
+      waiting.set(id, { thread, resolve, reject });
+      if (queued.length === 0) setImmediate(flush);
+      (queued[thread] ??= []).push({ id, request, ...(copies ? { copies } : {}) });
+    });
+  };
   return {
-    compose(request) {
-      const id = nextId++;
-      const thread = id % threads;
-      return new Promise((resolve, reject) => {
-        waiting.set(id, { thread, resolve, reject });
-        if (queued.length === 0) setImmediate(flush);
-        (queued[thread] ??= []).push({ id, request });
-      });
-    },
+    compose: async (request) => (await submit(request))[0]!,
+    composeCopies: (request, copies) => submit(request, copies),
     async close() {
       closing = true;
       await Promise.all(workers.map((w) => w.terminate()));

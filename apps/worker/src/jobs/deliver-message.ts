@@ -3,6 +3,7 @@ import { loadAttachments, nextObligation, type DeliveryContext, type Lease, type
 import type { Logger } from '@mailer/logger';
 import type { WorkerDependencies } from '../container';
 import { compositionRequest } from '../delivery/compose-message';
+import { perDeliveryHeaders } from '../delivery/per-delivery-content';
 import type { HeldMessage as TargetMessage } from '../targets/delivery-target';
 import { smtpTarget } from '../targets/smtp-target';
 import { testModeTarget } from '../targets/test-mode-target';
@@ -29,7 +30,8 @@ export interface TakenMessage {
  * for a test message, else SMTP's, which routes the recipients per domain and holds each
  * transaction's group in the scheduler; leaseGate checks the lease right before each
  * transaction, and each outcome is recorded in its own transaction as it ends. The message's
- * content is read, built and signed at its first transaction, once. The lease is renewed while
+ * content is read, built and signed at its first transaction, once (signed once per delivery
+ * when each gets header fields of its own: perDeliveryHeaders). The lease is renewed while
  * any delivery is held (see LeaseKeeper). Once all are settled, a job exists for the message's
  * next obligation (a retry, or the expiry of a lease another worker holds).
  */
@@ -65,7 +67,8 @@ class HeldMessage implements TargetMessage {
   readonly done: Promise<void>;
   /** When the message was taken: routing decisions are timed from it. */
   readonly startedAt: Date;
-  private composed?: Promise<Buffer>;
+  /** The message as each delivery of the lease receives it. */
+  private composed?: Promise<(deliveryId: string) => Buffer>;
   private unsettled = 0;
   private failure?: { error: unknown };
   private settle!: { resolve: () => void; reject: (error: unknown) => void };
@@ -95,14 +98,33 @@ class HeldMessage implements TargetMessage {
     return smtpTarget.deliver(this);
   }
 
-  /** Read and built at the first transaction and shared by the others; dropped with the message. */
-  compose(): Promise<Buffer> {
-    return (this.composed ??= (async () => {
-      const content = await this.deps.contents.submit(this.lease.emailId);
+  /**
+   * Read and built at the first transaction and shared by the others; signed once, or once
+   * per leased delivery with its own header fields (perDeliveryHeaders); dropped with the message.
+   */
+  async compose(group: readonly LeasedDelivery[]): Promise<Buffer> {
+    const copyOf = await (this.composed ??= (async () => {
+      const { deps, context, lease } = this;
+      const content = await deps.contents.submit(lease.emailId);
       if (!content) throw new Error('the message content was already purged');
-      const attachments = content.hasAttachments ? await loadAttachments(this.deps.db, this.lease.emailId) : [];
-      return this.deps.composer.compose(compositionRequest(this.context, content, attachments));
+      const attachments = content.hasAttachments ? await loadAttachments(deps.db, lease.emailId) : [];
+      const request = compositionRequest(context, content, attachments);
+      const ids = lease.deliveries.map((d) => d.id);
+      const fields = perDeliveryHeaders(context.email, content.headers, context.domain.name, ids, {
+        publicUrl: deps.config.publicUrl,
+        returnPathLabel: deps.config.returnPath.label,
+        encryptionKey: deps.config.encryptionKey,
+        now: deps.now(),
+      });
+      if (!fields) {
+        const signed = await deps.composer.compose(request);
+        return () => signed;
+      }
+      const copies = await deps.composer.composeCopies(request, ids.map((id) => fields.get(id)!));
+      const byId = new Map(ids.map((id, i) => [id, copies[i]!]));
+      return (deliveryId: string) => byId.get(deliveryId)!;
     })());
+    return copyOf(group[0]!.id);
   }
 
   /**

@@ -21,8 +21,12 @@ export interface HeldMessage {
   readonly recorder: AttemptRecorder;
   /** When the message was taken: decisions made without a transaction are timed from it. */
   readonly startedAt: Date;
-  /** The message read, built and signed, once for all its transactions. */
-  compose(): Promise<Buffer>;
+  /**
+   * The message as `group`'s transaction sends it: read and built once for all its
+   * transactions, and signed once, or once per delivery when each delivery gets header fields
+   * of its own (perDeliveryHeaders; the group is then one delivery).
+   */
+  compose(group: readonly LeasedDelivery[]): Promise<Buffer>;
   /** Records `outcome` for `group` without a transaction (not tracked: pass it to `track`). */
   decide(group: LeasedDelivery[], outcome: DeliveryOutcome): Promise<void>;
   /**

@@ -1,6 +1,7 @@
 import { deferred, deriveMessageStatus, envelopeSender, parseSmtpReply, transactionFeedback, type AttemptTransport, type CauseCode, type TransactionFeedback } from '@mailer/domain';
 import type { LeasedDelivery } from '@mailer/db';
 import type { EgressChoice } from '../delivery/egress-pools';
+import { carriesUnsubscribe } from '../delivery/per-delivery-content';
 import { deliverToHosts, routeDomain, type TransactionReport } from '../delivery/smtp-transport';
 import type { MtaStsPolicy } from '../delivery/mta-sts/mta-sts-policies';
 import type { ScheduledGroup, TransactionLimits } from '../scheduling/destination';
@@ -13,7 +14,9 @@ import { leaseGate } from './lease-gate';
  * once); each SMTP transaction's group then waits in its destination's queue of the
  * scheduler, which runs it when the destination has room. A group is a recipient domain's
  * deliveries together, or each delivery alone once the domain's return path is verified,
- * since its MAIL FROM then names that one delivery (docs/api-decisions.md, "Return path").
+ * since its MAIL FROM then names that one delivery (docs/api-decisions.md, "Return path"),
+ * and when the message carries unsubscribe links, which name one delivery each
+ * (docs/api-decisions.md, "Unsubscribe").
  */
 export const smtpTarget: DeliveryTarget = {
   async deliver(message: HeldMessage): Promise<void> {
@@ -24,7 +27,8 @@ export const smtpTarget: DeliveryTarget = {
       if (group) group.push(d);
       else byDomain.set(d.recipientDomain, [d]);
     }
-    const transactions = (group: LeasedDelivery[]) => (context.domain.returnPathVerified ? group.map((d) => [d]) : [group]);
+    const alone = context.domain.returnPathVerified || carriesUnsubscribe(context.email);
+    const transactions = (group: LeasedDelivery[]) => (alone ? group.map((d) => [d]) : [group]);
     message.expect([...byDomain.values()].reduce((sum, group) => sum + transactions(group).length, 0));
     await Promise.all(
       [...byDomain].map(async ([domain, group]) => {
@@ -88,7 +92,7 @@ class HeldGroup implements ScheduledGroup {
     }
     let built: Buffer;
     try {
-      built = await message.compose();
+      built = await message.compose(group);
     } catch (error) {
       message.log.error('message could not be built', { error: (error as Error).message });
       await message.track(message.decide(group, deferred('internal_error')));

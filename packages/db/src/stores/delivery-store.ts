@@ -1,4 +1,4 @@
-import { nextObligationOf, signsWithEd25519, type DkimAlgorithm } from '@mailer/domain';
+import { nextObligationOf, signsWithEd25519, type DkimAlgorithm, type EmailType } from '@mailer/domain';
 import type { Database } from '../database';
 
 /**
@@ -9,8 +9,11 @@ import type { Database } from '../database';
  * Messages claimed together share their sender's and domain's objects.
  */
 export interface DeliveryContext {
-  /** `test`: simulated, never sent (docs/api-decisions.md, "Test mode"). */
-  email: { id: string; accountId: string; fromEmail: string; fromName: string | null; createdAt: Date; test: boolean };
+  /**
+   * `test`: simulated, never sent (docs/api-decisions.md, "Test mode"). `type` (the stream) and
+   * `unsubscribe`: whether each delivery carries the List-Unsubscribe headers (docs/api-decisions.md, "Unsubscribe").
+   */
+  email: { id: string; accountId: string; fromEmail: string; fromName: string | null; createdAt: Date; test: boolean; type: EmailType; unsubscribe: boolean };
   /** Its stream's sending is paused (docs/api-decisions.md, "Reputation", "Streams"): its deliveries wait unattempted. */
   sendingPaused: boolean;
   sender: { id: string; email: string; policy: 'require_tls' | 'opportunistic'; active: boolean };

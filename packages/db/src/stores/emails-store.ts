@@ -69,6 +69,8 @@ export interface AcceptedEmail {
   template?: { id: string; version: number } | null;
   /** Sent with the test key: simulated, counting no usage (docs/api-decisions.md, "Test mode"). */
   test: boolean;
+  /** Each delivery carries the List-Unsubscribe headers, as a broadcast message's do (docs/api-decisions.md, "Unsubscribe"). */
+  unsubscribe: boolean;
   /** When its deliveries are first owed an attempt: the scheduled instant, or acceptance. */
   dueAt: Date;
   /** `suppressed`: on the account's suppression list, so its delivery is created failed and never attempted. */

@@ -86,10 +86,10 @@ function messageRowsStatements(tx: Transaction, accountId: string, now: Date, me
       with new_emails as (
         insert into emails (id, account_id, sender_id, domain_id, from_email, from_name, type, subject, "to", cc, bcc_count,
                             text_body, html_body, message_id_header, reply_to, display_names, headers, tags, scheduled_at, template_id, template_version,
-                            test, status, created_at, updated_at)
+                            test, unsubscribe, status, created_at, updated_at)
         select x.id, ${accountId}, x.sender_id, x.domain_id, x.from_email, x.from_name, x.type, x.subject, x."to"::jsonb, x.cc::jsonb,
                x.bcc_count, x.text_body, x.html_body, x.message_id_header, x.reply_to::jsonb, x.display_names::jsonb, x.headers::jsonb, x.tags::jsonb, x.scheduled_at,
-               x.template_id, x.template_version, x.test, 'queued', ${now}, ${now}
+               x.template_id, x.template_version, x.test, x.unsubscribe, 'queued', ${now}, ${now}
           from unnest(${column((e) => e.id)}::text[], ${column((e) => e.senderId)}::text[], ${column((e) => e.domainId)}::text[],
                       ${column((e) => e.fromEmail)}::text[], ${column((e) => e.fromName)}::text[], ${column((e) => e.type)}::text[],
                       ${column((e) => e.subject)}::text[], ${column((e) => JSON.stringify(e.to))}::text[], ${column((e) => JSON.stringify(e.cc))}::text[],
@@ -97,9 +97,10 @@ function messageRowsStatements(tx: Transaction, accountId: string, now: Date, me
                       ${column((e) => e.messageIdHeader)}::text[], ${column((e) => JSON.stringify(e.replyTo))}::text[], ${column((e) => JSON.stringify(e.displayNames))}::text[],
                       ${column((e) => JSON.stringify(e.headers))}::text[], ${column((e) => JSON.stringify(e.tags))}::text[],
                       ${timestampsParam(column((e) => e.scheduledAt))}::text[]::timestamptz[], ${column((e) => e.template?.id ?? null)}::text[],
-                      ${column((e) => e.template?.version ?? null)}::int[], ${column((e) => String(e.test))}::text[]::boolean[])
+                      ${column((e) => e.template?.version ?? null)}::int[], ${column((e) => String(e.test))}::text[]::boolean[],
+                      ${column((e) => String(e.unsubscribe))}::text[]::boolean[])
                as x(id, sender_id, domain_id, from_email, from_name, type, subject, "to", cc, bcc_count, text_body, html_body, message_id_header,
-                    reply_to, display_names, headers, tags, scheduled_at, template_id, template_version, test)
+                    reply_to, display_names, headers, tags, scheduled_at, template_id, template_version, test, unsubscribe)
         returning id
       )
       insert into events (email_id, type, at) select id, 'queued', ${now} from new_emails`,

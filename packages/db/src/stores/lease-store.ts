@@ -16,7 +16,7 @@ export interface Claim {
 /** Sender, domain, egress pool and sending status (its stream's) of each message (its content is read when it is built: loadMessageContents). */
 function contextsStatement(tx: Transaction, emailIds: string[]) {
   return tx.sql`
-    select e.id, e.account_id, e.from_email, e.from_name, e.created_at, e.test, coalesce(st.egress_pool, a.egress_pool) as egress_pool, st.sending_status,
+    select e.id, e.account_id, e.from_email, e.from_name, e.created_at, e.test, e.type, e.unsubscribe, coalesce(st.egress_pool, a.egress_pool) as egress_pool, st.sending_status,
            s.id as sender_id, s.email as sender_email, s.transport_security_policy, s.configured_state, s.deleted_at as sender_deleted_at,
            d.name as domain_name, d.deleted_at as domain_deleted_at,
            d.ownership_status, d.dkim_status, d.dmarc_status, d.return_path_status
@@ -55,7 +55,16 @@ function toContexts(rows: readonly Row[]): Map<string, DeliveryContext> {
     rows.map((r) => [
       r.id as string,
       {
-        email: { id: r.id, accountId: r.account_id, fromEmail: r.from_email, fromName: r.from_name, createdAt: r.created_at, test: r.test },
+        email: {
+          id: r.id,
+          accountId: r.account_id,
+          fromEmail: r.from_email,
+          fromName: r.from_name,
+          createdAt: r.created_at,
+          test: r.test,
+          type: r.type,
+          unsubscribe: r.unsubscribe,
+        },
         egressPool: r.egress_pool,
         sendingPaused: r.sending_status === 'paused',
         ...sharedOf(r),

@@ -17,6 +17,8 @@ export interface DraftAttachment {
 export interface EmailDraft {
   from: FromField;
   type: EmailType;
+  /** Each delivery carries the List-Unsubscribe headers, as a broadcast message's do (docs/api-decisions.md, "Unsubscribe"). */
+  unsubscribe: boolean;
   subject: string;
   text: string | null;
   html: string | null;

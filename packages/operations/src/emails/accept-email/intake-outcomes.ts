@@ -161,6 +161,7 @@ export function toAcceptedEmail(
     fromEmail: identity.email,
     fromName: draft.from.displayName ?? identity.displayName,
     type: draft.type,
+    unsubscribe: draft.unsubscribe,
     subject: draft.subject,
     to: draft.recipients.to,
     cc: draft.recipients.cc,

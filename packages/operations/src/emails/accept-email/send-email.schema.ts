@@ -229,6 +229,15 @@ const emailBody = (to: ReturnType<typeof addressList>) =>
         .meta({ description: 'The stream: `transactional` (the default) or `broadcast`, each with its own suppressions.' })
         .optional()
         .default('transactional'),
+      unsubscribe: z
+        .boolean()
+        .meta({
+          description:
+            'Each recipient\'s copy carries one-click unsubscribe headers (List-Unsubscribe with a link and a mailto: address, ' +
+            'List-Unsubscribe-Post), as broadcast messages always do; unless `headers` gives a List-Unsubscribe of its own.',
+        })
+        .optional()
+        .default(false),
       subject: subject.meta({ description: 'Required unless `template` is given.' }).optional(),
       content: content.meta({ description: 'Required unless `template` is given.' }).optional(),
       template: template.meta({ description: 'Instead of `subject` and `content`: the template to render them from at intake.' }).optional(),
@@ -271,6 +280,7 @@ const emailBody = (to: ReturnType<typeof addressList>) =>
       const message = {
         from: body.from,
         type: body.type,
+        unsubscribe: body.unsubscribe,
         recipients: collectRecipients(body),
         attachments: body.attachments,
         replyTo: body.reply_to.map((m) => m.address),
