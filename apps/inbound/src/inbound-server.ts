@@ -1,5 +1,5 @@
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
-import { INBOUND_MAIL_MAX_BYTES, INBOUND_MAX_RECIPIENTS, readReturnPathRecipient, routeKey } from '@mailer/domain';
+import { daysSinceEpoch, INBOUND_MAIL_MAX_BYTES, INBOUND_MAX_RECIPIENTS, readReturnPathRecipient, readUnsubscribeRecipient, routeKey } from '@mailer/domain';
 import {
   connectionBackstop,
   createConnectionLimit,
@@ -12,6 +12,7 @@ import { receiveMail, UnreadableMailError } from './mail/receive-mail';
 import type { RecipientRefusal } from './metrics';
 import type { TlsMaterial } from './tls-material';
 import { applyReport } from './reports/apply-report';
+import { applyUnsubscribes } from './reports/apply-unsubscribe';
 
 /** Return-path recipients one message may have; a report names one, a few cover forwarding. */
 export const MAX_RECIPIENTS = 10;
@@ -20,14 +21,19 @@ export const MAX_RECIPIENTS = 10;
 const reply = (code: number, enhanced: string, message: string) => Object.assign(new Error(`${enhanced} ${message}`), { responseCode: code });
 const temporaryFailure = () => reply(451, '4.3.0', 'Temporary failure, try again later');
 
-/** A recipient RCPT took: a return-path (or feedback) address, or an address a route receives. */
-type TakenAddress = SMTPServerAddress & { route?: RoutedRecipient };
+/**
+ * A recipient RCPT took: a return-path (or feedback) address, an unsubscribe address (the
+ * delivery its token names), or an address a route receives.
+ */
+type TakenAddress = SMTPServerAddress & { route?: RoutedRecipient; unsubscribe?: string };
 
 /**
  * The inbound SMTP listener (docs/api-decisions.md, "Return path" and "Inbound mail"). It takes
  * mail only for (1) return-path addresses (`b-<token>@<RETURN_PATH_LABEL>.<domain>`) whose token
  * verifies and names a delivery of that active domain, and INBOUND_FEEDBACK_ADDRESS when set: read
- * as DSNs and complaints; and (2) addresses an enabled route of a domain with verified ownership
+ * as DSNs and complaints; (2) the mailto: addresses of List-Unsubscribe (`u-<token>@<RETURN_PATH_LABEL>.<domain>`)
+ * whose link token verifies and names a delivery of that active domain: each unsubscribes its
+ * delivery's recipient, whatever the message says (docs/api-decisions.md, "Unsubscribe"); and (3) addresses an enabled route of a domain with verified ownership
  * and receiving matches, within its account's rolling-window limit (`452 4.2.1` beyond): stored
  * and handed to the application. Anything else is `550 5.1.1` at RCPT, one reply whatever the
  * address, so it relays nothing and never bounces later. Each message is applied or stored
@@ -75,11 +81,22 @@ export function createInboundServer(deps: InboundDependencies, tls: TlsMaterial)
       const taken = session.envelope.rcptTo as TakenAddress[];
       if (taken.length >= INBOUND_MAX_RECIPIENTS) return callback(refusal('too_many'));
       if (address.address.toLowerCase() === inbound.feedbackAddress) return callback();
-      const recipient = readReturnPathRecipient(deps.returnPathKey, address.address, returnPath.label);
       const failed = (error: Error) => {
         deps.logger.error('recipient check failed', { error: error.message });
         callback(temporaryFailure());
       };
+      const unsubscribe = readUnsubscribeRecipient(deps.config.encryptionKey, address.address, returnPath.label, daysSinceEpoch(deps.now()));
+      if (unsubscribe.kind !== 'other') {
+        if (taken.filter((a) => !a.route).length >= MAX_RECIPIENTS) return callback(refusal('too_many'));
+        // An unsubscribe address whose token does not verify is refused as a forged return-path address is.
+        if (unsubscribe.kind !== 'verified') return callback(refusal('forged'));
+        return void returnPathDeliveryExists(deps.db, unsubscribe.deliveryId, unsubscribe.domain).then((exists) => {
+          if (!exists) return callback(refusal('unknown'));
+          address.unsubscribe = unsubscribe.deliveryId;
+          callback();
+        }, failed);
+      }
+      const recipient = readReturnPathRecipient(deps.returnPathKey, address.address, returnPath.label);
       if (recipient.kind === 'other') {
         const key = routeKey(address.address);
         if (!key) return callback(refusal('other'));
@@ -106,7 +123,8 @@ export function createInboundServer(deps: InboundDependencies, tls: TlsMaterial)
       stream.on('end', () => {
         const taken = session.envelope.rcptTo as TakenAddress[];
         const routed = taken.filter((a) => a.route).map((a) => ({ address: a.address, route: a.route! }));
-        const reportRecipients = taken.filter((a) => !a.route).map((a) => a.address);
+        const unsubscribes = taken.flatMap((a) => (a.unsubscribe ? [a.unsubscribe] : []));
+        const reportRecipients = taken.filter((a) => !a.route && !a.unsubscribe).map((a) => a.address);
         const tooLarge = stream.sizeExceeded || bytes > INBOUND_MAIL_MAX_BYTES || (routed.length === 0 && bytes > inbound.maxMessageBytes);
         if (tooLarge) return callback(reply(552, '5.3.4', 'Message exceeds the size limit'));
         const raw = Buffer.concat(chunks);
@@ -115,6 +133,7 @@ export function createInboundServer(deps: InboundDependencies, tls: TlsMaterial)
         Promise.all([
           routed.length > 0 ? receiveMail(deps, raw, peer, routed) : undefined,
           reportRecipients.length > 0 && bytes <= inbound.maxMessageBytes ? applyReport(deps, raw, reportRecipients) : undefined,
+          unsubscribes.length > 0 ? applyUnsubscribes(deps, unsubscribes) : undefined,
         ]).then(
           ([ids]) => callback(null, ids ? `2.0.0 OK received as ${ids.join(' ')}` : '2.0.0 OK'),
           (error: Error) => {

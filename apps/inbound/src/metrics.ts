@@ -18,7 +18,7 @@ export type RecipientRefusal = 'other' | 'forged' | 'unknown' | 'too_many' | 'ra
 export interface InboundMetrics {
   registry: Registry;
   /**
-   * Messages by report kind (`dsn`, `arf`, `none` when unparseable) and result: `applied` (a
+   * Messages by report kind (`dsn`, `arf`, `unsubscribe` for a List-Unsubscribe mailto: message, `none` when unparseable) and result: `applied` (a
    * delivery bounced, or an event was added), `ignored` (valid, but nothing to change: a
    * success, a soft failure, a delivery not accepted), `unmatched` (the token's transaction
    * holds no such recipient), `forged` (no return-path token verifies, or its domain differs)

@@ -17,6 +17,7 @@ export * from './webhooks';
 export * from './return-path/return-path';
 export * from './return-path/return-path-records';
 export * from './return-path/delivery-reports';
+export * from './return-path/unsubscribe-address';
 export * from './scheduling';
 export * from './egress';
 export * from './reputation';

@@ -1,4 +1,4 @@
-import { daysSinceEpoch, returnPathHost, signLinkToken, type EmailType } from '@mailer/domain';
+import { daysSinceEpoch, signLinkToken, unsubscribeAddress, type EmailType } from '@mailer/domain';
 
 export interface HeaderField {
   name: string;
@@ -43,14 +43,13 @@ export function perDeliveryHeaders(
 ): Map<string, HeaderField[]> | undefined {
   if (!carriesUnsubscribe(email) || customerHeaders.some((h) => UNSUBSCRIBE_FIELDS.has(h.name.toLowerCase()))) return undefined;
   const issuedDay = daysSinceEpoch(options.now);
-  const host = returnPathHost(domain, options.returnPathLabel);
   return new Map(
     deliveryIds.map((deliveryId) => {
       const token = signLinkToken({ deliveryId, use: 'unsubscribe', link: 0, issuedDay }, options.encryptionKey);
       return [
         deliveryId,
         [
-          { name: 'List-Unsubscribe', value: `<${options.publicUrl}/u/${token}>,\r\n <mailto:u-${token}@${host}>` },
+          { name: 'List-Unsubscribe', value: `<${options.publicUrl}/u/${token}>,\r\n <mailto:${unsubscribeAddress(token, domain, options.returnPathLabel)}>` },
           { name: 'List-Unsubscribe-Post', value: 'List-Unsubscribe=One-Click' },
         ],
       ];
