@@ -218,7 +218,15 @@ function operation(route: RouteDefinition, components: Record<string, unknown>) 
             content: { 'application/json': { schema: jsonSchema(route.body, 'input', components), ...(route.example === undefined ? {} : { example: route.example }) } },
           },
         }
-      : {}),
+      : route.unreadBody
+        ? {
+            requestBody: {
+              required: false,
+              description: route.unreadBody.description,
+              content: { [route.unreadBody.contentType]: { schema: { type: 'string' }, example: route.unreadBody.example } },
+            },
+          }
+        : {}),
     responses,
   };
 }

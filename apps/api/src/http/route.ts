@@ -45,6 +45,12 @@ export interface RouteDefinition<Q extends z.ZodType = z.ZodType, B extends z.Zo
   headers?: Record<string, { description: string; required: boolean }>;
   query?: Q;
   body?: B;
+  /**
+   * A body of another type than JSON that callers send and the route never reads (the
+   * one-click unsubscribe's form body): documented only, left unread as any body of a route
+   * without `body` is.
+   */
+  unreadBody?: { contentType: string; description: string; example: string };
   /** A request body as an integrator would send it, shown in the reference. */
   example?: unknown;
   responses: Record<number, RouteResponse>;

@@ -112,7 +112,13 @@ function requestProblems(operation: Operation, exchange: Exchange, query: URLSea
     if (operation.requestBody.required) found.push('no body, though one is required');
     return found;
   }
-  const json = operation.requestBody.content['application/json']!;
+  const json = operation.requestBody.content['application/json'];
+  if (!json) {
+    // A body the route documents but does not read: its type must be the documented one.
+    const type = (exchange.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    if (!operation.requestBody.content[type]) found.push(`a body of type ${exchange.headers['content-type']}`);
+    return found;
+  }
   if (!/^application\/json\b/i.test(exchange.headers['content-type'] ?? '')) found.push(`a body of type ${exchange.headers['content-type']}`);
   else if (typeof exchange.body === 'string') found.push('a body that is not JSON');
   else {

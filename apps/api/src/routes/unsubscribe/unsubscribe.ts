@@ -20,6 +20,11 @@ export const unsubscribeRoute = defineRoute({
     'the page of GET /u/{token} posts the same. Applied once; a repeat answers 200 too. A token that is forged, altered or older than ' +
     '60 days, or whose message was never delivered or is no longer kept, answers `not_found`.',
   auth: { kind: 'none' },
+  unreadBody: {
+    contentType: 'application/x-www-form-urlencoded',
+    description: 'RFC 8058\'s `List-Unsubscribe=One-Click`; not read: the POST itself is the request.',
+    example: 'List-Unsubscribe=One-Click',
+  },
   responses: { 200: { description: 'Unsubscribed (now or before): a page saying so.', contentType: 'text/html' } },
   errors: ['not_found'],
   async handle({ res, deps, params }) {
