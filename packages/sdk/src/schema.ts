@@ -797,7 +797,7 @@ export interface components {
             id: string;
             /** @description With a password masked as `********`. */
             url: string;
-            events: ("email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "domain.status_changed" | "domain.dkim_rotation_pending" | "account.sending_status_changed" | "email.received")[];
+            events: ("email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "email.unsubscribed" | "domain.status_changed" | "domain.dkim_rotation_pending" | "account.sending_status_changed" | "email.received")[];
             /** @enum {string} */
             format: "default" | "resend" | "postmark";
             description: string | null;
@@ -858,7 +858,7 @@ export interface components {
             /** @description https:// and a public host; the addresses it resolves to are checked again at every connection. No redirects are followed. A postmark-format endpoint may carry HTTP Basic credentials (`https://user:password@host/…`): they are sent as `Authorization: Basic`, stored sealed, and shown with the password as `********` (a PATCH naming the URL as shown keeps them). */
             url: string;
             /** @description The event types sent to it; all of them when omitted at creation. */
-            events?: ("email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "domain.status_changed" | "domain.dkim_rotation_pending" | "account.sending_status_changed" | "email.received")[];
+            events?: ("email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "email.unsubscribed" | "domain.status_changed" | "domain.dkim_rotation_pending" | "account.sending_status_changed" | "email.received")[];
             description?: string | null;
             /**
              * @description The shape events are sent in: `default` (this API's), `resend` (Resend's event names and payloads, signed also under svix-* headers) or `postmark` (Postmark's Delivery, Bounce and SpamComplaint records). An event type a format has no counterpart for is not sent to it.
@@ -1096,7 +1096,7 @@ export interface components {
                 cause: components["schemas"]["Cause"] | null;
             }[];
             events: {
-                /** @description `queued`, then per recipient `sending`, `deferred`, `accepted`, `bounced`, `failed`; from the return path also `bounced` after `accepted` (a DSN), `delayed` and `complained`. */
+                /** @description `queued`, then per recipient `sending`, `deferred`, `accepted`, `bounced`, `failed`; from the return path also `bounced` after `accepted` (a DSN), `delayed` and `complained`; `unsubscribed` when the recipient used the List-Unsubscribe link or address. */
                 type: string;
                 /**
                  * Format: date-time
@@ -1313,6 +1313,11 @@ export interface components {
              * @enum {string}
              */
             type?: "transactional" | "broadcast";
+            /**
+             * @description Each recipient's copy carries one-click unsubscribe headers (List-Unsubscribe with a link and a mailto: address, List-Unsubscribe-Post), as broadcast messages always do; unless `headers` gives a List-Unsubscribe of its own.
+             * @default false
+             */
+            unsubscribe?: boolean;
             /** @description Required unless `template` is given. */
             subject?: string;
             /** @description Required unless `template` is given. */
@@ -1401,13 +1406,13 @@ export interface components {
             /** @description The address as normalized when it was suppressed. */
             email: string;
             /**
-             * @description `hard_bounce` and `complaint` are added by the service; `manual` over the API.
+             * @description `hard_bounce`, `complaint` and `unsubscribed` (the recipient used the List-Unsubscribe link or address) are added by the service; `manual` over the API.
              * @enum {string}
              */
-            reason: "hard_bounce" | "complaint" | "manual";
-            /** @description The stream it holds for; null for every stream. A hard bounce holds for every stream, a complaint for its message's stream. */
+            reason: "hard_bounce" | "complaint" | "manual" | "unsubscribed";
+            /** @description The stream it holds for; null for every stream. A hard bounce holds for every stream, a complaint or an unsubscribe for its message's stream. */
             stream: ("transactional" | "broadcast") | null;
-            /** @description The message whose bounce or complaint added it (em_…); null for manual entries. */
+            /** @description The message whose bounce, complaint or unsubscribe added it (em_…); null for manual entries. */
             email_id: string | null;
             /**
              * Format: date-time
@@ -1498,7 +1503,7 @@ export interface components {
              */
             format?: "default" | "resend" | "postmark";
             /** @description The event types sent to it; all of them when omitted at creation. */
-            events?: ("email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "domain.status_changed" | "domain.dkim_rotation_pending" | "account.sending_status_changed" | "email.received")[];
+            events?: ("email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "email.unsubscribed" | "domain.status_changed" | "domain.dkim_rotation_pending" | "account.sending_status_changed" | "email.received")[];
             description?: string | null;
             /** @enum {string} */
             status?: "enabled" | "disabled";
@@ -1520,7 +1525,7 @@ export interface components {
             id: string;
             /** @description With a password masked as `********`. */
             url: string;
-            events: ("email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "domain.status_changed" | "domain.dkim_rotation_pending" | "account.sending_status_changed" | "email.received")[];
+            events: ("email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "email.unsubscribed" | "domain.status_changed" | "domain.dkim_rotation_pending" | "account.sending_status_changed" | "email.received")[];
             /** @enum {string} */
             format: "default" | "resend" | "postmark";
             description: string | null;
@@ -1545,7 +1550,7 @@ export interface components {
             /** @description evt_…: the `webhook-id` header, the same on every retry. */
             event_id: string;
             /** @enum {string} */
-            type: "email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "domain.status_changed" | "domain.dkim_rotation_pending" | "account.sending_status_changed" | "email.received" | "webhook.test";
+            type: "email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "email.unsubscribed" | "domain.status_changed" | "domain.dkim_rotation_pending" | "account.sending_status_changed" | "email.received" | "webhook.test";
             /** @enum {string} */
             status: "pending" | "succeeded" | "failed";
             attempt_count: number;

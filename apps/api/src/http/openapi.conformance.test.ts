@@ -1,6 +1,6 @@
 import type { Response } from 'supertest';
 import { createManagementKey, insertInboundEmails } from '@mailer/db';
-import { newId } from '@mailer/domain';
+import { daysSinceEpoch, newId, signLinkToken } from '@mailer/domain';
 import { readInboundMessage } from '@mailer/message';
 import { startTestDnsServer, type TestDnsServer } from '@mailer/testing';
 import { apiRoutes } from '../routes';
@@ -49,6 +49,17 @@ describe('every answer conforms to /openapi.json', () => {
     conforms(await api.http.get('/openapi.json'), 'get', '/openapi.json');
     conforms(await api.http.get('/docs'), 'get', '/docs');
     conforms(await api.http.get('/docs/redoc.standalone.js'), 'get', '/docs/redoc.standalone.js');
+  });
+
+  it('unsubscribe', async () => {
+    const sent = await acme.send(acme.message({ to: ['reader@example.test'] }), 'conformance-unsubscribe');
+    // As the daemon leaves a delivery a remote server accepted.
+    const [delivery] = await api.deps.db`update deliveries set status = 'accepted' where email_id = ${sent.body.id} returning id`;
+    const token = signLinkToken({ deliveryId: delivery!.id, use: 'unsubscribe', link: 0, issuedDay: daysSinceEpoch(new Date()) }, api.config.encryptionKey);
+    expect(conforms(await api.http.get(`/u/${token}`), 'get', '/u/{token}').status).toBe(200);
+    expect(conforms(await api.http.post(`/u/${token}`).type('form').send('List-Unsubscribe=One-Click'), 'post', '/u/{token}').status).toBe(200);
+    expect(conforms(await api.http.post('/u/forged').type('form').send('List-Unsubscribe=One-Click'), 'post', '/u/{token}').status).toBe(404);
+    expect(conforms(await api.http.get('/u/forged'), 'get', '/u/{token}').status).toBe(404);
   });
 
   it('emails', async () => {
