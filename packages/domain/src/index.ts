@@ -26,3 +26,4 @@ export * from './tls-reports';
 export * from './templates';
 export * from './memory/body-budget';
 export * from './inbound';
+export * from './compliance';

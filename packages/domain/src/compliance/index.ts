@@ -1,0 +1,3 @@
+export * from './provider-requirements';
+export * from './compliance-report';
+export * from './provider-tls';
