@@ -43,3 +43,4 @@ export * from './stores/webhook-operator-store';
 export type { PagePosition } from './stores/keyset';
 export * from './stores/inbound-routes-store';
 export * from './stores/inbound-emails-store';
+export * from './stores/compliance-store';

@@ -4,3 +4,4 @@ export type { DnsAnswer } from '@mailer/domain';
 export { resolveMailRoute, resolveHostAddresses, type MailRoute, type HostAddresses } from './resolve-mx';
 export { createAuthenticatedLookups, type AuthenticatedLookups, type AuthenticatedAnswer } from './authenticated-lookups';
 export { createRecordLookup, type RecordLookup } from './record-lookup';
+export { observeReverseDns, evaluateSpf } from './sender-checks';

@@ -1,4 +1,5 @@
 export { checkDomainDns } from './domains/check-domain-dns';
+export { domainCompliance, type ComplianceSources } from './domains/domain-compliance';
 export { serializeDomain, domainSchema, type DomainRepresentation } from './domains/domain-representation';
 export { checkEncryptionKey, resealStoredSecrets, UnreadableSecretError } from './secrets/encryption-key';
 export { iso, timestampSchema } from './timestamp';
