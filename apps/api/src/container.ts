@@ -1,6 +1,6 @@
 import type { Config } from '@mailer/config';
 import type { Database, DatabaseHandle, KeyLookup } from '@mailer/db';
-import { createDnsResolver, type DnsResolver } from '@mailer/dns';
+import { createDnsResolver, createRecordLookup, type DnsResolver, type RecordLookup } from '@mailer/dns';
 import { createLogger, type Logger } from '@mailer/logger';
 import { createCursorCodec, type CursorCodec } from '@mailer/domain';
 import { AuthThrottle, type DeliveryQueue, type Redis } from '@mailer/queue';
@@ -21,6 +21,8 @@ export interface ApiDependencies {
   cursors: CursorCodec;
   /** The configured resolver (DNS_SERVERS, DNS_TIMEOUT) for domain checks. */
   dns: DnsResolver;
+  /** Raw lookups through the same resolvers, for mailauth's SPF evaluation of the domains' compliance. */
+  lookup: RecordLookup;
   metrics: ApiMetrics;
   /** Accepted messages of concurrent requests, one transaction per account's batch. */
   intake: IntakeBatcher;
@@ -50,6 +52,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     metrics: createApiMetrics(services.deliveryQueue, services.db, now),
     cursors: createCursorCodec(config.encryptionKey),
     dns: createDnsResolver(config.dns),
+    lookup: createRecordLookup(config.dns),
     bodyBudget: new BodyBudget(config.bodyBudget),
     consoleSessions: new ConsoleSessions(services.redis, config.redisPrefix, config.console.sessionIdleTimeoutMs),
     consoleThrottle: new AuthThrottle(services.redis, config.redisPrefix, 'console', (error) => logger.warn('console sign-in throttle counts in this process: Redis is unreachable', { error: error.message }), now),

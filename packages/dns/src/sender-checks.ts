@@ -1,6 +1,6 @@
 import { isIPv6 } from 'node:net';
 import { spf } from 'mailauth/lib/spf';
-import type { ReverseDnsObservation, SpfEvaluation } from '@mailer/domain';
+import { reverseDnsName, type ReverseDnsObservation, type SpfEvaluation } from '@mailer/domain';
 import type { RecordLookup } from './record-lookup';
 import type { DnsResolver } from './resolver';
 
@@ -10,7 +10,8 @@ import type { DnsResolver } from './resolver';
  * configured resolver; forward confirmation is judged from it (complianceReport).
  */
 export async function observeReverseDns(dns: DnsResolver, address: string, signal?: AbortSignal): Promise<ReverseDnsObservation> {
-  const ptr = await dns.query((r) => r.reverse(address), signal);
+  // A PTR query of its own: node's `reverse` reports every failure, a SERVFAIL too, as ENOTFOUND.
+  const ptr = await dns.query((r) => r.resolvePtr(reverseDnsName(address)), signal);
   const names = ptr.kind === 'found' ? ptr.values : [];
   const forward = await Promise.all(
     names.map(async (name) => ({ name, answer: await dns.query((r) => (isIPv6(address) ? r.resolve6(name) : r.resolve4(name)), signal) })),

@@ -147,6 +147,7 @@ describe('every answer conforms to /openapi.json', () => {
     conforms(await api.http.get(`/v1/domains/${id}`).set(as(mgmt)), 'get', '/v1/domains/{id}');
     conforms(await api.http.get('/v1/domains/dom_unknown').set(as(mgmt)), 'get', '/v1/domains/{id}');
     conforms(await api.http.get(`/v1/domains/${id}/dns`).set(as(mgmt)), 'get', '/v1/domains/{id}/dns');
+    conforms(await api.http.get(`/v1/domains/${id}/compliance`).set(as(mgmt)), 'get', '/v1/domains/{id}/compliance');
     conforms(await api.http.post(`/v1/domains/${id}/check-dns`).set(as(mgmt)), 'post', '/v1/domains/{id}/check-dns');
     conforms(await api.http.post(`/v1/domains/${id}/check-dns`).set(as(mgmt)).send({ extra: true }), 'post', '/v1/domains/{id}/check-dns');
     conforms(await api.http.post(`/v1/domains/${id}/dkim/rotate`).set(as(mgmt)), 'post', '/v1/domains/{id}/dkim/rotate');

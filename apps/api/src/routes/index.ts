@@ -19,6 +19,7 @@ import { updateDomainRoute } from './domains/update-domain';
 import { deleteDomainRoute } from './domains/delete-domain';
 import { getDomainDnsRoute } from './domains/get-domain-dns';
 import { checkDomainDnsRoute } from './domains/check-domain-dns';
+import { getDomainComplianceRoute } from './domains/get-domain-compliance';
 import { rotateDkimKeysRoute } from './domains/rotate-dkim-keys';
 import { sendEmailRoute } from './emails/send-email';
 import { sendEmailBatchRoute } from './emails/send-email-batch';
@@ -95,6 +96,7 @@ export const apiRoutes: RouteDefinition[] = [
   deleteDomainRoute,
   getDomainDnsRoute,
   checkDomainDnsRoute,
+  getDomainComplianceRoute,
   rotateDkimKeysRoute,
   sendEmailRoute,
   sendEmailBatchRoute,

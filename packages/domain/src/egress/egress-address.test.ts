@@ -1,4 +1,4 @@
-import { checkHeloName, checkPoolName, checkSourceAddress, heloIdentityProblem } from './egress-address';
+import { checkHeloName, checkPoolName, checkSourceAddress, heloIdentityProblem, reverseDnsName } from './egress-address';
 
 describe('egress names', () => {
   it('takes pool names, HELO names and single addresses, normalized', () => {
@@ -21,5 +21,14 @@ describe('heloIdentityProblem', () => {
     expect(heloIdentityProblem('192.0.2.7', 'mta1.example.com', { ptrNames: [], heloAddresses: ['192.0.2.7'] })).toMatch(/no PTR record/);
     expect(heloIdentityProblem('192.0.2.7', 'mta1.example.com', { ptrNames: ['host7.isp.example'], heloAddresses: ['192.0.2.7'] })).toMatch(/does not name mta1/);
     expect(heloIdentityProblem('192.0.2.7', 'mta1.example.com', { ptrNames: ['mta1.example.com'], heloAddresses: ['192.0.2.8'] })).toMatch(/does not resolve back/);
+  });
+});
+
+describe('reverseDnsName', () => {
+  it('names the PTR record of an IPv4 or IPv6 address', () => {
+    expect(reverseDnsName('203.0.113.10')).toBe('10.113.0.203.in-addr.arpa');
+    expect(reverseDnsName('2001:db8::1')).toBe('1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.8.b.d.0.1.0.0.2.ip6.arpa');
+    expect(reverseDnsName('::ffff:192.0.2.1')).toBe('1.0.2.0.0.0.0.c.f.f.f.f.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.ip6.arpa');
+    expect(reverseDnsName('2001:DB8:0:0:1::')).toBe('0.0.0.0.0.0.0.0.0.0.0.0.1.0.0.0.0.0.0.0.0.0.0.0.8.b.d.0.1.0.0.2.ip6.arpa');
   });
 });

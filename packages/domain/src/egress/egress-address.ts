@@ -49,3 +49,25 @@ export function heloIdentityProblem(address: string, heloName: string, answers: 
   }
   return null;
 }
+
+/** The 16-bit groups of an IPv6 address, written in full (`::` expanded, a trailing dotted IPv4 part as two groups). */
+function ipv6Groups(address: string): string[] {
+  const parts = address.toLowerCase().split(':');
+  const last = parts.at(-1)!;
+  if (last.includes('.')) {
+    const [a, b, c, d] = last.split('.').map(Number) as [number, number, number, number];
+    parts.splice(-1, 1, ((a << 8) | b).toString(16), ((c << 8) | d).toString(16));
+  }
+  const gap = parts.indexOf('');
+  if (gap < 0) return parts;
+  const head = parts.slice(0, gap).filter(Boolean);
+  const tail = parts.slice(gap).filter(Boolean);
+  return [...head, ...Array<string>(8 - head.length - tail.length).fill('0'), ...tail];
+}
+
+/** The name of an address's PTR record (RFC 1035 section 3.5, RFC 3596 section 2.5): `…in-addr.arpa` or `…ip6.arpa`. */
+export function reverseDnsName(address: string): string {
+  if (isIP(address) === 4) return `${address.split('.').reverse().join('.')}.in-addr.arpa`;
+  const nibbles = ipv6Groups(address).map((g) => g.padStart(4, '0')).join('');
+  return `${[...nibbles].reverse().join('.')}.ip6.arpa`;
+}
