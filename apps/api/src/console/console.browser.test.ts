@@ -199,6 +199,13 @@ describe('the operator console in Chromium', () => {
     await page.getByRole('button', { name: 'Check DNS now' }).click();
     expect(await page.locator('#domain-status').textContent()).toBe('ready');
     expect(await cell('DKIM', 1).textContent()).toBe('verified');
+    // The providers' rules: DKIM and DMARC as the check found them; nothing sent yet, so no TLS to judge.
+    const rules = page.getByRole('table', { name: "Mailbox providers' requirements" });
+    const verdict = (provider: string, requirement: string) =>
+      rules.locator('tbody tr', { has: page.locator('td:nth-child(1)', { hasText: new RegExp(`^${provider}$`) }) }).filter({ has: page.locator('td:nth-child(2)', { hasText: new RegExp(`^${requirement}$`) }) });
+    expect(await verdict('Gmail', 'dmarc_published').locator('td').nth(2).textContent()).toBe('pass');
+    expect(await verdict('Yahoo', 'tls').locator('td').nth(3).textContent()).toBe('no mail of this domain was accepted by Yahoo in the last 24 h');
+    expect(await verdict('Microsoft', 'tls').count()).toBe(0);
     await screenshot('domain');
   });
 

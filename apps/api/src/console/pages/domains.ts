@@ -1,5 +1,5 @@
-import { DEFAULT_TRANSPORT_SECURITY_POLICY, normalizeDomainName, TRANSPORT_SECURITY_POLICIES, validationError } from '@mailer/domain';
-import { addSender, checkDomainDns, createDomain, listDomains, listSenders, serializeDomain } from '@mailer/operations';
+import { DEFAULT_TRANSPORT_SECURITY_POLICY, normalizeDomainName, PROVIDER_REQUIREMENTS, TRANSPORT_SECURITY_POLICIES, validationError } from '@mailer/domain';
+import { addSender, checkDomainDns, createDomain, domainCompliance, listDomains, listSenders, serializeDomain } from '@mailer/operations';
 import { validateBody } from '../../http/route';
 import { domainDnsRecords } from '../../routes/domains/domain-dns-records';
 import { domainNotFound, requireDomain, requireDomainView } from '../../routes/domains/domain-lookup';
@@ -66,8 +66,12 @@ const domainPage: ConsoleRoute = {
   async handle(c) {
     const account = await requireAccount(c);
     const domain = serializeDomain(await requireDomainView(c.deps.db, account.id, c.params.domainId!));
-    const { records, warnings } = await domainDnsRecords(c.deps, await requireDomain(c.deps.db, account.id, domain.id));
-    const senders = await listSenders(c.deps.db, domain.id, undefined, LIST_LIMIT);
+    const row = await requireDomain(c.deps.db, account.id, domain.id);
+    const [{ records, warnings }, compliance, senders] = await Promise.all([
+      domainDnsRecords(c.deps, row),
+      domainCompliance(c.deps, row),
+      listSenders(c.deps.db, domain.id, undefined, LIST_LIMIT),
+    ]);
     return page(
       c.session,
       domain.name,
@@ -93,6 +97,12 @@ ${table(
     html`<code class="wrap">${r.value}</code> <button type="button" data-copy="${r.value}" aria-label="Copy the ${r.purpose} record's value${r.state ? ` (${r.state})` : ''}">Copy</button>`,
     r.state ? `${r.state}${r.retiring_until ? ` until ${r.retiring_until}` : ''}` : '—',
   ]),
+)}
+<h2>Mailbox providers' rules</h2>
+${table(
+  "Mailbox providers' requirements (GET /v1/domains/{id}/compliance)",
+  ['Provider', 'Requirement', 'Status', 'Reason'],
+  compliance.flatMap((p) => p.requirements.map((r) => [PROVIDER_REQUIREMENTS[p.provider].label, r.requirement, html`<strong>${r.status}</strong>`, r.reason])),
 )}
 <h2>Senders</h2>
 ${table(
