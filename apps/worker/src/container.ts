@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import type { Config } from '@mailer/config';
 import { openDatabase, withinStall, writeAttempts, type Database, type DatabaseHandle } from '@mailer/db';
-import { createAuthenticatedLookups, createDnsResolver, type DnsResolver } from '@mailer/dns';
+import { createAuthenticatedLookups, createDnsResolver, createRecordLookup, type DnsResolver, type RecordLookup } from '@mailer/dns';
 import { mergeProviders, returnPathKey } from '@mailer/domain';
 import { createLogger, type Logger } from '@mailer/logger';
 import { createDeliveryQueue, openRedis, SharedDestinationLimits, WarmUpCounters, type DeliveryQueue, type Redis } from '@mailer/queue';
@@ -39,6 +39,8 @@ export interface WorkerDependencies extends DeliveryBatches {
   transport: TransportContext;
   /** The configured resolver (DNS_SERVERS, DNS_TIMEOUT) for domain re-checks. */
   dns: DnsResolver;
+  /** Raw lookups through the same resolvers, for mailauth's SPF evaluation of a re-checked domain's compliance. */
+  lookup: RecordLookup;
   /** Builds and DKIM-signs messages, on worker threads. */
   composer: MessageComposer;
   /** Keys the return-path tokens of MAIL FROM (derived from ENCRYPTION_KEY). */
@@ -111,6 +113,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     deliveryQueue: createDeliveryQueue(producerRedis, config.redisPrefix),
     transport: createTransportContext(config, producerRedis, logger),
     dns: createDnsResolver(config.dns),
+    lookup: createRecordLookup(config.dns),
     composer: createMessageComposer(config.encryptionKey, config.worker.compositionThreads),
     returnPathKey: returnPathKey(config.encryptionKey),
     tlsReportDkim: reportSigningKey(config),

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { startTestApi, type TestApi } from '@mailer/api/testing';
 import type { ProvisionedAccount } from '@mailer/db';
+import { reputationHour } from '@mailer/domain';
 import { recheckDomains, RECHECK_BATCH_SIZE } from './jobs/recheck-domains';
 import { startWorkerHarness, type WorkerHarness } from './testing/worker-harness';
 
@@ -26,14 +27,14 @@ const manage = () => ({ Authorization: `Bearer ${owner.management_key}` });
 type Instruction = { purpose: 'ownership' | 'dkim' | 'dmarc'; name: string; value: string };
 
 /** A domain created, published in the test DNS and verified through the API, with a sender. */
-async function readyDomain(name: string) {
-  const created = await api.http.post('/v1/domains').set(manage()).send({ name });
+async function readyDomain(name: string, auth = manage()) {
+  const created = await api.http.post('/v1/domains').set(auth).send({ name });
   expect(created.status).toBe(201);
-  const records = (await api.http.get(`/v1/domains/${created.body.id}/dns`).set(manage())).body.records as Instruction[];
+  const records = (await api.http.get(`/v1/domains/${created.body.id}/dns`).set(auth)).body.records as Instruction[];
   for (const record of records) h.dns.set(record.name, [{ type: 'TXT', data: record.value }]);
-  const checked = await api.http.post(`/v1/domains/${created.body.id}/check-dns`).set(manage());
+  const checked = await api.http.post(`/v1/domains/${created.body.id}/check-dns`).set(auth);
   expect(checked.body.status).toBe('ready');
-  await api.http.post(`/v1/domains/${created.body.id}/senders`).set(manage()).send({ email: `hello@${name}` }).expect(201);
+  await api.http.post(`/v1/domains/${created.body.id}/senders`).set(auth).send({ email: `hello@${name}` }).expect(201);
   return { id: created.body.id as string, record: (purpose: Instruction['purpose']) => records.find((r) => r.purpose === purpose)! };
 }
 
@@ -86,6 +87,22 @@ describe('the domain re-check', () => {
     const refused = await send('hello@gone.test');
     expect(refused.status).toBe(422);
     expect(refused.body.error.code).toBe('sender_not_allowed');
+  });
+
+  it("warns once per re-check about each mailbox provider's requirement a ready domain fails", async () => {
+    const account = await api.createAccount();
+    const ruled = await readyDomain('ruled.test', { Authorization: `Bearer ${account.management_key}` });
+    // 0.2 %: above Gmail's and Microsoft's 0.1 %, below Yahoo's 0.3 %.
+    await h.deps.db`
+      insert into account_reputation_hours (account_id, hour, terminal, accepted, hard_bounces, complaints)
+      values (${account.account.id}, ${reputationHour(new Date())}, 1000, 1000, 0, 2)`;
+    const warnings = () =>
+      h.logLines().filter((l) => l.message === "ready domain fails a mailbox provider's requirement" && l.domain === 'ruled.test').map((l) => `${l.provider} ${l.requirement}`);
+    await makeDue(ruled.id);
+    await recheckDomains(h.deps);
+    expect(warnings()).toEqual(['gmail complaint_rate', 'microsoft complaint_rate']);
+    await recheckDomains(h.deps);
+    expect(warnings()).toHaveLength(2);
   });
 
   it('checks a bounded number per pass, each due domain once across concurrent daemons', async () => {

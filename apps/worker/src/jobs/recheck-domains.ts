@@ -1,6 +1,6 @@
 import { claimDomainsForRecheck } from '@mailer/db';
-import { isDomainReady } from '@mailer/domain';
-import { checkDomainDns } from '@mailer/operations';
+import { failedRequirements, isDomainReady } from '@mailer/domain';
+import { checkDomainDns, domainCompliance } from '@mailer/operations';
 import type { WorkerDependencies } from '../container';
 
 /** Domains checked per pass at most, all at once: each check is cut off after 9 s. */
@@ -11,9 +11,11 @@ export const RECHECK_BATCH_SIZE = 20;
  * older than DOMAIN_RECHECK_INTERVAL are checked again, as `POST /v1/domains/{id}/check-dns`
  * checks them: a record authoritatively gone makes its component `missing` (the domain is
  * then not ready and its senders cannot send), a temporary failure changes no component.
- * Every daemon runs passes; a domain is claimed by one of them. Returns how many were checked.
+ * A domain still ready is judged against the mailbox providers' rules (domainCompliance), and each
+ * requirement it fails is warned about once per re-check, naming the domain, provider and
+ * requirement. Every daemon runs passes; a domain is claimed by one of them. Returns how many were checked.
  */
-export async function recheckDomains(deps: Pick<WorkerDependencies, 'db' | 'dns' | 'config' | 'logger' | 'now'>): Promise<number> {
+export async function recheckDomains(deps: Pick<WorkerDependencies, 'db' | 'dns' | 'lookup' | 'config' | 'logger' | 'now'>): Promise<number> {
   const now = deps.now();
   const due = await claimDomainsForRecheck(deps.db, {
     now,
@@ -27,6 +29,10 @@ export async function recheckDomains(deps: Pick<WorkerDependencies, 'db' | 'dns'
         const checked = await checkDomainDns(deps.db, deps.dns, deps.config.returnPath, deps.config.encryptionKey, domain, deps.now);
         if (checked && !isDomainReady(checked)) {
           log.warn('domain no longer ready after its re-check', { ownership: checked.ownershipStatus, dkim: checked.dkimStatus, dmarc: checked.dmarcStatus });
+        } else if (checked) {
+          for (const { provider, verdict } of failedRequirements(await domainCompliance(deps, checked))) {
+            log.warn("ready domain fails a mailbox provider's requirement", { domain: checked.name, provider, requirement: verdict.requirement, reason: verdict.reason });
+          }
         }
       } catch (error) {
         log.warn('domain re-check failed', { error: (error as Error).message });
