@@ -75,7 +75,7 @@ describe('complianceReport', () => {
 
   it('judges TLS per provider from its accepted attempts', () => {
     const facts = { ...passing, tls: { gmail: { withTls: 7, inClear: 2 } } };
-    expect(verdict(facts, 'gmail', 'tls')[0]).toEqual({ requirement: 'tls', status: 'fail', reason: '2 of 9 messages accepted by Gmail in the last 24 h went without TLS' });
+    expect(verdict(facts, 'gmail', 'tls')[0]).toEqual({ requirement: 'tls', status: 'fail', reason: '2 of the 9 messages accepted by Gmail in the last 24 h went without TLS' });
     expect(statusOf(facts, 'yahoo', 'tls')).toEqual(['unknown']);
     expect(statusOf(passing, 'yahoo', 'tls')).toEqual(['pass']);
   });

@@ -66,6 +66,7 @@ const NO_ADDRESSES =
 
 const percent = (rate: number) => `${(rate * 100).toFixed(2).replace(/\.?0+$/, '')} %`;
 const list = (items: readonly string[]) => items.join(', ');
+const count = (n: number, noun: string, plural = `${noun}s`) => `${n} ${n === 1 ? noun : plural}`;
 
 function spfVerdict(facts: ComplianceFacts): Omit<RequirementVerdict, 'requirement'> {
   if (facts.spf.length === 0) return { status: 'unknown', reason: NO_ADDRESSES };
@@ -105,18 +106,25 @@ function judgeReverseDns(observation: ReverseDnsObservation): AddressJudgement {
 
 function reverseDnsVerdict(facts: ComplianceFacts): Omit<RequirementVerdict, 'requirement'> {
   if (facts.reverseDns.length === 0) return { status: 'unknown', reason: NO_ADDRESSES };
-  const judged = facts.reverseDns.map((o) => ({ address: o.address, judgement: judgeReverseDns(o) }));
-  const unconfirmed = judged.flatMap((j) => (j.judgement.kind === 'unconfirmed' ? [j.judgement.detail] : []));
+  const confirmed: string[] = [];
+  const unconfirmed: string[] = [];
+  const temporary: string[] = [];
+  for (const observation of facts.reverseDns) {
+    const judgement = judgeReverseDns(observation);
+    if (judgement.kind === 'confirmed') confirmed.push(`${observation.address} (${judgement.name})`);
+    else if (judgement.kind === 'unconfirmed') unconfirmed.push(judgement.detail);
+    else temporary.push(observation.address);
+  }
   if (unconfirmed.length > 0) return { status: 'fail', reason: list(unconfirmed) };
-  const temporary = judged.filter((j) => j.judgement.kind === 'temporary').map((j) => j.address);
   if (temporary.length > 0) return { status: 'unknown', reason: `the reverse DNS of ${list(temporary)} could not be looked up` };
-  return { status: 'pass', reason: `every egress address is forward-confirmed: ${list(judged.map((j) => `${j.address} (${(j.judgement as { name: string }).name})`))}` };
+  return { status: 'pass', reason: `every egress address is forward-confirmed: ${list(confirmed)}` };
 }
 
 function tlsVerdict(rules: ProviderRules, counts: ProviderTlsCounts | undefined): Omit<RequirementVerdict, 'requirement'> {
   if (!counts || counts.withTls + counts.inClear === 0) return { status: 'unknown', reason: `no mail of this domain was accepted by ${rules.label} in the last 24 h` };
-  if (counts.inClear > 0) return { status: 'fail', reason: `${counts.inClear} of ${counts.withTls + counts.inClear} messages accepted by ${rules.label} in the last 24 h went without TLS` };
-  return { status: 'pass', reason: `all ${counts.withTls} messages accepted by ${rules.label} in the last 24 h went over TLS` };
+  const accepted = `${count(counts.withTls + counts.inClear, 'message')} accepted by ${rules.label} in the last 24 h`;
+  if (counts.inClear > 0) return { status: 'fail', reason: `${counts.inClear} of the ${accepted} went without TLS` };
+  return { status: 'pass', reason: `all ${accepted} went over TLS` };
 }
 
 function complaintVerdict(rules: ProviderRules, counts: StreamComplaintCounts): RequirementVerdict {
@@ -124,7 +132,7 @@ function complaintVerdict(rules: ProviderRules, counts: StreamComplaintCounts): 
   if (counts.accepted === 0) return { ...base, status: 'unknown', reason: `no ${counts.stream} mail of the account was accepted in the last 24 h` };
   const rate = counts.complaints / counts.accepted;
   const { keepBelow, neverReach } = rules.complaintRate;
-  const measured = `${counts.stream} mail: ${counts.complaints} complaints over ${counts.accepted} accepted deliveries in the last 24 h (${percent(rate)})`;
+  const measured = `${counts.stream} mail: ${count(counts.complaints, 'complaint')} over ${count(counts.accepted, 'accepted delivery', 'accepted deliveries')} in the last 24 h (${percent(rate)})`;
   if (rate >= neverReach) return { ...base, status: 'fail', reason: `${measured} reaches ${percent(neverReach)}, which ${rules.label} never accepts` };
   if (rate > keepBelow) return { ...base, status: 'fail', reason: `${measured} is above ${percent(keepBelow)}, which ${rules.label} asks to keep below` };
   return { ...base, status: 'pass', reason: `${measured} is within ${percent(keepBelow)}` };

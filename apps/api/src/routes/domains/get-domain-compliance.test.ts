@@ -101,7 +101,7 @@ describe('GET /v1/domains/:id/compliance', () => {
       requirement: 'complaint_rate',
       stream: 'transactional',
       status: 'pass',
-      reason: 'transactional mail: 1 complaints over 2000 accepted deliveries in the last 24 h (0.05 %) is within 0.1 %',
+      reason: 'transactional mail: 1 complaint over 2000 accepted deliveries in the last 24 h (0.05 %) is within 0.1 %',
     });
   });
 
