@@ -57,6 +57,7 @@ describe('MailerClient against the API', () => {
       'ownership', 'dkim', 'dkim_ed25519', 'dmarc', 'return_path_mx', 'return_path_spf',
     ]);
     expect((await management.domains.checkDns(domain.id)).ownership.status).toBe('missing');
+    expect((await management.domains.compliance(domain.id)).providers.map((p) => p.provider)).toEqual(['gmail', 'yahoo', 'microsoft']);
     const rotation = await management.domains.rotateDkim(domain.id);
     expect(rotation.records.filter((r) => r.state === 'pending').map((r) => r.purpose)).toEqual(['dkim', 'dkim_ed25519']);
     const sender = await management.senders.create(domain.id, { email: 'hi@sdk.test' });

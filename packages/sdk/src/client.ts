@@ -131,6 +131,8 @@ export class MailerClient {
     get: (id: string) => this.call('getDomain', { path: { id } }),
     dnsRecords: (id: string) => this.call('getDomainDns', { path: { id } }),
     checkDns: (id: string) => this.call('checkDomainDns', { path: { id }, body: {} }),
+    /** Each of Gmail's, Yahoo's and Microsoft's published requirements: `pass`, `fail` or `unknown`, with the reason. */
+    compliance: (id: string) => this.call('getDomainCompliance', { path: { id } }),
     /** New pending DKIM keys; signing switches to them once checkDns verifies their records. */
     rotateDkim: (id: string) => this.call('rotateDkimKeys', { path: { id }, body: {} }),
     /** Inbound mail on or off (`{receiving, receiving_subdomain}`). */

@@ -63,6 +63,10 @@ export const OPERATIONS = {
     "method": "POST",
     "path": "/v1/domains/{id}/check-dns"
   },
+  "getDomainCompliance": {
+    "method": "GET",
+    "path": "/v1/domains/{id}/compliance"
+  },
   "rotateDkimKeys": {
     "method": "POST",
     "path": "/v1/domains/{id}/dkim/rotate"

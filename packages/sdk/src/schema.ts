@@ -195,6 +195,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/domains/{id}/compliance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The domain against Gmail's, Yahoo's and Microsoft's published sender requirements.
+         * @description Each requirement a provider publishes is `pass`, `fail` or `unknown` with the reason. SPF (of the return-path host once verified, else of the domain) and the reverse DNS of the account's egress addresses are looked up now, the reverse lookups under one 9 s deadline; DKIM and DMARC are as the last check-dns found them; TLS is from the mail each provider accepted in the last 24 h, and the complaint rate from the account's reputation counts of the last 24 h (0.1 % and 0.3 %).
+         */
+        get: operations["getDomainCompliance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/domains/{id}/dkim/rotate": {
         parameters: {
             query?: never;
@@ -946,6 +966,32 @@ export interface components {
              * @description RFC 3339, UTC, milliseconds.
              */
             updated_at: string;
+        };
+        DomainCompliance: {
+            domain_id: string;
+            providers: {
+                /** @enum {string} */
+                provider: "gmail" | "yahoo" | "microsoft";
+                /** @description The requirements this provider publishes, in a fixed order. */
+                requirements: {
+                    /**
+                     * @description `spf_aligned`: SPF of the envelope domain passes for every egress address and aligns with From; `dkim_aligned`: the DKIM record verified (the service signs with the domain); `dmarc_published`: a valid DMARC record, `p=none` at least; `forward_confirmed_reverse_dns`: every egress address has a PTR name resolving back to it; `tls`: mail accepted by the provider in the last 24 h went over TLS; `one_click_unsubscribe`: RFC 8058 headers on broadcast mail; `complaint_rate`: complaints over accepted deliveries in the last 24 h, one entry per stream.
+                     * @enum {string}
+                     */
+                    requirement: "spf_aligned" | "dkim_aligned" | "dmarc_published" | "forward_confirmed_reverse_dns" | "tls" | "one_click_unsubscribe" | "complaint_rate";
+                    /**
+                     * @description `unknown`: the service cannot tell; `reason` says why.
+                     * @enum {string}
+                     */
+                    status: "pass" | "fail" | "unknown";
+                    reason: string;
+                    /**
+                     * @description `complaint_rate` only: the stream the rate is of.
+                     * @enum {string}
+                     */
+                    stream?: "transactional";
+                }[];
+            }[];
         };
         DomainDnsRecords: {
             records: {
@@ -3474,6 +3520,121 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "validation_error";
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getDomainCompliance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainCompliance"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+            };
+            /** @description `wrong_key_type`, `insufficient_scope` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "wrong_key_type" | "insufficient_scope";
+                        };
+                    };
+                };
+            };
+            /** @description `domain_not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "domain_not_found";
+                        };
+                    };
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "payload_too_large";
                         };
                     };
                 };
