@@ -94,8 +94,8 @@ describe('the domain re-check', () => {
     const ruled = await readyDomain('ruled.test', { Authorization: `Bearer ${account.management_key}` });
     // 0.2 %: above Gmail's and Microsoft's 0.1 %, below Yahoo's 0.3 %.
     await h.deps.db`
-      insert into account_reputation_hours (account_id, hour, terminal, accepted, hard_bounces, complaints)
-      values (${account.account.id}, ${reputationHour(new Date())}, 1000, 1000, 0, 2)`;
+      insert into account_reputation_hours (account_id, stream, hour, terminal, accepted, hard_bounces, complaints)
+      values (${account.account.id}, 'broadcast', ${reputationHour(new Date())}, 1000, 1000, 0, 2)`;
     const warnings = () =>
       h.logLines().filter((l) => l.message === "ready domain fails a mailbox provider's requirement" && l.domain === 'ruled.test').map((l) => `${l.provider} ${l.requirement}`);
     await makeDue(ruled.id);

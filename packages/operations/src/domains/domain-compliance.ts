@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import type { Config } from '@mailer/config';
-import { acceptedAttemptsTls, accountEgressAddresses, findSendingState, type DomainRow, type Queryable } from '@mailer/db';
+import { acceptedAttemptsTls, accountEgressAddresses, findSendingStates, type DomainRow, type Queryable } from '@mailer/db';
 import { DNS_CHECK_DEADLINE_MS, evaluateSpf, observeReverseDns, type DnsResolver, type RecordLookup } from '@mailer/dns';
 import { complianceReport, mergeProviders, returnPathHost, tlsCountsByProvider, type ProviderCompliance } from '@mailer/domain';
 
@@ -38,13 +38,14 @@ export async function domainCompliance(sources: ComplianceSources, domain: Domai
   const envelopeDomain = domain.returnPathStatus === 'verified' ? returnPathHost(domain.name, returnPath.label) : domain.name;
   const signal = AbortSignal.timeout(DNS_CHECK_DEADLINE_MS);
   const addresses = await egressAddresses(sources, domain.accountId);
-  const [spf, reverseDns, attempts, sending] = await Promise.all([
+  const [spf, reverseDns, attempts, streams] = await Promise.all([
     Promise.all(addresses.map((address) => evaluateSpf(sources.lookup, { address, envelopeDomain, heloName: smtp.heloName }))),
     Promise.all(addresses.map((address) => observeReverseDns(sources.dns, address, signal))),
     acceptedAttemptsTls(sources.db, domain, new Date(now.getTime() - DAY_MS), worker.maxDeliveryAgeMs),
-    findSendingState(sources.db, domain.accountId, now),
+    findSendingStates(sources.db, domain.accountId, now),
   ]);
-  const window = sending?.window ?? { accepted: 0, complaints: 0 };
+  // A stream with mail in the window has its own rate; with none anywhere, the transactional stream says unknown.
+  const sent = streams.filter((s) => s.window.accepted > 0);
   return complianceReport({
     domain: domain.name,
     envelopeDomain,
@@ -55,6 +56,6 @@ export async function domainCompliance(sources: ComplianceSources, domain: Domai
     tls: tlsCountsByProvider(mergeProviders(worker.providers.shipped, worker.providers.operator), attempts),
     // The RFC 8058 headers are added to every broadcast message as it is built (CONTRACT section 26).
     oneClickUnsubscribe: true,
-    complaintRates: [{ stream: 'transactional', accepted: window.accepted, complaints: window.complaints }],
+    complaintRates: (sent.length > 0 ? sent : streams.slice(0, 1)).map((s) => ({ stream: s.stream, accepted: s.window.accepted, complaints: s.window.complaints })),
   });
 }

@@ -70,8 +70,8 @@ describe('GET /v1/domains/:id/compliance', () => {
     await attempt(3, 'mta7.am0.yahoodns.net', false, 'deferred'); // not accepted: says nothing of the mail Yahoo took
     await attempt(4, 'mta5.am0.yahoodns.net', true);
     await api.deps.db`
-      insert into account_reputation_hours (account_id, hour, terminal, accepted, hard_bounces, complaints)
-      values (${accountId}, ${reputationHour(new Date())}, 2000, 2000, 0, 1)`;
+      insert into account_reputation_hours (account_id, stream, hour, terminal, accepted, hard_bounces, complaints)
+      values (${accountId}, 'transactional', ${reputationHour(new Date())}, 2000, 2000, 0, 1)`;
 
     const report = await compliance(domainId, auth);
     expect(report.domain_id).toBe(domainId);
