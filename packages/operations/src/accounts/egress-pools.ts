@@ -1,2 +1,2 @@
 // The egress pools an operator assigns to accounts, and the addresses they send from.
-export { addEgressAddress, createEgressPool, listEgressPools, setAccountEgressPool, type EgressAddress } from '@mailer/db';
+export { addEgressAddress, createEgressPool, egressAddressesOf, listEgressPools, setAccountEgressPool, type EgressAddress } from '@mailer/db';
