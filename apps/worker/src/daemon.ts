@@ -1,7 +1,6 @@
 import { Worker, type Job } from 'bullmq';
-import { expireHeldDeliveries, owedDeliveryJobs } from '@mailer/db';
 import { leaseTiming } from '@mailer/domain';
-import { evaluateReputation } from '@mailer/operations';
+import { evaluateReputation, expireHeldDeliveries, owedDeliveryJobs } from '@mailer/operations';
 import { DELIVERY_QUEUE, RECONCILE_GRACE_MS, reconcileOwedDeliveries, type DeliverMessagePayload } from '@mailer/queue';
 import type { WorkerDependencies } from './container';
 import { takeMessage } from './jobs/deliver-message';

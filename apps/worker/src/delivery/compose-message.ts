@@ -1,4 +1,4 @@
-import type { AttachmentContent, DeliveryContext, MessageContent } from '@mailer/db';
+import type { AttachmentContent, DeliveryContext, MessageContent } from '@mailer/operations';
 import { formatMailbox } from '@mailer/domain';
 import { buildMime, type OutgoingMessage } from '@mailer/message';
 import type { DkimSigner, SigningDomain } from './dkim-signer';

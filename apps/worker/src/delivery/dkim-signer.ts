@@ -3,7 +3,7 @@ import MessageParser from 'nodemailer/lib/dkim/message-parser';
 import RelaxedBody from 'nodemailer/lib/dkim/relaxed-body';
 import signHeaders from 'nodemailer/lib/dkim/sign';
 import { foldLines } from 'nodemailer/lib/mime-funcs';
-import type { DkimSigningKey } from '@mailer/db';
+import type { DkimSigningKey } from '@mailer/operations';
 import { DKIM_SEAL_PURPOSE, unseal } from '@mailer/domain';
 
 /**

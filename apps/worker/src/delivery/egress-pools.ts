@@ -1,5 +1,5 @@
 import { DEFAULT_POOL, fitsAllowance, nextUtcDay, utcDay, warmUpAllowance } from '@mailer/domain';
-import { egressAddressesOf, type Database, type EgressAddress } from '@mailer/db';
+import { egressAddressesOf, type Database, type EgressAddress } from '@mailer/operations';
 import type { WarmUpCounters } from '@mailer/queue';
 import type { EgressSource } from './smtp-session';
 

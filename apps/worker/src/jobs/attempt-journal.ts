@@ -1,6 +1,6 @@
 import { closeSync, existsSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { isDatabaseUnavailable, type AttemptWrite, type RecordedAttempt } from '@mailer/db';
+import { isDatabaseUnavailable, type AttemptWrite, type RecordedAttempt } from '@mailer/operations';
 import type { Logger } from '@mailer/logger';
 
 /** While records wait in the journal, it tries to write them after these pauses (the last one repeating). */

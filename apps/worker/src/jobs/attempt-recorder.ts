@@ -9,7 +9,7 @@ import {
   type RetryPolicy,
   type SimulatedOutcome,
 } from '@mailer/domain';
-import { isDatabaseUnavailable, releaseLease, type AttemptWrite, type DeliveryDecision, type Lease, type LeasedDelivery, type RecordedAttempt } from '@mailer/db';
+import { isDatabaseUnavailable, releaseLease, type AttemptWrite, type DeliveryDecision, type Lease, type LeasedDelivery, type RecordedAttempt } from '@mailer/operations';
 import type { Logger } from '@mailer/logger';
 import type { WorkerDependencies } from '../container';
 

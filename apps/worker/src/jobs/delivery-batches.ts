@@ -1,5 +1,5 @@
 import { leaseTiming } from '@mailer/domain';
-import { Batcher, claimMessages, stillLeased, loadMessageContents, writeAttempts, type AttemptWrite, type Claim, type Database, type HeldLease, type MessageContent, type RecordedAttempt } from '@mailer/db';
+import { Batcher, claimMessages, stillLeased, loadMessageContents, writeAttempts, type AttemptWrite, type Claim, type Database, type HeldLease, type MessageContent, type RecordedAttempt } from '@mailer/operations';
 
 /**
  * The database calls of concurrent delivery jobs, each kind batched (see Batcher). A record

@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { attemptStopAt, leaseTiming, type LeaseTiming } from '@mailer/domain';
-import { renewLeases, type Database, type HeldLease, type Lease } from '@mailer/db';
+import { renewLeases, type Database, type HeldLease, type Lease } from '@mailer/operations';
 import type { Logger } from '@mailer/logger';
 import type { Counter } from 'prom-client';
 

@@ -1,4 +1,4 @@
-import { purgeExpired, type RetentionResult } from '@mailer/db';
+import { purgeExpired, type RetentionResult } from '@mailer/operations';
 import { USAGE_WINDOWS } from '@mailer/domain';
 import type { WorkerDependencies } from '../container';
 

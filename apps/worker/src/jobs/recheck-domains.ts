@@ -1,6 +1,5 @@
-import { claimDomainsForRecheck } from '@mailer/db';
 import { failedRequirements, isDomainReady } from '@mailer/domain';
-import { checkDomainDns, domainCompliance } from '@mailer/operations';
+import { checkDomainDns, claimDomainsForRecheck, domainCompliance } from '@mailer/operations';
 import type { WorkerDependencies } from '../container';
 
 /** Domains checked per pass at most, all at once: each check is cut off after 9 s. */

@@ -1,6 +1,5 @@
-import { findDomainsDueForRotation } from '@mailer/db';
 import { scheduledRotationCutoff } from '@mailer/domain';
-import { startDkimRotation } from '@mailer/operations';
+import { findDomainsDueForRotation, startDkimRotation } from '@mailer/operations';
 import type { WorkerDependencies } from '../container';
 
 /** Rotations started per pass at most: each makes an RSA key (tens of milliseconds of CPU, off the event loop). */

@@ -1,5 +1,5 @@
 import type { DeliveryOutcome } from '@mailer/domain';
-import type { DeliveryContext, Lease, LeasedDelivery } from '@mailer/db';
+import type { DeliveryContext, Lease, LeasedDelivery } from '@mailer/operations';
 import type { Logger } from '@mailer/logger';
 import type { WorkerDependencies } from '../container';
 import type { AttemptRecorder } from '../jobs/attempt-recorder';

@@ -1,4 +1,4 @@
-import type { LeasedDelivery } from '@mailer/db';
+import type { LeasedDelivery } from '@mailer/operations';
 import type { HeldMessage } from './delivery-target';
 
 /**

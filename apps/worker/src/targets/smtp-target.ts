@@ -1,5 +1,5 @@
 import { deferred, deriveMessageStatus, envelopeSender, parseSmtpReply, transactionFeedback, type AttemptTransport, type CauseCode, type TransactionFeedback } from '@mailer/domain';
-import type { LeasedDelivery } from '@mailer/db';
+import type { LeasedDelivery } from '@mailer/operations';
 import type { EgressChoice } from '../delivery/egress-pools';
 import { carriesUnsubscribe } from '../delivery/per-delivery-content';
 import { deliverToHosts, routeDomain, type TransactionReport } from '../delivery/smtp-transport';

@@ -1,4 +1,4 @@
-import { claimTlsReport, settleTlsReport, tlsSessionsOfDay } from '@mailer/db';
+import { claimTlsReport, settleTlsReport, tlsSessionsOfDay } from '@mailer/operations';
 import { parseTlsRptRecord, previousUtcDay } from '@mailer/domain';
 import type { WorkerDependencies } from '../container';
 import { mailReport, postReport } from './deliver-report';

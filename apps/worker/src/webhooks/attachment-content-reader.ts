@@ -1,4 +1,4 @@
-import { findInboundRaw, type LeasedWebhook } from '@mailer/db';
+import { findInboundRaw, type LeasedWebhook } from '@mailer/operations';
 import { attachmentsWithContent, webhookCarriesAttachmentContent, type RecordedWebhookEvent } from '@mailer/domain';
 import { inboundAttachmentContents } from '@mailer/message';
 import type { WorkerDependencies } from '../container';

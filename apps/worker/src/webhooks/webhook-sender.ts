@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { Batcher, claimWebhookDeliveries, recordWebhookAttempts, withinStall, type LeasedWebhook, type WebhookAttemptResult } from '@mailer/db';
+import { Batcher, claimWebhookDeliveries, recordWebhookAttempts, withinStall, type LeasedWebhook, type WebhookAttemptResult } from '@mailer/operations';
 import {
   basicAuthorization,
   endpointGivesUp,
