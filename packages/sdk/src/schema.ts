@@ -989,7 +989,7 @@ export interface components {
                      * @description `complaint_rate` only: the stream the rate is of.
                      * @enum {string}
                      */
-                    stream?: "transactional";
+                    stream?: "transactional" | "broadcast";
                 }[];
             }[];
         };
@@ -1036,6 +1036,8 @@ export interface components {
              * @enum {string}
              */
             type: "transactional" | "broadcast";
+            /** @description Sent with `unsubscribe: true`: its deliveries carry the List-Unsubscribe headers (a broadcast message always does). */
+            unsubscribe: boolean;
             /** @description `Display Name <address>` when the From header has a display name, else the address. */
             from: string;
             to: string[];
@@ -1068,6 +1070,8 @@ export interface components {
              * @enum {string}
              */
             type: "transactional" | "broadcast";
+            /** @description Sent with `unsubscribe: true`: its deliveries carry the List-Unsubscribe headers (a broadcast message always does). */
+            unsubscribe: boolean;
             /** @description `Display Name <address>` when the From header has a display name, else the address. */
             from: string;
             to: string[];

@@ -7,6 +7,8 @@ export interface EmailSummary {
   id: string;
   status: DeliveryStatus;
   type: EmailType;
+  /** Sent with the List-Unsubscribe headers on transactional mail too (docs/api-decisions.md, "Unsubscribe"). */
+  unsubscribe: boolean;
   fromEmail: string;
   fromName: string | null;
   /** Normalized to/cc addresses as shown back. */
@@ -37,7 +39,7 @@ export interface EmailOwner {
 }
 
 const summaryColumns = (db: Queryable) => db`
-  id, status, type, from_email, from_name, "to", cc, bcc_count, subject, tags, reply_to, scheduled_at, cause, created_at, updated_at, completed_at, test,
+  id, status, type, unsubscribe, from_email, from_name, "to", cc, bcc_count, subject, tags, reply_to, scheduled_at, cause, created_at, updated_at, completed_at, test,
   template_id, template_version`;
 
 export function toEmailSummary(r: Row): EmailSummary {
@@ -45,6 +47,7 @@ export function toEmailSummary(r: Row): EmailSummary {
     id: r.id,
     status: r.status,
     type: r.type,
+    unsubscribe: r.unsubscribe,
     fromEmail: r.from_email,
     fromName: r.from_name,
     to: r.to,

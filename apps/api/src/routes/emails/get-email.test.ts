@@ -64,6 +64,7 @@ describe('GET /v1/emails/{id}', () => {
       id,
       status: 'deferred',
       type: 'transactional',
+      unsubscribe: false,
       from: 'Acme <hello@acme.test>',
       to: ['ann@example.test'],
       cc: ['cc@example.test'],
