@@ -28,6 +28,11 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PUBLIC_URL: 'ftp://mail.example.com' })).toThrow(/PUBLIC_URL/);
   });
 
+  it('names the tracking hosts\' CNAME target by TRACKING_HOST, else the host of PUBLIC_URL', () => {
+    expect(loadConfig({ PUBLIC_URL: 'https://Mail.Example.com:8443/' }).returnPath.trackingHost).toBe('mail.example.com');
+    expect(loadConfig({ PUBLIC_URL: 'https://mail.example.com', TRACKING_HOST: 'track.example.net.' }).returnPath.trackingHost).toBe('track.example.net');
+  });
+
   it('takes DESTINATION_LIMITS inline or from a file, and names a bad rule', () => {
     const rules = [{ pattern: '*.outlook.com', connections: 2, messagesPerMinute: 60 }];
     expect(loadConfig({}).worker.destinationLimits).toEqual([]);
@@ -141,7 +146,7 @@ describe('loadConfig', () => {
 
   it('publishes the return path at bounces.<domain>, its MX naming INBOUND_HOST (SMTP_HELO_NAME unless set), with the listener on port 2525 outside production', () => {
     const defaults = loadConfig({ SMTP_HELO_NAME: 'Mail.Example.NET.' });
-    expect(defaults.returnPath).toEqual({ label: 'bounces', inboundHost: 'mail.example.net', spfInclude: undefined, outboundIps: [] });
+    expect(defaults.returnPath).toEqual({ label: 'bounces', inboundHost: 'mail.example.net', spfInclude: undefined, outboundIps: [], trackingHost: '127.0.0.1' });
     expect(defaults.inbound).toEqual({
       port: 2525,
       metricsPort: 3002,
@@ -156,7 +161,7 @@ describe('loadConfig', () => {
       tlsKeyFile: undefined,
     });
     const set = loadConfig({ RETURN_PATH_LABEL: 'rp', INBOUND_HOST: 'in.example.net', OUTBOUND_IPS: '192.0.2.1, 2001:db8::/48', SPF_INCLUDE: '_spf.example.net' });
-    expect(set.returnPath).toEqual({ label: 'rp', inboundHost: 'in.example.net', spfInclude: '_spf.example.net', outboundIps: ['192.0.2.1', '2001:db8::/48'] });
+    expect(set.returnPath).toEqual({ label: 'rp', inboundHost: 'in.example.net', spfInclude: '_spf.example.net', outboundIps: ['192.0.2.1', '2001:db8::/48'], trackingHost: '127.0.0.1' });
     expect(loadConfig({ INBOUND_FEEDBACK_ADDRESS: 'FBL@In.Example.NET' }).inbound.feedbackAddress).toBe('fbl@in.example.net');
   });
 

@@ -224,6 +224,8 @@ const envSchema = z
     TRUST_PROXY: bool(false),
     // The API as recipients' mail clients reach it: the one-click unsubscribe links (docs/api-decisions.md, "Unsubscribe").
     PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+    // What the domains' tracking hosts CNAME to (docs/api-decisions.md, "Opens and clicks"); the host of PUBLIC_URL unless set.
+    TRACKING_HOST: z.string().regex(/^[A-Za-z0-9.-]+$/, 'expected a host name').optional(),
     ENCRYPTION_KEY: encryptionKey.optional(),
     RETURN_PATH_LABEL: z.string().regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'expected one lower-case DNS label').default('bounces'),
     INBOUND_HOST: z.string().regex(/^[A-Za-z0-9.-]+$/, 'expected a host name').optional(),
@@ -418,6 +420,8 @@ function toConfig(env: z.infer<typeof envSchema>) {
       /** Published in the return-path SPF record: `include:` this domain, and these addresses as ip4:/ip6:. */
       spfInclude: env.SPF_INCLUDE,
       outboundIps: env.OUTBOUND_IPS,
+      /** What every tracking host's CNAME names: TRACKING_HOST, else the host of PUBLIC_URL (docs/api-decisions.md, "Opens and clicks"). */
+      trackingHost: (env.TRACKING_HOST ?? new URL(publicUrlOf(env)).hostname).toLowerCase().replace(/\.$/, ''),
     },
     inbound: {
       port: env.INBOUND_PORT ?? (env.NODE_ENV === 'production' ? 25 : DEVELOPMENT_INBOUND_PORT),

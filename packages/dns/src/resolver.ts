@@ -20,6 +20,8 @@ export interface DnsResolver {
   txt(name: string, signal?: AbortSignal): Promise<DnsAnswer<string>>;
   /** The exchange host names of the MX records at `name`. */
   mx(name: string, signal?: AbortSignal): Promise<DnsAnswer<string>>;
+  /** The target of the CNAME record at `name`. */
+  cname(name: string, signal?: AbortSignal): Promise<DnsAnswer<string>>;
 }
 
 /** A longer chain is treated as no record: it is a loop or a misconfiguration, not a slow answer. */
@@ -75,5 +77,5 @@ export function createDnsResolver(options: DnsResolverOptions): DnsResolver {
     return answer.kind === 'found' ? { kind: 'found', values: answer.values.map((record) => record.exchange) } : answer;
   }
 
-  return { query, txt: (name, signal) => txt(name, signal), mx };
+  return { query, txt: (name, signal) => txt(name, signal), mx, cname: (name, signal) => query((r) => r.resolveCname(name), signal) };
 }

@@ -149,8 +149,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Turn inbound mail on or off for a domain, and choose the host it is received at.
-         * @description With `receiving: true`, GET /v1/domains/{id}/dns lists an MX record (purpose `receiving_mx`) at the domain, or at `receiving_subdomain`, naming the service's inbound host, and check-dns judges the domain's `receiving` component. Changing either makes `receiving` `not_checked` again; a request that changes nothing keeps `updated_at`.
+         * Turn inbound mail, opens and clicks on or off for a domain, and choose the hosts they use.
+         * @description With `receiving: true`, GET /v1/domains/{id}/dns lists an MX record (purpose `receiving_mx`) at the domain, or at `receiving_subdomain`, naming the service's inbound host, and check-dns judges the domain's `receiving` component. Changing either makes `receiving` `not_checked` again. With `tracking.opens` or `tracking.clicks` on, it lists a CNAME (purpose `tracking_cname`) at `<tracking.subdomain>.<domain>` naming the service's tracking host, judged as the `tracking` component; turning tracking on or off or changing the subdomain makes it `not_checked` again. A request that changes nothing keeps `updated_at`.
          */
         patch: operations["updateDomain"];
         trace?: never;
@@ -931,6 +931,19 @@ export interface components {
                 /** @description Where mail is received: the domain, or its `receiving_subdomain`. */
                 host: string;
             };
+            /** @description Opens and clicks (docs/api-decisions.md, "Opens and clicks"), for messages whose `track` does not say otherwise: the CNAME at `host` (purpose `tracking_cname` of GET /v1/domains/{id}/dns) names the service's tracking host. Checked by check-dns while opens or clicks are on. It does not count towards `status`. */
+            tracking: {
+                /** @enum {string} */
+                status: "not_checked" | "missing" | "mismatch" | "verified";
+                /** @description An open pixel in the HTML part of each to/cc copy (PATCH `{tracking: {opens: true}}`). */
+                opens: boolean;
+                /** @description The HTML part's http(s) links go through the tracking host. */
+                clicks: boolean;
+                /** @description The label of the tracking host; `track` unless set. */
+                subdomain: string;
+                /** @description `<subdomain>.<domain>`: where the pixel and the rewritten links point. */
+                host: string;
+            };
             /** @description Active senders of the domain. */
             sender_count: number;
             /** @description Over all the domain's senders, deleted ones included. */
@@ -996,15 +1009,15 @@ export interface components {
         DomainDnsRecords: {
             records: {
                 /**
-                 * @description `dkim`: an RSA key (`k=rsa`); `dkim_ed25519`: an Ed25519 key (`k=ed25519`, RFC 8463).
+                 * @description `dkim`: an RSA key (`k=rsa`); `dkim_ed25519`: an Ed25519 key (`k=ed25519`, RFC 8463); `tracking_cname`: the tracking host, listed while opens or clicks are tracked.
                  * @enum {string}
                  */
-                purpose: "ownership" | "dkim" | "dkim_ed25519" | "dmarc" | "return_path_mx" | "return_path_spf" | "receiving_mx";
+                purpose: "ownership" | "dkim" | "dkim_ed25519" | "dmarc" | "return_path_mx" | "return_path_spf" | "receiving_mx" | "tracking_cname";
                 /** @enum {string} */
-                type: "TXT" | "MX";
+                type: "TXT" | "MX" | "CNAME";
                 /** @description Fully qualified, without a trailing dot. */
                 name: string;
-                /** @description TXT: the record text; split into strings of at most 255 characters where your DNS host requires it. MX: `<preference> <host>`. */
+                /** @description TXT: the record text; split into strings of at most 255 characters where your DNS host requires it. MX: `<preference> <host>`. CNAME: the host it names. */
                 value: string;
                 /**
                  * @description DKIM records only. `active`: signs now; `pending`: a rotation's new key, to publish (signing switches to it once check-dns verifies it); `retiring`: replaced, keep it published until `retiring_until`; `retired`: safe to remove.
@@ -1368,6 +1381,13 @@ export interface components {
              * @default false
              */
             unsubscribe?: boolean;
+            /** @description Opens and clicks for this message, over the domain's `tracking` (docs: "Opens and clicks"); a field left out follows the domain. BCC recipients and test messages are never tracked. */
+            track?: {
+                /** @description An open pixel at the end of the HTML part. */
+                opens?: boolean;
+                /** @description The HTML part's http(s) links through the tracking host. */
+                clicks?: boolean;
+            };
             /** @description Required unless `template` is given. */
             subject?: string;
             /** @description Required unless `template` is given. */
@@ -1521,6 +1541,15 @@ export interface components {
             receiving?: boolean;
             /** @description Receive at this subdomain of the domain (e.g. `in.example.com`) instead of the domain itself; null: the domain. */
             receiving_subdomain?: string | null;
+            /** @description Opens and clicks (docs: "Opens and clicks"), off by default, for messages whose `track` does not say otherwise. Fields left out keep their value. */
+            tracking?: {
+                /** @description An open pixel in the HTML part of each to/cc copy. */
+                opens?: boolean;
+                /** @description Each http(s) link of the HTML part through the tracking host. */
+                clicks?: boolean;
+                /** @description The label of the tracking host `<subdomain>.<domain>`; `track` unless set. */
+                subdomain?: string;
+            };
         };
         UpdateInboundRouteRequest: {
             /** @description wh_…: send its `email.received` events to this endpoint only (whatever its `events`); null or absent: to every endpoint subscribed to `email.received`. */
@@ -3125,7 +3154,12 @@ export interface operations {
                 /**
                  * @example {
                  *       "receiving": true,
-                 *       "receiving_subdomain": "in.example.com"
+                 *       "receiving_subdomain": "in.example.com",
+                 *       "tracking": {
+                 *         "opens": true,
+                 *         "clicks": true,
+                 *         "subdomain": "track"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["UpdateDomainRequest"];

@@ -34,6 +34,8 @@ export interface QueuedEmailInput {
   type?: EmailType;
   /** Sent with `unsubscribe: true` (docs/api-decisions.md, "Unsubscribe"). */
   unsubscribe?: boolean;
+  /** The message's own `track` (docs/api-decisions.md, "Opens and clicks"); the domain's setting unless given. */
+  track?: { opens: boolean | null; clicks: boolean | null };
   /** Recipients on the account's suppression list: their deliveries are created failed. */
   suppressed?: string[];
 }
@@ -77,6 +79,7 @@ export async function insertQueuedEmail(db: Database, input: QueuedEmailInput): 
     scheduledAt: input.scheduledAt ?? null,
     test: input.test ?? false,
     unsubscribe: input.unsubscribe ?? false,
+    track: input.track ?? { opens: null, clicks: null },
     dueAt: firstDueAt(input.scheduledAt ?? null, createdAt),
     recipients: recipients.recipients.map((r) => ({ id: newId('delivery'), ...r, suppressed: input.suppressed?.includes(r.address) ?? false })),
     attachments: (input.attachments ?? []).map((a) => ({ ...a, contentId: a.contentId ?? null })),

@@ -39,6 +39,12 @@ export const domains = pgTable(
     /** The host mail is received at instead of the domain itself (e.g. `in.example.com`); null: the domain. */
     receivingSubdomain: text('receiving_subdomain'),
     receivingStatus: text('receiving_status', { enum: VERIFICATION_STATUSES }).notNull().default('not_checked'),
+    /** Opens and clicks (docs/api-decisions.md, "Opens and clicks"): each on by PATCH, for messages that do not say otherwise. */
+    trackingOpens: boolean('tracking_opens').notNull().default(false),
+    trackingClicks: boolean('tracking_clicks').notNull().default(false),
+    /** The label of the tracking host `<label>.<name>`, whose CNAME names TRACKING_HOST: `tracking_status`. Not part of readiness. */
+    trackingSubdomain: text('tracking_subdomain').notNull().default('track'),
+    trackingStatus: text('tracking_status', { enum: VERIFICATION_STATUSES }).notNull().default('not_checked'),
     lastCheckStatus: text('last_check_status', { enum: ['completed', 'temporary_failure'] }),
     lastCheckStartedAt: instant('last_check_started_at'),
     lastCheckCompletedAt: instant('last_check_completed_at'),

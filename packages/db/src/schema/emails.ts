@@ -47,6 +47,9 @@ export const emails = pgTable(
     test: boolean('test').notNull().default(false),
     /** Sent with `unsubscribe: true`: each delivery carries the List-Unsubscribe headers (docs/api-decisions.md, "Unsubscribe"). */
     unsubscribe: boolean('unsubscribe').notNull().default(false),
+    /** `track` of the send request (docs/api-decisions.md, "Opens and clicks"); null: the domain's setting. */
+    trackOpens: boolean('track_opens'),
+    trackClicks: boolean('track_clicks'),
     status: text('status', { enum: DELIVERY_STATUSES }).notNull().default('queued'),
     cause: jsonb('cause').$type<DeliveryCause>(),
     createdAt: createdAt(),
@@ -112,6 +115,9 @@ export const deliveries = pgTable(
     complainedAt: instant('complained_at'),
     /** When the recipient first unsubscribed through the delivery's List-Unsubscribe links (they apply once). */
     unsubscribedAt: instant('unsubscribed_at'),
+    /** When the recipient's mail client first fetched the open pixel, and first followed a tracked link. */
+    openedAt: instant('opened_at'),
+    clickedAt: instant('clicked_at'),
     /** Set while an operator holds it: never claimed until released (0026_queue_holds.sql). */
     heldAt: instant('held_at'),
     createdAt: createdAt(),

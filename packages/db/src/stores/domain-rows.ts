@@ -29,6 +29,11 @@ export interface DomainRow {
   receivingEnabled: boolean;
   receivingSubdomain: string | null;
   receivingStatus: VerificationStatus;
+  /** Opens and clicks (docs/api-decisions.md, "Opens and clicks"): the domain's settings, the label of its tracking host, its CNAME. */
+  trackingOpens: boolean;
+  trackingClicks: boolean;
+  trackingSubdomain: string;
+  trackingStatus: VerificationStatus;
   lastCheckStatus: LastCheckStatus | null;
   lastCheckStartedAt: Date | null;
   lastCheckCompletedAt: Date | null;
@@ -42,7 +47,8 @@ export const domainColumns = (db: Queryable) => db`
   d.id, d.account_id, d.name, d.external_id, d.ownership_token, d.dkim_selector, d.dkim_public_key,
   d.dkim_private_key_sealed, d.dkim_ed25519_selector, d.dkim_ed25519_public_key, d.dkim_ed25519_private_key_sealed, d.dkim_activated_at,
   d.ownership_status, d.dkim_status, d.dkim_ed25519_status, d.dmarc_status, d.return_path_status,
-  d.receiving_enabled, d.receiving_subdomain, d.receiving_status, d.last_check_status,
+  d.receiving_enabled, d.receiving_subdomain, d.receiving_status,
+  d.tracking_opens, d.tracking_clicks, d.tracking_subdomain, d.tracking_status, d.last_check_status,
   d.last_check_started_at, d.last_check_completed_at, d.created_at, d.updated_at, d.deleted_at`;
 
 export function toDomainRow(r: Row): DomainRow {
@@ -67,6 +73,10 @@ export function toDomainRow(r: Row): DomainRow {
     receivingEnabled: r.receiving_enabled,
     receivingSubdomain: r.receiving_subdomain,
     receivingStatus: r.receiving_status,
+    trackingOpens: r.tracking_opens,
+    trackingClicks: r.tracking_clicks,
+    trackingSubdomain: r.tracking_subdomain,
+    trackingStatus: r.tracking_status,
     lastCheckStatus: r.last_check_status,
     lastCheckStartedAt: r.last_check_started_at,
     lastCheckCompletedAt: r.last_check_completed_at,

@@ -187,7 +187,7 @@ export async function recordDnsCheck(
   id: string,
   check: DnsCheckOutcome & { startedAt: Date; completedAt: Date },
 ): Promise<boolean> {
-  const { ownership = null, dkim = null, dkim_ed25519: dkimEd25519 = null, dmarc = null, return_path: returnPath = null, receiving = null } = check.components;
+  const { ownership = null, dkim = null, dkim_ed25519: dkimEd25519 = null, dmarc = null, return_path: returnPath = null, receiving = null, tracking = null } = check.components;
   // A status is never null, so coalesce keeps the stored one exactly when the check has none.
   const updated = await db`
     update domains set
@@ -197,6 +197,7 @@ export async function recordDnsCheck(
       dmarc_status = coalesce(${dmarc}, dmarc_status),
       return_path_status = coalesce(${returnPath}, return_path_status),
       receiving_status = coalesce(${receiving}, receiving_status),
+      tracking_status = coalesce(${tracking}, tracking_status),
       last_check_status = ${check.lastCheckStatus},
       last_check_started_at = ${check.startedAt},
       last_check_completed_at = ${check.completedAt},
@@ -241,21 +242,33 @@ export async function returnPathDeliveryExists(db: Queryable, deliveryId: string
   return rows.length > 0;
 }
 
+/** What PATCH /v1/domains/{id} sets: inbound mail, and opens and clicks. */
+export interface DomainSettings {
+  receivingEnabled: boolean;
+  receivingSubdomain: string | null;
+  trackingOpens: boolean;
+  trackingClicks: boolean;
+  trackingSubdomain: string;
+}
+
 /**
- * Turns receiving on or off and sets the host it is received at (docs/api-decisions.md, "Inbound
- * mail"). A change of either makes the receiving component `not_checked` again (its MX is
- * another record now); a request that changes nothing leaves the domain, `updated_at` included, alone.
+ * Sets receiving (on or off, and the host it is received at; docs/api-decisions.md, "Inbound
+ * mail") and tracking (opens, clicks, the tracking host's label; "Opens and clicks"). A change of
+ * the receiving host or of whether it is on makes the receiving component `not_checked` again (its
+ * MX is another record now), and so does a change of the tracking label or of whether any
+ * tracking is on for the tracking component; a request that changes nothing leaves the domain,
+ * `updated_at` included, alone.
  */
-export async function updateDomainReceiving(
-  db: Queryable,
-  domain: DomainRow,
-  changes: { receivingEnabled: boolean; receivingSubdomain: string | null },
-  now: Date,
-): Promise<boolean> {
-  if (changes.receivingEnabled === domain.receivingEnabled && changes.receivingSubdomain === domain.receivingSubdomain) return true;
+export async function updateDomainSettings(db: Queryable, domain: DomainRow, changes: DomainSettings, now: Date): Promise<boolean> {
+  const receivingMoved = changes.receivingEnabled !== domain.receivingEnabled || changes.receivingSubdomain !== domain.receivingSubdomain;
+  const trackingOn = (d: { trackingOpens: boolean; trackingClicks: boolean }) => d.trackingOpens || d.trackingClicks;
+  const trackingMoved = trackingOn(changes) !== trackingOn(domain) || changes.trackingSubdomain !== domain.trackingSubdomain;
+  if (!receivingMoved && !trackingMoved && changes.trackingOpens === domain.trackingOpens && changes.trackingClicks === domain.trackingClicks) return true;
   const updated = await db`
     update domains set receiving_enabled = ${changes.receivingEnabled}, receiving_subdomain = ${changes.receivingSubdomain},
-           receiving_status = 'not_checked', updated_at = ${now}
+           receiving_status = case when ${receivingMoved}::boolean then 'not_checked' else receiving_status end,
+           tracking_opens = ${changes.trackingOpens}, tracking_clicks = ${changes.trackingClicks}, tracking_subdomain = ${changes.trackingSubdomain},
+           tracking_status = case when ${trackingMoved}::boolean then 'not_checked' else tracking_status end, updated_at = ${now}
      where id = ${domain.id} and account_id = ${domain.accountId} and deleted_at is null
     returning id`;
   return updated.length > 0;

@@ -71,6 +71,8 @@ export interface AcceptedEmail {
   test: boolean;
   /** Each delivery carries the List-Unsubscribe headers, as a broadcast message's do (docs/api-decisions.md, "Unsubscribe"). */
   unsubscribe: boolean;
+  /** Opens and clicks asked for by the message (docs/api-decisions.md, "Opens and clicks"); null: the domain's setting. */
+  track: { opens: boolean | null; clicks: boolean | null };
   /** When its deliveries are first owed an attempt: the scheduled instant, or acceptance. */
   dueAt: Date;
   /** `suppressed`: on the account's suppression list, so its delivery is created failed and never attempted. */

@@ -1,6 +1,6 @@
 import { evaluateDnsCheck, type DnsAnswer, type DomainDnsObservation } from './dns-check';
 
-const returnPath = { label: 'bounces', inboundHost: 'inbound.mailer.example', outboundIps: ['192.0.2.10'], spfInclude: undefined };
+const returnPath = { label: 'bounces', inboundHost: 'inbound.mailer.example', trackingHost: 'mailer.example', outboundIps: ['192.0.2.10'], spfInclude: undefined };
 const expected = { ownershipToken: 'mailer-verify=token', dkimPublicKey: 'KEY', returnPath };
 const found = (...values: string[]): DnsAnswer<string> => ({ kind: 'found', values });
 const missing: DnsAnswer<string> = { kind: 'missing', nxdomain: true };

@@ -37,6 +37,8 @@ export interface DomainDnsObservation {
   returnPathTxt: DnsAnswer<string>;
   /** MX hosts of the receiving host, looked up only while receiving is on. */
   receivingMx?: DnsAnswer<string>;
+  /** The CNAME target of the tracking host, looked up only while opens or clicks are tracked. */
+  trackingCname?: DnsAnswer<string>;
 }
 
 export interface DnsCheckOutcome {
@@ -111,6 +113,7 @@ export function evaluateDnsCheck(
     dmarc: combineDmarc([observation.dmarc, observation.organizationalDmarc].filter((a) => a !== undefined).map(judgeDmarc)),
     return_path: judgeReturnPath(observation.returnPathMx, observation.returnPathTxt, expected.returnPath),
     ...(observation.receivingMx ? { receiving: judge(observation.receivingMx, (host) => sameHost(host, expected.returnPath.inboundHost)) } : {}),
+    ...(observation.trackingCname ? { tracking: judge(observation.trackingCname, (host) => sameHost(host, expected.returnPath.trackingHost)) } : {}),
   };
   const components: DnsCheckOutcome['components'] = {};
   let temporary = false;

@@ -4,7 +4,7 @@ describe('requiredDnsRecords', () => {
   it('lists the ownership, DKIM and DMARC TXT records and the return path MX and SPF records', () => {
     const records = requiredDnsRecords(
       { name: 'example.com', ownershipToken: 'mailer-verify=abc', dkimSelector: 'mlrsel', dkimPublicKey: 'MIIBkey' },
-      { label: 'bounces', inboundHost: 'inbound.mailer.example', outboundIps: ['192.0.2.10', '2001:db8::/64'], spfInclude: 'spf.mailer.example' },
+      { label: 'bounces', inboundHost: 'inbound.mailer.example', trackingHost: 'mailer.example', outboundIps: ['192.0.2.10', '2001:db8::/64'], spfInclude: 'spf.mailer.example' },
     );
     expect(records).toEqual([
       { purpose: 'ownership', type: 'TXT', name: '_mailer-verify.example.com', value: 'mailer-verify=abc' },
@@ -21,7 +21,7 @@ describe('requiredDnsRecords', () => {
   });
 
   it('adds an MX record at the receiving host, the domain or its receiving subdomain, while receiving is on', () => {
-    const returnPath = { label: 'bounces', inboundHost: 'inbound.mailer.example', outboundIps: [] };
+    const returnPath = { label: 'bounces', inboundHost: 'inbound.mailer.example', trackingHost: 'mailer.example', outboundIps: [] };
     const identity = { name: 'example.com', ownershipToken: 'mailer-verify=abc', dkimSelector: 'mlrsel', dkimPublicKey: 'MIIBkey' };
     const receiving = (domain: Partial<Parameters<typeof requiredDnsRecords>[0]>) =>
       requiredDnsRecords({ ...identity, ...domain }, returnPath).filter((r) => r.purpose === 'receiving_mx');
@@ -34,7 +34,7 @@ describe('requiredDnsRecords', () => {
     const supersededAt = new Date('2026-05-01T00:00:00Z');
     const records = requiredDnsRecords(
       { name: 'example.com', ownershipToken: 'mailer-verify=abc', dkimSelector: 'mlrsel', dkimPublicKey: 'MIIBkey' },
-      { label: 'bounces', inboundHost: 'inbound.mailer.example', outboundIps: [] },
+      { label: 'bounces', inboundHost: 'inbound.mailer.example', trackingHost: 'mailer.example', outboundIps: [] },
       [
         { algorithm: 'ed25519', selector: 'mlred', publicKey: 'edkey=', state: 'active', supersededAt: null },
         { algorithm: 'rsa', selector: 'mlrnew', publicKey: 'MIIBnew', state: 'pending', supersededAt: null },

@@ -9,23 +9,25 @@ import { receivingHost } from '../inbound/route-pattern';
  * The components a DNS check judges (docs/api-decisions.md, "Domains"): ownership, DKIM (the RSA
  * key) and DMARC make a domain ready to send; `dkim_ed25519` only decides whether the Ed25519
  * signature is added, `return_path` the envelope sender, `receiving` whether mail reaches the
- * inbound listener (docs/api-decisions.md, "Inbound mail"), judged only while receiving is on.
+ * inbound listener (docs/api-decisions.md, "Inbound mail"), judged only while receiving is on,
+ * `tracking` whether the tracking host reaches the API ("Opens and clicks"), judged only while
+ * opens or clicks are tracked.
  */
-export const DNS_COMPONENTS = ['ownership', 'dkim', 'dkim_ed25519', 'dmarc', 'return_path', 'receiving'] as const;
+export const DNS_COMPONENTS = ['ownership', 'dkim', 'dkim_ed25519', 'dmarc', 'return_path', 'receiving', 'tracking'] as const;
 export type DnsComponent = (typeof DNS_COMPONENTS)[number];
 
 /**
  * The records a domain publishes: one per component, two (MX and SPF) for the return path; a
  * rotation adds DKIM records of both kinds (docs/api-decisions.md, "DKIM keys").
  */
-export const DNS_PURPOSES = ['ownership', 'dkim', 'dkim_ed25519', 'dmarc', 'return_path_mx', 'return_path_spf', 'receiving_mx'] as const;
+export const DNS_PURPOSES = ['ownership', 'dkim', 'dkim_ed25519', 'dmarc', 'return_path_mx', 'return_path_spf', 'receiving_mx', 'tracking_cname'] as const;
 export type DnsPurpose = (typeof DNS_PURPOSES)[number];
 
 export interface DnsRecordInstruction {
   purpose: DnsPurpose;
-  type: 'TXT' | 'MX';
+  type: 'TXT' | 'MX' | 'CNAME';
   name: string;
-  /** For MX: `<preference> <host>`. */
+  /** For MX: `<preference> <host>`; for CNAME: the host named. */
   value: string;
   /** DKIM records only: where the key is in its life (dkimKeyState). */
   state?: DkimKeyState;
@@ -44,9 +46,14 @@ export interface PublishedDkimKey {
   supersededAt: Date | null;
 }
 
-/** How the service's return path is published: the host label and what its MX and SPF records name. */
+/**
+ * How the service's return path is published: the host label and what its MX and SPF records
+ * name; and the host the tracking hosts' CNAMEs name (TRACKING_HOST; docs/api-decisions.md,
+ * "Opens and clicks").
+ */
 export interface ReturnPathSettings extends SpfSources {
   label: string;
+  trackingHost: string;
 }
 
 export interface DomainDnsIdentity {
@@ -58,7 +65,17 @@ export interface DomainDnsIdentity {
   /** Inbound mail on: an MX record at the receiving host (receivingHost) names INBOUND_HOST. */
   receivingEnabled?: boolean;
   receivingSubdomain?: string | null;
+  /** Opens or clicks tracked: a CNAME at the tracking host (trackingHost) names TRACKING_HOST. */
+  trackingOpens?: boolean;
+  trackingClicks?: boolean;
+  trackingSubdomain?: string;
 }
+
+/** The tracking host of a domain: `<subdomain>.<domain>` (docs/api-decisions.md, "Opens and clicks"). */
+export const trackingHost = (domain: { name: string; trackingSubdomain?: string }): string => `${domain.trackingSubdomain ?? DEFAULT_TRACKING_SUBDOMAIN}.${domain.name}`;
+export const DEFAULT_TRACKING_SUBDOMAIN = 'track';
+/** Whether the domain publishes and checks a tracking host: opens or clicks are tracked. */
+export const tracksAnything = (domain: { trackingOpens?: boolean; trackingClicks?: boolean }): boolean => Boolean(domain.trackingOpens || domain.trackingClicks);
 
 /** The policy we offer: monitoring only, so publishing it never makes receivers reject mail. */
 export const RECOMMENDED_DMARC_RECORD = 'v=DMARC1; p=none;';
@@ -102,5 +119,6 @@ export function requiredDnsRecords(domain: DomainDnsIdentity, returnPath: Return
     ...(domain.receivingEnabled
       ? [{ purpose: 'receiving_mx' as const, type: 'MX' as const, name: receivingHost({ name: domain.name, receivingSubdomain: domain.receivingSubdomain ?? null }), value: `10 ${returnPath.inboundHost}` }]
       : []),
+    ...(tracksAnything(domain) ? [{ purpose: 'tracking_cname' as const, type: 'CNAME' as const, name: trackingHost(domain), value: returnPath.trackingHost }] : []),
   ];
 }

@@ -13,12 +13,20 @@ export interface DraftAttachment {
   content: Buffer;
 }
 
+/** A message's own `track`: each field null when the request left it to the domain. */
+export interface MessageTracking {
+  opens: boolean | null;
+  clicks: boolean | null;
+}
+
 /** A POST /v1/emails body once every field rule has passed: normalized, decoded, deduplicated. */
 export interface EmailDraft {
   from: FromField;
   type: EmailType;
   /** Each delivery carries the List-Unsubscribe headers, as a broadcast message's do (docs/api-decisions.md, "Unsubscribe"). */
   unsubscribe: boolean;
+  /** Opens and clicks for this message (docs/api-decisions.md, "Opens and clicks"); null: the domain's setting. */
+  track: MessageTracking;
   subject: string;
   text: string | null;
   html: string | null;

@@ -5,7 +5,8 @@ export {
   findDomain,
   findDomainView,
   listDomains,
-  updateDomainReceiving,
+  updateDomainSettings,
+  type DomainSettings,
   type DomainRow,
   type DomainView,
 } from '@mailer/db';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { DomainView } from '@mailer/db';
-import { isDomainReady, receivingHost, VERIFICATION_STATUS_VALUES } from '@mailer/domain';
+import { isDomainReady, receivingHost, trackingHost, VERIFICATION_STATUS_VALUES } from '@mailer/domain';
 import { timestampSchema } from '../timestamp';
 
 const component = z.object({ status: z.enum(VERIFICATION_STATUS_VALUES) }).meta({
@@ -38,6 +38,19 @@ export const domainSchema = z.object({
         'Inbound mail: the MX record at `host` (purpose `receiving_mx` of GET /v1/domains/{id}/dns) names the service\'s inbound host. ' +
         'Checked by check-dns while `enabled`; routed addresses are received only once it is `verified`. It does not count towards `status`.',
     }),
+  tracking: component
+    .extend({
+      opens: z.boolean().meta({ description: 'An open pixel in the HTML part of each to/cc copy (PATCH `{tracking: {opens: true}}`).' }),
+      clicks: z.boolean().meta({ description: "The HTML part's http(s) links go through the tracking host." }),
+      subdomain: z.string().meta({ description: 'The label of the tracking host; `track` unless set.' }),
+      host: z.string().meta({ description: '`<subdomain>.<domain>`: where the pixel and the rewritten links point.' }),
+    })
+    .meta({
+      description:
+        'Opens and clicks (docs/api-decisions.md, "Opens and clicks"), for messages whose `track` does not say otherwise: the CNAME at ' +
+        '`host` (purpose `tracking_cname` of GET /v1/domains/{id}/dns) names the service\'s tracking host. Checked by check-dns while ' +
+        'opens or clicks are on. It does not count towards `status`.',
+    }),
   sender_count: z.number().int().meta({ description: 'Active senders of the domain.' }),
   delivery_counts: z
     .object({
@@ -71,6 +84,13 @@ export function serializeDomain(domain: DomainView): DomainRepresentation {
     dmarc: { status: domain.dmarcStatus },
     return_path: { status: domain.returnPathStatus },
     receiving: { status: domain.receivingStatus, enabled: domain.receivingEnabled, host: receivingHost(domain) },
+    tracking: {
+      status: domain.trackingStatus,
+      opens: domain.trackingOpens,
+      clicks: domain.trackingClicks,
+      subdomain: domain.trackingSubdomain,
+      host: trackingHost(domain),
+    },
     sender_count: domain.senderCount,
     delivery_counts: domain.deliveryCounts,
     last_check:

@@ -28,6 +28,7 @@ describe('POST /v1/domains', () => {
       dkim_ed25519: { status: 'not_checked' },
       dmarc: { status: 'not_checked' },
       receiving: { status: 'not_checked', enabled: false, host: 'create.example.com' },
+      tracking: { status: 'not_checked', opens: false, clicks: false, subdomain: 'track', host: 'track.create.example.com' },
       return_path: { status: 'not_checked' },
       sender_count: 0,
       delivery_counts: { accepted: 0, bounced: 0, failed: 0, deferred: 0 },
@@ -36,7 +37,7 @@ describe('POST /v1/domains', () => {
       updated_at: res.body.created_at,
     });
     expect(Object.keys(res.body)).toEqual([
-      'id', 'name', 'external_id', 'status', 'ownership', 'dkim', 'dkim_ed25519', 'dmarc', 'return_path', 'receiving', 'sender_count', 'delivery_counts', 'last_check', 'created_at', 'updated_at',
+      'id', 'name', 'external_id', 'status', 'ownership', 'dkim', 'dkim_ed25519', 'dmarc', 'return_path', 'receiving', 'tracking', 'sender_count', 'delivery_counts', 'last_check', 'created_at', 'updated_at',
     ]);
   });
 

@@ -5,12 +5,16 @@ import { timestampSchema } from '@mailer/operations';
 export const domainDnsSchema = z.object({
   records: z.array(
     z.object({
-      purpose: z.enum(DNS_PURPOSES).meta({ description: '`dkim`: an RSA key (`k=rsa`); `dkim_ed25519`: an Ed25519 key (`k=ed25519`, RFC 8463).' }),
-      type: z.enum(['TXT', 'MX']),
+      purpose: z.enum(DNS_PURPOSES).meta({
+        description:
+          '`dkim`: an RSA key (`k=rsa`); `dkim_ed25519`: an Ed25519 key (`k=ed25519`, RFC 8463); `tracking_cname`: the tracking host, ' +
+          'listed while opens or clicks are tracked.',
+      }),
+      type: z.enum(['TXT', 'MX', 'CNAME']),
       name: z.string().meta({ description: 'Fully qualified, without a trailing dot.' }),
       value: z.string().meta({
         description:
-          'TXT: the record text; split into strings of at most 255 characters where your DNS host requires it. MX: `<preference> <host>`.',
+          'TXT: the record text; split into strings of at most 255 characters where your DNS host requires it. MX: `<preference> <host>`. CNAME: the host it names.',
       }),
       state: z.enum(DKIM_KEY_STATES).optional().meta({
         description:

@@ -1,5 +1,5 @@
 import { isSubdomainOf, validationError } from '@mailer/domain';
-import { domainSchema, serializeDomain, updateDomainReceiving } from '@mailer/operations';
+import { domainSchema, serializeDomain, updateDomainSettings } from '@mailer/operations';
 import { defineRoute } from '../../http/route';
 import { sendJson } from '../../http/respond';
 import { domainNotFound, requireDomain, requireDomainView } from './domain-lookup';
@@ -10,14 +10,17 @@ export const updateDomainRoute = defineRoute({
   path: '/v1/domains/:id',
   operationId: 'updateDomain',
   tag: 'domains',
-  summary: 'Turn inbound mail on or off for a domain, and choose the host it is received at.',
+  summary: 'Turn inbound mail, opens and clicks on or off for a domain, and choose the hosts they use.',
   description:
     'With `receiving: true`, GET /v1/domains/{id}/dns lists an MX record (purpose `receiving_mx`) at the domain, or at ' +
     '`receiving_subdomain`, naming the service\'s inbound host, and check-dns judges the domain\'s `receiving` component. ' +
-    'Changing either makes `receiving` `not_checked` again; a request that changes nothing keeps `updated_at`.',
+    'Changing either makes `receiving` `not_checked` again. With `tracking.opens` or `tracking.clicks` on, it lists a CNAME ' +
+    '(purpose `tracking_cname`) at `<tracking.subdomain>.<domain>` naming the service\'s tracking host, judged as the ' +
+    '`tracking` component; turning tracking on or off or changing the subdomain makes it `not_checked` again. A request that ' +
+    'changes nothing keeps `updated_at`.',
   auth: { kind: 'management', scope: 'domains:write' },
   errors: ['domain_not_found'],
-  example: { receiving: true, receiving_subdomain: 'in.example.com' },
+  example: { receiving: true, receiving_subdomain: 'in.example.com', tracking: { opens: true, clicks: true, subdomain: 'track' } },
   body: updateDomainBodySchema,
   responses: { 200: { description: 'The domain as it now is.', schema: domainSchema } },
   async handle({ res, deps, key, params, body }) {
@@ -27,7 +30,18 @@ export const updateDomainRoute = defineRoute({
     if (receivingSubdomain !== null && !isSubdomainOf(receivingSubdomain, domain.name)) {
       throw validationError([{ path: 'receiving_subdomain', message: `must be a subdomain of ${domain.name}` }]);
     }
-    const updated = await updateDomainReceiving(deps.db, domain, { receivingEnabled: changes.receiving ?? domain.receivingEnabled, receivingSubdomain }, deps.now());
+    const updated = await updateDomainSettings(
+      deps.db,
+      domain,
+      {
+        receivingEnabled: changes.receiving ?? domain.receivingEnabled,
+        receivingSubdomain,
+        trackingOpens: changes.tracking?.opens ?? domain.trackingOpens,
+        trackingClicks: changes.tracking?.clicks ?? domain.trackingClicks,
+        trackingSubdomain: changes.tracking?.subdomain ?? domain.trackingSubdomain,
+      },
+      deps.now(),
+    );
     if (!updated) throw domainNotFound();
     sendJson(res, 200, serializeDomain(await requireDomainView(deps.db, key.accountId, domain.id)));
   },

@@ -96,7 +96,7 @@ describe('sending through the Postmark client', () => {
     await expect(invalid).rejects.toBeInstanceOf(Errors.ApiInputError);
     await expect(invalid).rejects.toMatchObject({ code: 300, statusCode: 422 });
     await expect(client.sendEmail({ From: from(), To: 'a@example.test', Subject: 's', TextBody: 't', MessageStream: 'marketing' })).rejects.toMatchObject({ code: 300, message: expect.stringContaining('MessageStream') });
-    await expect(client.sendEmail({ From: from(), To: 'a@example.test', Subject: 's', TextBody: 't', TrackOpens: true })).rejects.toMatchObject({ message: expect.stringContaining('TrackOpens') });
+    await expect(client.sendEmail({ From: from(), To: 'a@example.test', Subject: 's', TextBody: 't', TrackLinks: 'Everywhere' as never })).rejects.toMatchObject({ message: expect.stringContaining('TrackLinks') });
     await expect(client.sendEmail({ From: 'other@acme.test', To: 'a@example.test', Subject: 's', TextBody: 't' })).rejects.toMatchObject({ code: 400 });
     await expect(client.getOutboundMessageDetails('em_missing')).rejects.toMatchObject({ code: 701, statusCode: 422 });
     const limited = await sendingAccount(api, { domain: 'limited.test', limits: { ...GENEROUS_LIMITS, perMinute: 1 } });

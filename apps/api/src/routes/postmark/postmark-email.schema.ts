@@ -25,6 +25,9 @@ const attachment = z
   .transform((a) => ({ filename: a.Name, content_base64: a.Content, content_type: a.ContentType, content_id: a.ContentID?.replace(/^cid:/i, '') ?? undefined }));
 
 /** The members /email and /email/withTemplate share: the envelope, the extra headers, tags and attachments. */
+/** Postmark's link tracking modes; the service rewrites links of the HTML part only (docs/api-decisions.md, "Opens and clicks"). */
+const POSTMARK_TRACK_LINKS = ['None', 'HtmlAndText', 'HtmlOnly', 'TextOnly'] as const;
+
 const messageFields = {
   From: passed('string', '`addr@domain` or `Name <addr@domain>`: an active sender of the account.'),
   To: list('Up to 50 recipients across To, Cc and Bcc.'),
@@ -39,16 +42,17 @@ const messageFields = {
     .enum(POSTMARK_STREAM_IDS, { error: 'must be outbound or broadcast' })
     .meta({ description: '`outbound` (the transactional stream, the default) or `broadcast` (the broadcast stream).' })
     .optional(),
-  TrackOpens: z.boolean().meta({ description: 'Opens are not tracked: `true` is refused.' }).optional(),
-  TrackLinks: z.string().meta({ description: 'Links are not tracked: only `None`.' }).optional(),
+  TrackOpens: z.boolean().meta({ description: '`track.opens` of /v1: left out, the domain\'s setting.' }).optional(),
+  TrackLinks: z
+    .enum(POSTMARK_TRACK_LINKS)
+    .meta({ description: '`track.clicks` of /v1: on for `HtmlAndText` and `HtmlOnly` (only HTML links are rewritten), off for `None` and `TextOnly`; left out, the domain\'s setting.' })
+    .optional(),
 };
 
 type MessageFields = z.output<z.ZodObject<typeof messageFields>>;
 
 /** What cannot be honoured of the shared members is refused by name. */
 function refuseUnhonoured(body: MessageFields, ctx: z.RefinementCtx) {
-  if (body.TrackOpens === true) ctx.addIssue({ code: 'custom', path: ['TrackOpens'], message: 'opens are not tracked' });
-  if (body.TrackLinks !== undefined && body.TrackLinks !== 'None') ctx.addIssue({ code: 'custom', path: ['TrackLinks'], message: 'links are not tracked; only None' });
   if (body.Tag !== undefined && body.Metadata && 'tag' in body.Metadata) ctx.addIssue({ code: 'custom', path: ['Metadata', 'tag'], message: 'is where Tag is kept; use another name' });
 }
 
@@ -63,6 +67,14 @@ const v1Fields = (b: MessageFields) => ({
   ...(b.Tag === undefined && !b.Metadata ? {} : { tags: { ...b.Metadata, ...(b.Tag === undefined ? {} : { tag: b.Tag }) } }),
   ...(b.Attachments ? { attachments: b.Attachments } : {}),
   ...(b.MessageStream ? { type: POSTMARK_STREAMS[b.MessageStream] } : {}),
+  ...(b.TrackOpens === undefined && b.TrackLinks === undefined
+    ? {}
+    : {
+        track: {
+          ...(b.TrackOpens === undefined ? {} : { opens: b.TrackOpens }),
+          ...(b.TrackLinks === undefined ? {} : { clicks: b.TrackLinks === 'HtmlAndText' || b.TrackLinks === 'HtmlOnly' }),
+        },
+      }),
 });
 
 export const postmarkEmailSchema = z

@@ -6,9 +6,9 @@ import { timestampSchema } from '@mailer/operations';
 const STATUSES = ['not_started', 'pending', 'verified', 'temporary_failure'] as const;
 
 const record = z.object({
-  record: z.string().meta({ description: 'What the record is for: Ownership, DKIM, DMARC, Return-Path, SPF, Receiving.' }),
+  record: z.string().meta({ description: 'What the record is for: Ownership, DKIM, DMARC, Return-Path, SPF, Receiving, Tracking.' }),
   name: z.string(),
-  type: z.enum(['TXT', 'MX']),
+  type: z.enum(['TXT', 'MX', 'CNAME']),
   ttl: z.literal('Auto'),
   status: z.enum(STATUSES),
   value: z.string(),
@@ -27,7 +27,7 @@ export const resendDomainSchema = z
   })
   .meta({ id: 'ResendDomain' });
 
-type Component = keyof Pick<DomainRepresentation, 'ownership' | 'dkim' | 'dkim_ed25519' | 'dmarc' | 'return_path' | 'receiving'>;
+type Component = keyof Pick<DomainRepresentation, 'ownership' | 'dkim' | 'dkim_ed25519' | 'dmarc' | 'return_path' | 'receiving' | 'tracking'>;
 const RECORDS: Record<DnsRecordInstruction['purpose'], { record: string; component: Component }> = {
   ownership: { record: 'Ownership', component: 'ownership' },
   dkim: { record: 'DKIM', component: 'dkim' },
@@ -37,6 +37,8 @@ const RECORDS: Record<DnsRecordInstruction['purpose'], { record: string; compone
   return_path_spf: { record: 'SPF', component: 'return_path' },
   // Listed only while receiving is on (docs/api-decisions.md, "Inbound mail").
   receiving_mx: { record: 'Receiving', component: 'receiving' },
+  // Listed only while opens or clicks are tracked (docs/api-decisions.md, "Opens and clicks").
+  tracking_cname: { record: 'Tracking', component: 'tracking' },
 };
 
 function status(domain: DomainRepresentation, component?: Component): (typeof STATUSES)[number] {

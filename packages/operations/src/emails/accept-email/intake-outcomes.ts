@@ -162,6 +162,7 @@ export function toAcceptedEmail(
     fromName: draft.from.displayName ?? identity.displayName,
     type: draft.type,
     unsubscribe: draft.unsubscribe,
+    track: draft.track,
     subject: draft.subject,
     to: draft.recipients.to,
     cc: draft.recipients.cc,

@@ -238,6 +238,17 @@ const emailBody = (to: ReturnType<typeof addressList>) =>
         })
         .optional()
         .default(false),
+      track: z
+        .strictObject({
+          opens: z.boolean({ error: () => 'must be true or false' }).optional().meta({ description: 'An open pixel at the end of the HTML part.' }),
+          clicks: z.boolean({ error: () => 'must be true or false' }).optional().meta({ description: "The HTML part's http(s) links through the tracking host." }),
+        })
+        .optional()
+        .meta({
+          description:
+            'Opens and clicks for this message, over the domain\'s `tracking` (docs: "Opens and clicks"); a field left out follows the domain. ' +
+            'BCC recipients and test messages are never tracked.',
+        }),
       subject: subject.meta({ description: 'Required unless `template` is given.' }).optional(),
       content: content.meta({ description: 'Required unless `template` is given.' }).optional(),
       template: template.meta({ description: 'Instead of `subject` and `content`: the template to render them from at intake.' }).optional(),
@@ -281,6 +292,7 @@ const emailBody = (to: ReturnType<typeof addressList>) =>
         from: body.from,
         type: body.type,
         unsubscribe: body.unsubscribe,
+        track: { opens: body.track?.opens ?? null, clicks: body.track?.clicks ?? null },
         recipients: collectRecipients(body),
         attachments: body.attachments,
         replyTo: body.reply_to.map((m) => m.address),
