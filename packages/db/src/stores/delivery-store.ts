@@ -8,17 +8,23 @@ import type { Database } from '../database';
  * that long is copied by the collector before it is old (docs/api-decisions.md, "Scheduling").
  * Messages claimed together share their sender's and domain's objects.
  */
+/** Opens and clicks of a message: its own `track`, else its domain's (docs/api-decisions.md, "Opens and clicks"). */
+export interface Tracking {
+  opens: boolean;
+  clicks: boolean;
+}
+
 export interface DeliveryContext {
   /**
    * `test`: simulated, never sent (docs/api-decisions.md, "Test mode"). `type` (the stream) and
    * `unsubscribe`: whether each delivery carries the List-Unsubscribe headers (docs/api-decisions.md, "Unsubscribe").
    */
-  email: { id: string; accountId: string; fromEmail: string; fromName: string | null; createdAt: Date; test: boolean; type: EmailType; unsubscribe: boolean };
+  email: { id: string; accountId: string; fromEmail: string; fromName: string | null; createdAt: Date; test: boolean; type: EmailType; unsubscribe: boolean; track: Tracking };
   /** Its stream's sending is paused (docs/api-decisions.md, "Reputation", "Streams"): its deliveries wait unattempted. */
   sendingPaused: boolean;
   sender: { id: string; email: string; policy: 'require_tls' | 'opportunistic'; active: boolean };
-  /** `returnPathVerified`: MAIL FROM is a return-path address of the domain (envelopeSender). */
-  domain: { name: string; ready: boolean; returnPathVerified: boolean };
+  /** `returnPathVerified`: MAIL FROM is a return-path address of the domain (envelopeSender); `trackingHost`: `<tracking subdomain>.<name>`. */
+  domain: { name: string; ready: boolean; returnPathVerified: boolean; trackingHost: string };
   /** Its stream's egress pool, else the account's; null: the `default` pool (docs/api-decisions.md, "Providers and egress pools", "Streams"). */
   egressPool: string | null;
 }

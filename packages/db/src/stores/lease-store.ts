@@ -16,9 +16,10 @@ export interface Claim {
 /** Sender, domain, egress pool and sending status (its stream's) of each message (its content is read when it is built: loadMessageContents). */
 function contextsStatement(tx: Transaction, emailIds: string[]) {
   return tx.sql`
-    select e.id, e.account_id, e.from_email, e.from_name, e.created_at, e.test, e.type, e.unsubscribe, coalesce(st.egress_pool, a.egress_pool) as egress_pool, st.sending_status,
+    select e.id, e.account_id, e.from_email, e.from_name, e.created_at, e.test, e.type, e.unsubscribe,
+           coalesce(e.track_opens, d.tracking_opens) as track_opens, coalesce(e.track_clicks, d.tracking_clicks) as track_clicks, coalesce(st.egress_pool, a.egress_pool) as egress_pool, st.sending_status,
            s.id as sender_id, s.email as sender_email, s.transport_security_policy, s.configured_state, s.deleted_at as sender_deleted_at,
-           d.name as domain_name, d.deleted_at as domain_deleted_at,
+           d.name as domain_name, d.deleted_at as domain_deleted_at, d.tracking_subdomain,
            d.ownership_status, d.dkim_status, d.dmarc_status, d.return_path_status
       from emails e
       join accounts a on a.id = e.account_id
@@ -44,6 +45,7 @@ function toContexts(rows: readonly Row[]): Map<string, DeliveryContext> {
         domain: {
           name: r.domain_name,
           returnPathVerified: r.return_path_status === 'verified',
+          trackingHost: `${r.tracking_subdomain}.${r.domain_name}`,
           ready: r.domain_deleted_at === null && isDomainReady({ ownershipStatus: r.ownership_status, dkimStatus: r.dkim_status, dmarcStatus: r.dmarc_status }),
         },
       };
@@ -64,6 +66,7 @@ function toContexts(rows: readonly Row[]): Map<string, DeliveryContext> {
           test: r.test,
           type: r.type,
           unsubscribe: r.unsubscribe,
+          track: { opens: r.track_opens, clicks: r.track_clicks },
         },
         egressPool: r.egress_pool,
         sendingPaused: r.sending_status === 'paused',
