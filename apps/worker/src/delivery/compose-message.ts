@@ -1,8 +1,8 @@
 import type { AttachmentContent, DeliveryContext, MessageContent } from '@mailer/operations';
 import { formatMailbox } from '@mailer/domain';
-import { buildMime, type OutgoingMessage } from '@mailer/message';
+import { buildMime, plainAlternative, type OutgoingMessage } from '@mailer/message';
 import type { DkimSigner, SigningDomain } from './dkim-signer';
-import { perDeliveryContent, type HeaderField } from './per-delivery-content';
+import { perDeliveryContent, type DeliveryCopy } from './per-delivery-content';
 
 /** What to build and how to sign it; plain data, so that it can cross to a signing thread. */
 export interface CompositionRequest {
@@ -42,11 +42,16 @@ export async function composeSignedMessage(request: CompositionRequest, dkim: Dk
 }
 
 /**
- * Built once, then one copy per entry of `copies`, each with those header fields added
- * (perDeliveryContent) and then DKIM-signed, so that the signatures cover them: a message whose
- * deliveries each get their own fields (perDeliveryHeaders).
+ * One copy per entry of `copies`, each with its header fields added (perDeliveryContent) and
+ * then DKIM-signed, so that the signatures cover them: a message whose deliveries each get their
+ * own fields (perDeliveryHeaders) or HTML part (perDeliveryHtml). Built once for the copies that
+ * keep the message's HTML; a copy with its own HTML is built with it, its plain part still the
+ * message's (an HTML-only message's text alternative is made from the HTML as given).
  */
-export async function composeSignedCopies(request: CompositionRequest, copies: readonly (readonly HeaderField[])[], dkim: DkimSigner): Promise<Buffer[]> {
-  const built = buildMime(request.message);
-  return Promise.all(copies.map((fields) => dkim.sign(perDeliveryContent(built, fields), request.domain)));
+export async function composeSignedCopies(request: CompositionRequest, copies: readonly DeliveryCopy[], dkim: DkimSigner): Promise<Buffer[]> {
+  let built: Buffer | undefined;
+  const { message } = request;
+  const text = message.text ?? (message.html ? plainAlternative(message.html) : null);
+  const mime = (copy: DeliveryCopy) => (copy.html === undefined ? (built ??= buildMime(message)) : buildMime({ ...message, text, html: copy.html }));
+  return Promise.all(copies.map((copy) => dkim.sign(perDeliveryContent(mime(copy), copy.fields), request.domain)));
 }

@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { composeSignedCopies, composeSignedMessage, type CompositionRequest } from './compose-message';
-import type { HeaderField } from './per-delivery-content';
+import type { DeliveryCopy } from './per-delivery-content';
 import { createDkimSigner } from './dkim-signer';
 
 /**
@@ -17,7 +17,7 @@ const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffs
 export interface CompositionJob {
   id: number;
   request: CompositionRequest;
-  copies?: HeaderField[][];
+  copies?: DeliveryCopy[];
 }
 
 /** One message built, one signed message per copy asked for (or why not), as the thread answers. */

@@ -44,7 +44,7 @@ describe('composition threads', () => {
 
   it('signs one copy per set of header fields on a thread, each over its own fields', async () => {
     composer = createMessageComposer(key.encryptionKey, 1, THREAD_SCRIPT);
-    const copies = await composer.composeCopies(request('order-copies'), [[{ name: 'List-Id', value: '<a.acme.test>' }], [{ name: 'List-Id', value: '<b.acme.test>' }]]);
+    const copies = await composer.composeCopies(request('order-copies'), [{ fields: [{ name: 'List-Id', value: '<a.acme.test>' }] }, { fields: [{ name: 'List-Id', value: '<b.acme.test>' }] }]);
     expect(copies.map((c) => /List-Id: (\S+)/.exec(c.toString())![1])).toEqual(['<a.acme.test>', '<b.acme.test>']);
     for (const copy of copies) expect(await dkimVerdict(copy, key)).toBe('pass');
   });

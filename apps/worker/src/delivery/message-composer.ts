@@ -4,13 +4,13 @@ import { Worker } from 'node:worker_threads';
 import { composeSignedCopies, composeSignedMessage, type CompositionRequest } from './compose-message';
 import type { CompositionJob, CompositionResult } from './composition-thread';
 import { createDkimSigner } from './dkim-signer';
-import type { HeaderField } from './per-delivery-content';
+import type { DeliveryCopy } from './per-delivery-content';
 
 export interface MessageComposer {
   /** The message built and DKIM-signed (see composeSignedMessage). */
   compose(request: CompositionRequest): Promise<Buffer>;
-  /** The message built once and signed once per copy, each with its header fields (see composeSignedCopies). */
-  composeCopies(request: CompositionRequest, copies: HeaderField[][]): Promise<Buffer[]>;
+  /** The message built once and signed once per copy, each with its header fields and HTML part (see composeSignedCopies). */
+  composeCopies(request: CompositionRequest, copies: DeliveryCopy[]): Promise<Buffer[]>;
   close(): Promise<void>;
 }
 
@@ -70,7 +70,7 @@ export function createMessageComposer(encryptionKey: Buffer, threads: number, th
     workers[index] = worker;
   };
   for (let i = 0; i < threads; i++) spawn(i);
-  const submit = (request: CompositionRequest, copies?: HeaderField[][]): Promise<Buffer[]> => {
+  const submit = (request: CompositionRequest, copies?: DeliveryCopy[]): Promise<Buffer[]> => {
     const id = nextId++;
     const thread = id % threads;
     return new Promise((resolve, reject) => {

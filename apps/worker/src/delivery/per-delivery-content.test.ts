@@ -2,7 +2,8 @@ import { daysSinceEpoch, newId, verifyLinkToken } from '@mailer/domain';
 import { dkimVerdict, testSigningDomain } from '../testing/verify-dkim';
 import { composeSignedCopies, type CompositionRequest } from './compose-message';
 import { createDkimSigner } from './dkim-signer';
-import { carriesUnsubscribe, perDeliveryContent, perDeliveryHeaders } from './per-delivery-content';
+import { trackedLinks } from '@mailer/message';
+import { carriesTracking, carriesUnsubscribe, needsOwnCopies, perDeliveryContent, perDeliveryHeaders, perDeliveryHtml } from './per-delivery-content';
 
 const key = testSigningDomain('shop.test');
 const dkim = createDkimSigner(key.encryptionKey);
@@ -63,7 +64,7 @@ describe('per-delivery content', () => {
   it('adds the fields before signing: each copy is signed over its own List-Unsubscribe fields', async () => {
     const ids = [newId('delivery'), newId('delivery')];
     const fields = perDeliveryHeaders(broadcast, [], 'shop.test', ids, options)!;
-    const copies = await composeSignedCopies(request(), ids.map((id) => fields.get(id)!), dkim);
+    const copies = await composeSignedCopies(request(), ids.map((id) => ({ fields: fields.get(id)! })), dkim);
     expect(copies).toHaveLength(2);
     for (const [i, copy] of copies.entries()) {
       expect(await dkimVerdict(copy, key)).toBe('pass');
@@ -83,5 +84,62 @@ describe('per-delivery content', () => {
     const message = Buffer.from('Subject: x\r\n\r\nbody\r\n');
     expect(perDeliveryContent(message, [])).toBe(message);
     expect(perDeliveryContent(message, [{ name: 'X-A', value: 'b' }]).toString()).toBe('X-A: b\r\nSubject: x\r\n\r\nbody\r\n');
+  });
+});
+
+describe('tracked copies (docs/api-decisions.md, "Opens and clicks")', () => {
+  const html = '<p><a href="https://shop.test/sale">Sale</a> <a href="mailto:help@shop.test">Help</a> <a href="https://shop.test/sale">again</a></p>';
+  const tracked = { test: false, track: { opens: true, clicks: true } };
+  const today = daysSinceEpoch(now);
+
+  it('are made for a message that tracks opens or clicks, never for a test message', () => {
+    expect(carriesTracking(tracked)).toBe(true);
+    expect(carriesTracking({ test: false, track: { opens: false, clicks: true } })).toBe(true);
+    expect(carriesTracking({ test: false, track: { opens: false, clicks: false } })).toBe(false);
+    expect(carriesTracking({ ...tracked, test: true })).toBe(false);
+    expect(needsOwnCopies({ ...tracked, type: 'transactional', unsubscribe: false })).toBe(true);
+    expect(needsOwnCopies({ test: false, track: { opens: false, clicks: false }, type: 'transactional', unsubscribe: false })).toBe(false);
+    expect(perDeliveryHtml(tracked, null, 'track.shop.test', [{ id: newId('delivery'), kind: 'to' }], options)).toBeUndefined();
+  });
+
+  it('carry the pixel and the rewritten links of their own delivery; BCC gets none', () => {
+    const to = newId('delivery');
+    const bcc = newId('delivery');
+    const copies = perDeliveryHtml(tracked, html, 'track.shop.test', [{ id: to, kind: 'to' }, { id: bcc, kind: 'bcc' }], options)!;
+    expect(copies.has(bcc)).toBe(false);
+    const copy = copies.get(to)!;
+    expect(copy).toContain('<a href="mailto:help@shop.test">Help</a>');
+    const links = trackedLinks(copy).map((url) => new URL(url));
+    expect(links.map((url) => url.origin)).toEqual(['https://track.shop.test', 'https://track.shop.test']);
+    expect(links.map((url) => verifyLinkToken(url.pathname.replace('/c/', ''), key.encryptionKey, today))).toEqual([
+      { deliveryId: to, use: 'click', link: 0, issuedDay: today },
+      { deliveryId: to, use: 'click', link: 1, issuedDay: today },
+    ]);
+    const pixel = /<img src="https:\/\/track\.shop\.test\/o\/([^"]+)" width="1" height="1" alt="">$/.exec(copy)!;
+    expect(verifyLinkToken(pixel[1]!, key.encryptionKey, today)).toEqual({ deliveryId: to, use: 'open', link: 0, issuedDay: today });
+  });
+
+  it('track only what is asked for', () => {
+    const id = newId('delivery');
+    const opens = perDeliveryHtml({ test: false, track: { opens: true, clicks: false } }, html, 'track.shop.test', [{ id, kind: 'cc' }], options)!.get(id)!;
+    expect(opens.startsWith(html)).toBe(true);
+    const clicks = perDeliveryHtml({ test: false, track: { opens: false, clicks: true } }, html, 'track.shop.test', [{ id, kind: 'cc' }], options)!.get(id)!;
+    expect(clicks).not.toContain('<img');
+  });
+
+  it('are signed over the rewritten HTML, the plain part as the message had it', async () => {
+    const id = newId('delivery');
+    const own = perDeliveryHtml(tracked, html, 'track.shop.test', [{ id, kind: 'to' }], options)!.get(id)!;
+    const base = request();
+    const htmlOnly: CompositionRequest = { ...base, message: { ...base.message, text: null, html } };
+    const [copy, plain] = await composeSignedCopies(htmlOnly, [{ fields: [], html: own }, { fields: [] }], dkim);
+    expect(await dkimVerdict(copy!, key)).toBe('pass');
+    const wire = copy!.toString('latin1').replace(/=\r\n/g, '');
+    expect(wire).toContain('track.shop.test/c/');
+    // The text alternative is made from the HTML as given: it names the original link.
+    const textPart = (message: Buffer) => message.toString('latin1').split(/Content-Type: text\/plain[^\r]*\r\n/)[1]!.split('\r\n--')[0];
+    expect(textPart(copy!)).toContain('https://shop.test/sale');
+    expect(textPart(copy!)).not.toContain('track.shop.test');
+    expect(textPart(copy!)).toBe(textPart(plain!));
   });
 });

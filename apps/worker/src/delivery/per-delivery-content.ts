@@ -1,4 +1,5 @@
 import { daysSinceEpoch, signLinkToken, unsubscribeAddress, type EmailType } from '@mailer/domain';
+import { trackHtml } from '@mailer/message';
 
 export interface HeaderField {
   name: string;
@@ -14,6 +15,15 @@ export interface UnsubscribeLinkOptions {
   /** ENCRYPTION_KEY, which link tokens are MACed under (signLinkToken). */
   encryptionKey: Buffer;
   now: Date;
+}
+
+/**
+ * One delivery's copy of a message: the header fields added on top, and, for a tracked copy,
+ * its own HTML part (perDeliveryHtml).
+ */
+export interface DeliveryCopy {
+  fields: HeaderField[];
+  html?: string;
 }
 
 /** The header fields of one-click unsubscribe, whichever of them a message gives. */
@@ -64,4 +74,49 @@ export function perDeliveryHeaders(
 export function perDeliveryContent(composed: Buffer, fields: readonly HeaderField[]): Buffer {
   if (fields.length === 0) return composed;
   return Buffer.concat([Buffer.from(fields.map((f) => `${f.name}: ${f.value}\r\n`).join(''), 'utf8'), composed]);
+}
+
+/** Opens and clicks of a message as its claim reads them: its own `track`, else its domain's. */
+export interface TrackedEmail {
+  test: boolean;
+  track: { opens: boolean; clicks: boolean };
+}
+
+/**
+ * Whether the message's to/cc deliveries get copies of their own for opens or clicks
+ * (docs/api-decisions.md, "Opens and clicks"); a test message is simulated and tracks nothing.
+ */
+export const carriesTracking = (email: TrackedEmail): boolean => !email.test && (email.track.opens || email.track.clicks);
+
+/** Whether each delivery of the message goes in an SMTP transaction of its own: its copy names it. */
+export const needsOwnCopies = (email: TrackedEmail & { type: EmailType; unsubscribe: boolean }): boolean => carriesUnsubscribe(email) || carriesTracking(email);
+
+/**
+ * The HTML part of each tracked delivery's copy, by delivery id: the pixel
+ * `https://<tracking host>/o/<token>` at its end while opens are tracked, and each link of
+ * trackedLinks as `https://<tracking host>/c/<token>` (the token naming the delivery and the
+ * link's index) while clicks are. BCC deliveries get the message as it is: nothing derived from
+ * them is tracked. Undefined when no delivery gets a tracked copy (nothing tracked, no HTML part).
+ */
+export function perDeliveryHtml(
+  email: TrackedEmail,
+  html: string | null,
+  trackingHost: string,
+  deliveries: readonly { id: string; kind: 'to' | 'cc' | 'bcc' }[],
+  options: Pick<UnsubscribeLinkOptions, 'encryptionKey' | 'now'>,
+): Map<string, string> | undefined {
+  if (!carriesTracking(email) || html === null) return undefined;
+  const tracked = deliveries.filter((d) => d.kind !== 'bcc');
+  if (tracked.length === 0) return undefined;
+  const issuedDay = daysSinceEpoch(options.now);
+  const token = (deliveryId: string, use: 'open' | 'click', link: number) => signLinkToken({ deliveryId, use, link, issuedDay }, options.encryptionKey);
+  return new Map(
+    tracked.map(({ id }) => [
+      id,
+      trackHtml(html, {
+        ...(email.track.opens ? { pixelUrl: `https://${trackingHost}/o/${token(id, 'open', 0)}` } : {}),
+        ...(email.track.clicks ? { linkUrl: (index: number) => `https://${trackingHost}/c/${token(id, 'click', index)}` } : {}),
+      }),
+    ]),
+  );
 }

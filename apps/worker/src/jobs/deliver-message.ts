@@ -3,7 +3,7 @@ import { loadAttachments, nextObligation, type DeliveryContext, type Lease, type
 import type { Logger } from '@mailer/logger';
 import type { WorkerDependencies } from '../container';
 import { compositionRequest } from '../delivery/compose-message';
-import { perDeliveryHeaders } from '../delivery/per-delivery-content';
+import { perDeliveryHeaders, perDeliveryHtml } from '../delivery/per-delivery-content';
 import type { HeldMessage as TargetMessage } from '../targets/delivery-target';
 import { smtpTarget } from '../targets/smtp-target';
 import { testModeTarget } from '../targets/test-mode-target';
@@ -100,7 +100,8 @@ class HeldMessage implements TargetMessage {
 
   /**
    * Read and built at the first transaction and shared by the others; signed once, or once
-   * per leased delivery with its own header fields (perDeliveryHeaders); dropped with the message.
+   * per leased delivery with its own header fields (perDeliveryHeaders) or tracked HTML part
+   * (perDeliveryHtml); dropped with the message.
    */
   async compose(group: readonly LeasedDelivery[]): Promise<Buffer> {
     const copyOf = await (this.composed ??= (async () => {
@@ -110,17 +111,20 @@ class HeldMessage implements TargetMessage {
       const attachments = content.hasAttachments ? await loadAttachments(deps.db, lease.emailId) : [];
       const request = compositionRequest(context, content, attachments);
       const ids = lease.deliveries.map((d) => d.id);
-      const fields = perDeliveryHeaders(context.email, content.headers, context.domain.name, ids, {
-        publicUrl: deps.config.publicUrl,
-        returnPathLabel: deps.config.returnPath.label,
-        encryptionKey: deps.config.encryptionKey,
-        now: deps.now(),
-      });
-      if (!fields) {
+      const links = { publicUrl: deps.config.publicUrl, returnPathLabel: deps.config.returnPath.label, encryptionKey: deps.config.encryptionKey, now: deps.now() };
+      const fields = perDeliveryHeaders(context.email, content.headers, context.domain.name, ids, links);
+      const html = perDeliveryHtml(context.email, content.html, context.domain.trackingHost, lease.deliveries, links);
+      if (!fields && !html) {
         const signed = await deps.composer.compose(request);
         return () => signed;
       }
-      const copies = await deps.composer.composeCopies(request, ids.map((id) => fields.get(id)!));
+      const copies = await deps.composer.composeCopies(
+        request,
+        ids.map((id) => {
+          const own = html?.get(id);
+          return { fields: fields?.get(id) ?? [], ...(own === undefined ? {} : { html: own }) };
+        }),
+      );
       const byId = new Map(ids.map((id, i) => [id, copies[i]!]));
       return (deliveryId: string) => byId.get(deliveryId)!;
     })());

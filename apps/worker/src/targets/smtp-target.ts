@@ -1,7 +1,7 @@
 import { deferred, deriveMessageStatus, envelopeSender, parseSmtpReply, transactionFeedback, type AttemptTransport, type CauseCode, type TransactionFeedback } from '@mailer/domain';
 import type { LeasedDelivery } from '@mailer/operations';
 import type { EgressChoice } from '../delivery/egress-pools';
-import { carriesUnsubscribe } from '../delivery/per-delivery-content';
+import { needsOwnCopies } from '../delivery/per-delivery-content';
 import { deliverToHosts, routeDomain, type TransactionReport } from '../delivery/smtp-transport';
 import type { MtaStsPolicy } from '../delivery/mta-sts/mta-sts-policies';
 import type { ScheduledGroup, TransactionLimits } from '../scheduling/destination';
@@ -27,7 +27,7 @@ export const smtpTarget: DeliveryTarget = {
       if (group) group.push(d);
       else byDomain.set(d.recipientDomain, [d]);
     }
-    const alone = context.domain.returnPathVerified || carriesUnsubscribe(context.email);
+    const alone = context.domain.returnPathVerified || needsOwnCopies(context.email);
     const transactions = (group: LeasedDelivery[]) => (alone ? group.map((d) => [d]) : [group]);
     message.expect([...byDomain.values()].reduce((sum, group) => sum + transactions(group).length, 0));
     await Promise.all(
