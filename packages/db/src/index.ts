@@ -32,6 +32,7 @@ export * from './stores/cancel-store';
 export * from './stores/reschedule-store';
 export * from './stores/delivery-reports-store';
 export * from './stores/unsubscribe-store';
+export * from './stores/engagement-store';
 export * from './stores/egress-pools-store';
 export * from './stores/sending-status-store';
 export * from './stores/account-resume-store';

@@ -6,6 +6,7 @@ export * from './pagination/cursor';
 export * from './crypto/seal';
 export * from './crypto/dkim-key';
 export * from './crypto/link-token';
+export * from './tracking/image-proxy';
 export * from './keys/operator-token';
 export * from './accounts/account-settings';
 export * from './senders';

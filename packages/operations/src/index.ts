@@ -62,6 +62,7 @@ export * from './inbound/inbound-records';
 export * from './inbound/inbound-routes';
 export * from './inbound/delivery-reports';
 export * from './unsubscribe/unsubscribe-delivery';
+export * from './tracking/record-engagement';
 export * from './senders/sender-records';
 export * from './suppressions/suppression-records';
 export * from './templates/template-records';

@@ -220,5 +220,13 @@ export const OPERATIONS = {
   "getDocsScript": {
     "method": "GET",
     "path": "/docs/redoc.standalone.js"
+  },
+  "openPixel": {
+    "method": "GET",
+    "path": "/o/{token}"
+  },
+  "followLink": {
+    "method": "GET",
+    "path": "/c/{token}"
   }
 } as const satisfies Record<keyof operations, { method: string; path: string; idempotencyKey?: true }>;

@@ -743,6 +743,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/o/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The open pixel: records an open of the delivery the token names, and answers a 1x1 GIF.
+         * @description No key: the link token is the credential. Every fetch is an `opened` event and an `email.opened` webhook (the first one stamps the delivery), with the user agent and the image proxy it came through. A token that is forged, altered, older than 60 days or of a message no longer kept answers the same image and records nothing.
+         */
+        get: operations["openPixel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/c/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A tracked link: records a click of the delivery and link the token names, and redirects to the original URL.
+         * @description No key: the link token is the credential. Every click is a `clicked` event and an `email.clicked` webhook with the URL (the first one stamps the delivery). A token that is forged, altered, older than 60 days or of a message no longer kept answers `not_found`.
+         */
+        get: operations["followLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -817,7 +857,7 @@ export interface components {
             id: string;
             /** @description With a password masked as `********`. */
             url: string;
-            events: ("email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "email.unsubscribed" | "domain.status_changed" | "domain.dkim_rotation_pending" | "account.sending_status_changed" | "email.received")[];
+            events: ("email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "email.unsubscribed" | "email.opened" | "email.clicked" | "domain.status_changed" | "domain.dkim_rotation_pending" | "account.sending_status_changed" | "email.received")[];
             /** @enum {string} */
             format: "default" | "resend" | "postmark";
             description: string | null;
@@ -878,7 +918,7 @@ export interface components {
             /** @description https:// and a public host; the addresses it resolves to are checked again at every connection. No redirects are followed. A postmark-format endpoint may carry HTTP Basic credentials (`https://user:password@host/…`): they are sent as `Authorization: Basic`, stored sealed, and shown with the password as `********` (a PATCH naming the URL as shown keeps them). */
             url: string;
             /** @description The event types sent to it; all of them when omitted at creation. */
-            events?: ("email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "email.unsubscribed" | "domain.status_changed" | "domain.dkim_rotation_pending" | "account.sending_status_changed" | "email.received")[];
+            events?: ("email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "email.unsubscribed" | "email.opened" | "email.clicked" | "domain.status_changed" | "domain.dkim_rotation_pending" | "account.sending_status_changed" | "email.received")[];
             description?: string | null;
             /**
              * @description The shape events are sent in: `default` (this API's), `resend` (Resend's event names and payloads, signed also under svix-* headers) or `postmark` (Postmark's Delivery, Bounce and SpamComplaint records). An event type a format has no counterpart for is not sent to it.
@@ -1159,7 +1199,7 @@ export interface components {
                 cause: components["schemas"]["Cause"] | null;
             }[];
             events: {
-                /** @description `queued`, then per recipient `sending`, `deferred`, `accepted`, `bounced`, `failed`; from the return path also `bounced` after `accepted` (a DSN), `delayed` and `complained`; `unsubscribed` when the recipient used the List-Unsubscribe link or address. */
+                /** @description `queued`, then per recipient `sending`, `deferred`, `accepted`, `bounced`, `failed`; from the return path also `bounced` after `accepted` (a DSN), `delayed` and `complained`; `unsubscribed` when the recipient used the List-Unsubscribe link or address; `opened` and `clicked` for each fetch of the open pixel and each tracked link followed (docs/api-decisions.md, "Opens and clicks"). */
                 type: string;
                 /**
                  * Format: date-time
@@ -1168,6 +1208,12 @@ export interface components {
                 at: string;
                 recipient?: string;
                 cause?: components["schemas"]["Cause"];
+                /** @description `clicked`: the original URL of the link. */
+                url?: string;
+                /** @description `opened` and `clicked`: the mail client's user agent. */
+                user_agent?: string | null;
+                /** @description `opened` and `clicked`: the image proxy it came through: Apple Mail Privacy Protection's prefetch, or Gmail's image proxy. */
+                proxy?: ("apple_mpp" | "gmail") | null;
             }[];
             attachments: {
                 filename: string;
@@ -1582,7 +1628,7 @@ export interface components {
              */
             format?: "default" | "resend" | "postmark";
             /** @description The event types sent to it; all of them when omitted at creation. */
-            events?: ("email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "email.unsubscribed" | "domain.status_changed" | "domain.dkim_rotation_pending" | "account.sending_status_changed" | "email.received")[];
+            events?: ("email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "email.unsubscribed" | "email.opened" | "email.clicked" | "domain.status_changed" | "domain.dkim_rotation_pending" | "account.sending_status_changed" | "email.received")[];
             description?: string | null;
             /** @enum {string} */
             status?: "enabled" | "disabled";
@@ -1604,7 +1650,7 @@ export interface components {
             id: string;
             /** @description With a password masked as `********`. */
             url: string;
-            events: ("email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "email.unsubscribed" | "domain.status_changed" | "domain.dkim_rotation_pending" | "account.sending_status_changed" | "email.received")[];
+            events: ("email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "email.unsubscribed" | "email.opened" | "email.clicked" | "domain.status_changed" | "domain.dkim_rotation_pending" | "account.sending_status_changed" | "email.received")[];
             /** @enum {string} */
             format: "default" | "resend" | "postmark";
             description: string | null;
@@ -1629,7 +1675,7 @@ export interface components {
             /** @description evt_…: the `webhook-id` header, the same on every retry. */
             event_id: string;
             /** @enum {string} */
-            type: "email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "email.unsubscribed" | "domain.status_changed" | "domain.dkim_rotation_pending" | "account.sending_status_changed" | "email.received" | "webhook.test";
+            type: "email.accepted" | "email.deferred" | "email.bounced" | "email.failed" | "email.complained" | "email.unsubscribed" | "email.opened" | "email.clicked" | "domain.status_changed" | "domain.dkim_rotation_pending" | "account.sending_status_changed" | "email.received" | "webhook.test";
             /** @enum {string} */
             status: "pending" | "succeeded" | "failed";
             attempt_count: number;
@@ -8838,6 +8884,126 @@ export interface operations {
                 };
                 content: {
                     "text/javascript": string;
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    openPixel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A transparent 1x1 GIF, never cached. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/gif": string;
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    followLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the link's original URL. */
+            302: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description `payload_too_large` */

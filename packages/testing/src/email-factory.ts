@@ -34,8 +34,10 @@ export interface QueuedEmailInput {
   type?: EmailType;
   /** Sent with `unsubscribe: true` (docs/api-decisions.md, "Unsubscribe"). */
   unsubscribe?: boolean;
-  /** The message's own `track` (docs/api-decisions.md, "Opens and clicks"); the domain's setting unless given. */
-  track?: { opens: boolean | null; clicks: boolean | null };
+  /** Opens and clicks as intake decided them (docs/api-decisions.md, "Opens and clicks"); none unless given. */
+  track?: { opens: boolean; clicks: boolean };
+  /** With clicks: the HTML part's links, as intake keeps them (trackedLinks of @mailer/message). */
+  trackedLinks?: string[];
   /** Recipients on the account's suppression list: their deliveries are created failed. */
   suppressed?: string[];
 }
@@ -79,7 +81,8 @@ export async function insertQueuedEmail(db: Database, input: QueuedEmailInput): 
     scheduledAt: input.scheduledAt ?? null,
     test: input.test ?? false,
     unsubscribe: input.unsubscribe ?? false,
-    track: input.track ?? { opens: null, clicks: null },
+    track: input.track ?? { opens: false, clicks: false },
+    trackedLinks: input.trackedLinks ?? null,
     dueAt: firstDueAt(input.scheduledAt ?? null, createdAt),
     recipients: recipients.recipients.map((r) => ({ id: newId('delivery'), ...r, suppressed: input.suppressed?.includes(r.address) ?? false })),
     attachments: (input.attachments ?? []).map((a) => ({ ...a, contentId: a.contentId ?? null })),

@@ -61,6 +61,12 @@ const TAGS = [
       'no key, the link token is the credential.',
   },
   {
+    name: 'tracking',
+    description:
+      'The open pixel and the tracked links of messages that track opens or clicks (docs/api-decisions.md, "Opens and clicks"), for ' +
+      "recipients' mail clients, on each domain's tracking host: no key, the link token is the credential.",
+  },
+  {
     name: 'resend',
     description:
       "Resend's HTTP API over the same operations as /v1 (docs/api-decisions.md, \"Resend and Postmark adapters\"): point Resend's SDK at `<this API>/resend`. " +

@@ -7,6 +7,8 @@ import { getDocs } from './system/get-docs';
 import { getDocsScript } from './system/get-docs-script';
 import { getUnsubscribePageRoute } from './unsubscribe/get-unsubscribe-page';
 import { unsubscribeRoute } from './unsubscribe/unsubscribe';
+import { followLinkRoute } from './tracking/follow-link';
+import { openPixelRoute } from './tracking/open-pixel';
 import { listSendersRoute } from './senders/list-senders';
 import { createSenderRoute } from './senders/create-sender';
 import { getSenderRoute } from './senders/get-sender';
@@ -161,4 +163,6 @@ export const apiRoutes: RouteDefinition[] = [
   getDocsScript,
   getUnsubscribePageRoute,
   unsubscribeRoute,
+  openPixelRoute,
+  followLinkRoute,
 ];

@@ -21,6 +21,8 @@ const toDeliveryRecord = (r: Row): DeliveryRecord => ({
   delayReportedAt: r.delay_reported_at,
   complainedAt: r.complained_at,
   unsubscribedAt: r.unsubscribed_at,
+  openedAt: r.opened_at,
+  clickedAt: r.clicked_at,
   heldAt: r.held_at,
 });
 
@@ -32,7 +34,7 @@ export function lockMessages(tx: Transaction, emailIds: readonly string[]): Stat
   const ids = enterLevel(tx, 'deliveries', emailIds);
   return tx.sql`
     select d.id, d.email_id, d.recipient, d.recipient_domain, d.kind, d.position, d.status, d.cause, d.attempt_count,
-           d.created_at, d.updated_at, d.next_attempt_at, d.lease_expires_at, d.lease_token, d.delay_reported_at, d.complained_at, d.unsubscribed_at, d.held_at,
+           d.created_at, d.updated_at, d.next_attempt_at, d.lease_expires_at, d.lease_token, d.delay_reported_at, d.complained_at, d.unsubscribed_at, d.opened_at, d.clicked_at, d.held_at,
            d.account_id, (select e.sender_id from emails e where e.id = d.email_id) as sender_id,
            (select e.test from emails e where e.id = d.email_id) as test,
            (select e.type from emails e where e.id = d.email_id) as stream

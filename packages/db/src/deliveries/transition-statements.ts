@@ -30,14 +30,16 @@ export function updateDeliveriesStatement(tx: Transaction, rows: readonly Delive
        set status = x.status, cause = x.cause::jsonb, attempt_count = x.attempt_count, next_attempt_at = x.next_attempt_at,
            lease_expires_at = x.lease_expires_at, lease_token = x.lease_token, updated_at = x.updated_at,
            delay_reported_at = x.delay_reported_at, complained_at = x.complained_at, unsubscribed_at = x.unsubscribed_at,
+           opened_at = x.opened_at, clicked_at = x.clicked_at,
            held_at = x.held_at, created_at = x.created_at
       from unnest(${column((d) => d.id)}::text[], ${column((d) => d.status)}::text[], ${column((d) => json(d.cause))}::text[],
                   ${column((d) => d.attemptCount)}::int[], ${timestampsParam(column((d) => d.nextAttemptAt))}::text[]::timestamptz[],
                   ${timestampsParam(column((d) => d.leaseExpiresAt))}::text[]::timestamptz[], ${column((d) => d.leaseToken)}::text[],
                   ${timestampsParam(column((d) => d.updatedAt))}::text[]::timestamptz[], ${timestampsParam(column((d) => d.delayReportedAt))}::text[]::timestamptz[],
                   ${timestampsParam(column((d) => d.complainedAt))}::text[]::timestamptz[], ${timestampsParam(column((d) => d.unsubscribedAt))}::text[]::timestamptz[],
+                  ${timestampsParam(column((d) => d.openedAt))}::text[]::timestamptz[], ${timestampsParam(column((d) => d.clickedAt))}::text[]::timestamptz[],
                   ${timestampsParam(column((d) => d.heldAt))}::text[]::timestamptz[], ${timestampsParam(column((d) => d.createdAt))}::text[]::timestamptz[])
-           as x(id, status, cause, attempt_count, next_attempt_at, lease_expires_at, lease_token, updated_at, delay_reported_at, complained_at, unsubscribed_at, held_at, created_at)
+           as x(id, status, cause, attempt_count, next_attempt_at, lease_expires_at, lease_token, updated_at, delay_reported_at, complained_at, unsubscribed_at, opened_at, clicked_at, held_at, created_at)
      where d.id = x.id`;
 }
 
@@ -93,15 +95,24 @@ export interface HistoryEvent {
   /** Null for a BCC delivery. */
   recipient: string | null;
   cause: DeliveryCause | null;
+  /** An open's or a click's details, as the message's history shows them (engagementData). */
+  engagement?: EngagementData | null;
+}
+
+/** An open's or a click's details as stored with its event and its webhook: the API's field names. */
+export interface EngagementData {
+  url?: string;
+  user_agent: string | null;
+  proxy: string | null;
 }
 
 export function historyEventsStatement(tx: Transaction, events: readonly HistoryEvent[]): Statement {
   return tx.sql`
-    insert into events (email_id, type, at, recipient, cause)
-    select x.email_id, x.type, x.at, x.recipient, x.cause::jsonb
+    insert into events (email_id, type, at, recipient, cause, engagement)
+    select x.email_id, x.type, x.at, x.recipient, x.cause::jsonb, x.engagement::jsonb
       from unnest(${events.map((e) => e.emailId)}::text[], ${events.map((e) => e.type)}::text[], ${timestampsParam(events.map((e) => e.at))}::text[]::timestamptz[],
-                  ${events.map((e) => e.recipient)}::text[], ${events.map((e) => json(e.cause))}::text[])
-           as x(email_id, type, at, recipient, cause)`;
+                  ${events.map((e) => e.recipient)}::text[], ${events.map((e) => json(e.cause))}::text[], ${events.map((e) => json(e.engagement ?? null))}::text[])
+           as x(email_id, type, at, recipient, cause, engagement)`;
 }
 
 export interface MessageStateWrite {

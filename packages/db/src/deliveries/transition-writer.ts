@@ -32,6 +32,7 @@ import {
   insertDeliveriesStatement,
   messageStateStatements,
   updateDeliveriesStatement,
+  type EngagementData,
   type HistoryEvent,
   type MessageStateWrite,
 } from './transition-statements';
@@ -91,6 +92,8 @@ const newRow = (d: NewDelivery): DeliveryRecord => ({
   delayReportedAt: null,
   complainedAt: null,
   unsubscribedAt: null,
+  openedAt: null,
+  clickedAt: null,
   heldAt: null,
 });
 
@@ -135,8 +138,16 @@ export function writeTransitions(tx: Transaction, write: TransitionWrite): Writt
   const changedMessages = new Map<string, { at: Date; onlyCreated: boolean }>();
 
   // What the history and the webhooks say of a delivery's change; a BCC recipient is never named.
-  const report = (message: MessageDeliveries, row: DeliveryRecord, type: string, cause: DeliveryCause | null, webhook: WebhookEventType | null, at: Date) => {
-    events.push({ emailId: row.emailId, type, at, recipient: row.kind === 'bcc' ? null : row.recipient, cause });
+  const report = (
+    message: MessageDeliveries,
+    row: DeliveryRecord,
+    type: string,
+    cause: DeliveryCause | null,
+    webhook: WebhookEventType | null,
+    at: Date,
+    engagement: EngagementData | null = null,
+  ) => {
+    events.push({ emailId: row.emailId, type, at, recipient: row.kind === 'bcc' ? null : row.recipient, cause, engagement });
     if (webhook) {
       webhooks.push({
         accountId: message.accountId,
@@ -148,6 +159,7 @@ export function writeTransitions(tx: Transaction, write: TransitionWrite): Writt
         cause: row.cause,
         attemptCount: row.attemptCount,
         at,
+        ...(engagement ? { data: engagement } : {}),
       });
     }
   };
@@ -204,10 +216,11 @@ export function writeTransitions(tx: Transaction, write: TransitionWrite): Writt
     if (!before || !message || !rows.has(o.delivery)) throw new Error(`observation of delivery ${o.delivery}, which the write did not lock`);
     if (!isAllowedObservation(o.observation, before)) throw new Error(`observation ${o.observation} of delivery ${o.delivery} is not allowed`);
     const effects = observationEffects(o.observation, before);
-    const row: DeliveryRecord = { ...before, [effects.stamp]: o.at };
+    const row: DeliveryRecord = { ...before, [effects.stamp]: before[effects.stamp] ?? o.at };
     after.set(o.delivery, row);
     updated.add(o.delivery);
-    report(message, row, effects.event, null, effects.webhook, o.at);
+    const engagement = o.engagement ? { ...(o.engagement.url === undefined ? {} : { url: o.engagement.url }), user_agent: o.engagement.userAgent, proxy: o.engagement.proxy } : null;
+    report(message, row, effects.event, null, effects.webhook, o.at, engagement);
     if (effects.suppression && !message.test) {
       suppressions.push({ ...suppressionOf(effects.suppression, message), email: row.recipient, emailId: row.emailId, at: o.at });
     }

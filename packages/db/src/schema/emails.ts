@@ -47,9 +47,11 @@ export const emails = pgTable(
     test: boolean('test').notNull().default(false),
     /** Sent with `unsubscribe: true`: each delivery carries the List-Unsubscribe headers (docs/api-decisions.md, "Unsubscribe"). */
     unsubscribe: boolean('unsubscribe').notNull().default(false),
-    /** `track` of the send request (docs/api-decisions.md, "Opens and clicks"); null: the domain's setting. */
-    trackOpens: boolean('track_opens'),
-    trackClicks: boolean('track_clicks'),
+    /** Opens and clicks (docs/api-decisions.md, "Opens and clicks"): the request's `track`, else the domain's at acceptance. */
+    trackOpens: boolean('track_opens').notNull().default(false),
+    trackClicks: boolean('track_clicks').notNull().default(false),
+    /** With clicks: the HTML part's links (trackedLinks), which click tokens name by index; kept when the body is dropped. */
+    trackedLinks: jsonb('tracked_links').$type<string[]>(),
     status: text('status', { enum: DELIVERY_STATUSES }).notNull().default('queued'),
     cause: jsonb('cause').$type<DeliveryCause>(),
     createdAt: createdAt(),
@@ -200,6 +202,8 @@ export const events = pgTable(
     /** to/cc address, or null for message-level events and BCC deliveries. */
     recipient: text('recipient'),
     cause: jsonb('cause').$type<DeliveryCause>(),
+    /** For `opened` and `clicked`: the url (a click), user_agent and proxy (docs/api-decisions.md, "Opens and clicks"). */
+    engagement: jsonb('engagement'),
   },
   (t) => [index('events_email_idx').on(t.emailId, t.at, t.id)],
 );

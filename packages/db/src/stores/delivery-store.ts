@@ -8,7 +8,7 @@ import type { Database } from '../database';
  * that long is copied by the collector before it is old (docs/api-decisions.md, "Scheduling").
  * Messages claimed together share their sender's and domain's objects.
  */
-/** Opens and clicks of a message: its own `track`, else its domain's (docs/api-decisions.md, "Opens and clicks"). */
+/** Opens and clicks of a message, as intake decided them (docs/api-decisions.md, "Opens and clicks"). */
 export interface Tracking {
   opens: boolean;
   clicks: boolean;

@@ -185,9 +185,11 @@ export interface EmailEvent {
   /** A to/cc address, or null for message-level events and BCC deliveries. */
   recipient: string | null;
   cause: DeliveryCause | null;
+  /** For `opened` and `clicked` (docs/api-decisions.md, "Opens and clicks"). */
+  engagement: { url?: string; user_agent: string | null; proxy: string | null } | null;
 }
 
-export const toEmailEvent = (r: Row): EmailEvent => ({ type: r.type, at: r.at, recipient: r.recipient, cause: r.cause });
+export const toEmailEvent = (r: Row): EmailEvent => ({ type: r.type, at: r.at, recipient: r.recipient, cause: r.cause, engagement: r.engagement ?? null });
 
 export interface EmailAttachment {
   filename: string;
@@ -269,7 +271,7 @@ async function readHistory<A extends EmailAttempt>(
     db`
       select number, started_at, ended_at, outcome, recipients, bcc_recipients, tls, cause ${attemptColumns} from attempts
       where email_id = ${id} order by number, started_at`,
-    db`select type, at, recipient, cause from events where email_id = ${id} order by at, id`,
+    db`select type, at, recipient, cause, engagement from events where email_id = ${id} order by at, id`,
     db`select filename, content_type, content_id, size from attachments where email_id = ${id} order by position`,
   ]);
   return {

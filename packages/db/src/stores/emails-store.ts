@@ -14,13 +14,15 @@ export interface SendingIdentity {
   ownershipStatus: DomainRow['ownershipStatus'];
   dkimStatus: DomainRow['dkimStatus'];
   dmarcStatus: DomainRow['dmarcStatus'];
+  /** The domain's opens and clicks, for messages whose `track` leaves them to it (docs/api-decisions.md, "Opens and clicks"). */
+  tracking: { opens: boolean; clicks: boolean };
 }
 
 /** The account's active (not deleted) senders with these lower-cased addresses, with their domains' states. */
 export function sendingIdentitiesStatement(db: Database, accountId: string, emailKeys: string[]) {
   return db`
     select s.id as sender_id, s.email_key, s.email, s.display_name, s.configured_state,
-           d.id as domain_id, d.name as domain_name, d.ownership_status, d.dkim_status, d.dmarc_status
+           d.id as domain_id, d.name as domain_name, d.ownership_status, d.dkim_status, d.dmarc_status, d.tracking_opens, d.tracking_clicks
     from senders s join domains d on d.id = s.domain_id
     where s.account_id = ${accountId} and s.email_key = any(${emailKeys}::text[])
       and s.deleted_at is null and d.deleted_at is null`;
@@ -38,6 +40,7 @@ export const sendingIdentitiesFrom = (rows: readonly Row[]): SendingIdentity[] =
     ownershipStatus: r.ownership_status,
     dkimStatus: r.dkim_status,
     dmarcStatus: r.dmarc_status,
+    tracking: { opens: r.tracking_opens, clicks: r.tracking_clicks },
   }));
 
 export async function findSendingIdentities(db: Database, accountId: string, emailKeys: string[]): Promise<SendingIdentity[]> {
@@ -71,8 +74,14 @@ export interface AcceptedEmail {
   test: boolean;
   /** Each delivery carries the List-Unsubscribe headers, as a broadcast message's do (docs/api-decisions.md, "Unsubscribe"). */
   unsubscribe: boolean;
-  /** Opens and clicks asked for by the message (docs/api-decisions.md, "Opens and clicks"); null: the domain's setting. */
-  track: { opens: boolean | null; clicks: boolean | null };
+  /**
+   * Opens and clicks of the message (docs/api-decisions.md, "Opens and clicks"): its own `track`,
+   * else its domain's at acceptance; never for a test message. With clicks, `trackedLinks` are
+   * the HTML part's links (trackedLinks), kept after the body is dropped so that a click token's
+   * link index still names its URL; null otherwise.
+   */
+  track: { opens: boolean; clicks: boolean };
+  trackedLinks: string[] | null;
   /** When its deliveries are first owed an attempt: the scheduled instant, or acceptance. */
   dueAt: Date;
   /** `suppressed`: on the account's suppression list, so its delivery is created failed and never attempted. */

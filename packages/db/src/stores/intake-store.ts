@@ -78,8 +78,6 @@ export function admissionStatements(tx: Transaction, a: AdmittedEmails): Stateme
   ];
 }
 
-const nullableBoolean = (value: boolean | null): string | null => (value === null ? null : String(value));
-
 /** The messages themselves (queued) with their `queued` events, and their attachments. */
 function messageRowsStatements(tx: Transaction, accountId: string, now: Date, messages: readonly AcceptedEmail[]): Statement[] {
   const column = <T>(pick: (e: AcceptedEmail) => T) => messages.map(pick);
@@ -88,10 +86,10 @@ function messageRowsStatements(tx: Transaction, accountId: string, now: Date, me
       with new_emails as (
         insert into emails (id, account_id, sender_id, domain_id, from_email, from_name, type, subject, "to", cc, bcc_count,
                             text_body, html_body, message_id_header, reply_to, display_names, headers, tags, scheduled_at, template_id, template_version,
-                            test, unsubscribe, track_opens, track_clicks, status, created_at, updated_at)
+                            test, unsubscribe, track_opens, track_clicks, tracked_links, status, created_at, updated_at)
         select x.id, ${accountId}, x.sender_id, x.domain_id, x.from_email, x.from_name, x.type, x.subject, x."to"::jsonb, x.cc::jsonb,
                x.bcc_count, x.text_body, x.html_body, x.message_id_header, x.reply_to::jsonb, x.display_names::jsonb, x.headers::jsonb, x.tags::jsonb, x.scheduled_at,
-               x.template_id, x.template_version, x.test, x.unsubscribe, x.track_opens, x.track_clicks, 'queued', ${now}, ${now}
+               x.template_id, x.template_version, x.test, x.unsubscribe, x.track_opens, x.track_clicks, x.tracked_links::jsonb, 'queued', ${now}, ${now}
           from unnest(${column((e) => e.id)}::text[], ${column((e) => e.senderId)}::text[], ${column((e) => e.domainId)}::text[],
                       ${column((e) => e.fromEmail)}::text[], ${column((e) => e.fromName)}::text[], ${column((e) => e.type)}::text[],
                       ${column((e) => e.subject)}::text[], ${column((e) => JSON.stringify(e.to))}::text[], ${column((e) => JSON.stringify(e.cc))}::text[],
@@ -100,10 +98,10 @@ function messageRowsStatements(tx: Transaction, accountId: string, now: Date, me
                       ${column((e) => JSON.stringify(e.headers))}::text[], ${column((e) => JSON.stringify(e.tags))}::text[],
                       ${timestampsParam(column((e) => e.scheduledAt))}::text[]::timestamptz[], ${column((e) => e.template?.id ?? null)}::text[],
                       ${column((e) => e.template?.version ?? null)}::int[], ${column((e) => String(e.test))}::text[]::boolean[],
-                      ${column((e) => String(e.unsubscribe))}::text[]::boolean[], ${column((e) => nullableBoolean(e.track.opens))}::text[]::boolean[],
-                      ${column((e) => nullableBoolean(e.track.clicks))}::text[]::boolean[])
+                      ${column((e) => String(e.unsubscribe))}::text[]::boolean[], ${column((e) => String(e.track.opens))}::text[]::boolean[],
+                      ${column((e) => String(e.track.clicks))}::text[]::boolean[], ${column((e) => (e.trackedLinks ? JSON.stringify(e.trackedLinks) : null))}::text[])
                as x(id, sender_id, domain_id, from_email, from_name, type, subject, "to", cc, bcc_count, text_body, html_body, message_id_header,
-                    reply_to, display_names, headers, tags, scheduled_at, template_id, template_version, test, unsubscribe, track_opens, track_clicks)
+                    reply_to, display_names, headers, tags, scheduled_at, template_id, template_version, test, unsubscribe, track_opens, track_clicks, tracked_links)
         returning id
       )
       insert into events (email_id, type, at) select id, 'queued', ${now} from new_emails`,

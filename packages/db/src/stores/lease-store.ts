@@ -17,7 +17,7 @@ export interface Claim {
 function contextsStatement(tx: Transaction, emailIds: string[]) {
   return tx.sql`
     select e.id, e.account_id, e.from_email, e.from_name, e.created_at, e.test, e.type, e.unsubscribe,
-           coalesce(e.track_opens, d.tracking_opens) as track_opens, coalesce(e.track_clicks, d.tracking_clicks) as track_clicks, coalesce(st.egress_pool, a.egress_pool) as egress_pool, st.sending_status,
+           e.track_opens, e.track_clicks, coalesce(st.egress_pool, a.egress_pool) as egress_pool, st.sending_status,
            s.id as sender_id, s.email as sender_email, s.transport_security_policy, s.configured_state, s.deleted_at as sender_deleted_at,
            d.name as domain_name, d.deleted_at as domain_deleted_at, d.tracking_subdomain,
            d.ownership_status, d.dkim_status, d.dmarc_status, d.return_path_status

@@ -14,6 +14,8 @@ export interface DeliveryEvent {
   cause: DeliveryCause | null;
   attemptCount: number;
   at: Date;
+  /** For `email.opened` and `email.clicked`: the open's or click's details, recorded as the event's data. */
+  data?: unknown;
 }
 
 /**

@@ -27,6 +27,9 @@ export interface DeliveryRecord {
   complainedAt: Date | null;
   /** When its recipient unsubscribed through its List-Unsubscribe (docs/api-decisions.md, "Unsubscribe"). */
   unsubscribedAt: Date | null;
+  /** When its recipient's mail client first fetched the open pixel, and first followed a tracked link (docs/api-decisions.md, "Opens and clicks"). */
+  openedAt: Date | null;
+  clickedAt: Date | null;
   /** Set while an operator holds it (docs/api-decisions.md, "Queue operations"). */
   heldAt: Date | null;
 }
@@ -101,7 +104,22 @@ export interface Observation {
   observation: DeliveryObservation;
   delivery: string;
   at: Date;
+  /** For `opened` and `clicked`: what the request told (docs/api-decisions.md, "Opens and clicks"). */
+  engagement?: Engagement;
 }
+
+/**
+ * An open or a click as its request showed it: the link's original URL (a click), the user
+ * agent, and the image proxy it came through (detectImageProxy), shown in the event and its webhook.
+ */
+export interface Engagement {
+  url?: string;
+  userAgent: string | null;
+  proxy: ImageProxy | null;
+}
+
+/** The mail providers' image proxies an open is known to come through (detectImageProxy). */
+export type ImageProxy = 'apple_mpp' | 'gmail';
 
 /** What a decision makes of locked messages: the changes for the writer, and its answer to the caller. */
 export interface DeliveryChanges<T> {

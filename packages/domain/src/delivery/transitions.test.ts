@@ -61,7 +61,7 @@ describe('a reschedule', () => {
 });
 
 describe('observations', () => {
-  const accepted = { status: 'accepted' as const, delayReportedAt: null, complainedAt: null, unsubscribedAt: null };
+  const accepted = { status: 'accepted' as const, delayReportedAt: null, complainedAt: null, unsubscribedAt: null, openedAt: null, clickedAt: null };
 
   it('apply once each, in the statuses their rows name', () => {
     expect(isAllowedObservation('delayed', accepted)).toBe(true);
@@ -74,6 +74,14 @@ describe('observations', () => {
     expect(isAllowedObservation('unsubscribed', { ...accepted, complainedAt: new Date() })).toBe(true);
     expect(isAllowedObservation('unsubscribed', { ...accepted, unsubscribedAt: new Date() })).toBe(false);
     expect(isAllowedObservation('unsubscribed', { ...accepted, status: 'failed' })).toBe(false);
+    // Opens and clicks repeat: each is told, the first stamped.
+    for (const observation of ['opened', 'clicked'] as const) {
+      expect(isAllowedObservation(observation, accepted)).toBe(true);
+      expect(isAllowedObservation(observation, { ...accepted, status: 'bounced' })).toBe(true);
+      expect(isAllowedObservation(observation, { ...accepted, openedAt: new Date(), clickedAt: new Date() })).toBe(true);
+      expect(isAllowedObservation(observation, { ...accepted, status: 'sending' })).toBe(false);
+      expect(isAllowedObservation(observation, { ...accepted, status: 'failed' })).toBe(false);
+    }
   });
 
   it('stamp their field and bring their effects, never a suppression of a BCC recipient', () => {
@@ -94,6 +102,8 @@ describe('observations', () => {
       reputation: null,
     });
     expect(observationEffects('unsubscribed', { kind: 'bcc' })).toMatchObject({ suppression: null });
+    expect(observationEffects('opened', { kind: 'to' })).toEqual({ event: 'opened', stamp: 'openedAt', webhook: 'email.opened', suppression: null, reputation: null });
+    expect(observationEffects('clicked', { kind: 'cc' })).toEqual({ event: 'clicked', stamp: 'clickedAt', webhook: 'email.clicked', suppression: null, reputation: null });
   });
 });
 

@@ -52,9 +52,10 @@ export type TransitionReason =
 /**
  * Reports that add a fact to a delivery without changing its status: each applies once per
  * delivery. `unsubscribed`: its recipient used the message's List-Unsubscribe link or address
- * (docs/api-decisions.md, "Unsubscribe").
+ * (docs/api-decisions.md, "Unsubscribe"). `opened` and `clicked`: its recipient's mail client
+ * fetched the open pixel or followed a tracked link ("Opens and clicks"); these repeat.
  */
-export type DeliveryObservation = 'delayed' | 'complained' | 'unsubscribed';
+export type DeliveryObservation = 'delayed' | 'complained' | 'unsubscribed' | 'opened' | 'clicked';
 
 /**
  * Everything a reason does (docs/api-decisions.md, "Delivery", Transitions): the moves it
@@ -159,10 +160,12 @@ export function transitionEffects(
 
 /** Everything an observation does: where it applies, the fact it stamps, and its effects. */
 interface ObservationRow {
-  /** The statuses a delivery must be in for it to apply (and it applies once: while its stamp is unset). */
+  /** The statuses a delivery must be in for it to apply (and, unless it repeats, once: while its stamp is unset). */
   on: readonly DeliveryStatus[];
-  /** The delivery's field that records it. */
-  stamp: 'delayReportedAt' | 'complainedAt' | 'unsubscribedAt';
+  /** The delivery's field that records it: the first time, for one that repeats. */
+  stamp: 'delayReportedAt' | 'complainedAt' | 'unsubscribedAt' | 'openedAt' | 'clickedAt';
+  /** Each report of it is told and sent again (opens and clicks: each fetch is one). */
+  repeats: boolean;
   webhook: WebhookEventType | null;
   /** The suppression entry it adds for a to/cc recipient (never for a BCC one, whose entry would reveal the address). */
   suppression: Extract<SuppressionReason, 'complaint' | 'unsubscribed'> | null;
@@ -174,26 +177,30 @@ interface ObservationRow {
  * suppresses and counts. An unsubscribe comes from a message the recipient has (accepted, or
  * bounced by a DSN after acceptance, as a complaint may), is told, sent as `email.unsubscribed`
  * and suppresses, but counts nothing against the sender's reputation: it is the recipient's
- * wish, not a sign of abuse.
+ * wish, not a sign of abuse. An open or a click comes from a message the recipient has, likewise;
+ * each is told and sent (`email.opened`, `email.clicked`), the first one stamped; none
+ * suppresses or counts.
  */
 const OBSERVATIONS: Record<DeliveryObservation, ObservationRow> = {
-  delayed: { on: ['accepted'], stamp: 'delayReportedAt', webhook: null, suppression: null, reputation: null },
-  complained: { on: ['accepted', 'bounced'], stamp: 'complainedAt', webhook: 'email.complained', suppression: 'complaint', reputation: 'complaint' },
-  unsubscribed: { on: ['accepted', 'bounced'], stamp: 'unsubscribedAt', webhook: 'email.unsubscribed', suppression: 'unsubscribed', reputation: null },
+  delayed: { on: ['accepted'], stamp: 'delayReportedAt', repeats: false, webhook: null, suppression: null, reputation: null },
+  complained: { on: ['accepted', 'bounced'], stamp: 'complainedAt', repeats: false, webhook: 'email.complained', suppression: 'complaint', reputation: 'complaint' },
+  unsubscribed: { on: ['accepted', 'bounced'], stamp: 'unsubscribedAt', repeats: false, webhook: 'email.unsubscribed', suppression: 'unsubscribed', reputation: null },
+  opened: { on: ['accepted', 'bounced'], stamp: 'openedAt', repeats: true, webhook: 'email.opened', suppression: null, reputation: null },
+  clicked: { on: ['accepted', 'bounced'], stamp: 'clickedAt', repeats: true, webhook: 'email.clicked', suppression: null, reputation: null },
 };
 
 type ObservedDelivery = { status: DeliveryStatus } & Record<ObservationRow['stamp'], Date | null>;
 
-/** Whether a report may add `observation` to the delivery: in a status its row names, once. */
+/** Whether a report may add `observation` to the delivery: in a status its row names, once unless it repeats. */
 export function isAllowedObservation(observation: DeliveryObservation, delivery: ObservedDelivery): boolean {
   const row = OBSERVATIONS[observation];
-  return row.on.includes(delivery.status) && delivery[row.stamp] === null;
+  return row.on.includes(delivery.status) && (row.repeats || delivery[row.stamp] === null);
 }
 
 export interface ObservationEffects {
   /** The event recorded on the message's history: the observation's name. */
   event: DeliveryObservation;
-  /** The delivery's field set to the observation's time. */
+  /** The delivery's field set to the observation's time, when it is unset. */
   stamp: ObservationRow['stamp'];
   webhook: WebhookEventType | null;
   suppression: ObservationRow['suppression'];

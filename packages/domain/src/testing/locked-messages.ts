@@ -22,6 +22,8 @@ export function delivery(id: string, fields: Partial<DeliveryRecord> = {}): Deli
     delayReportedAt: null,
     complainedAt: null,
     unsubscribedAt: null,
+    openedAt: null,
+    clickedAt: null,
     heldAt: null,
     ...fields,
   };

@@ -1,6 +1,13 @@
 import { formatMailbox } from '../emails/from-address';
-import type { RecordedWebhookEvent } from './recorded-webhook-event';
+import { engagementOf, type RecordedWebhookEvent } from './recorded-webhook-event';
 import { carriesData, SENT_WEBHOOK_EVENT_TYPES, type SentWebhookEventType } from './webhook-events';
+
+/** An open's or a click's own fields: the user agent and image proxy, and a click's URL. */
+function engagementFields(event: RecordedWebhookEvent): object {
+  if (event.type !== 'email.opened' && event.type !== 'email.clicked') return {};
+  const { url, userAgent, proxy } = engagementOf(event);
+  return { ...(event.type === 'email.clicked' ? { url } : {}), user_agent: userAgent, proxy };
+}
 
 /** Section 11's body: `{type, timestamp, data}` (docs/api-decisions.md, "Webhooks"). */
 function defaultBody(event: RecordedWebhookEvent): object {
@@ -17,6 +24,7 @@ function defaultBody(event: RecordedWebhookEvent): object {
         subject: event.subject,
         tags: event.tags ?? {},
         test: event.test === true,
+        ...engagementFields(event),
       };
   return { type: event.type, timestamp: event.occurredAt.toISOString(), data };
 }

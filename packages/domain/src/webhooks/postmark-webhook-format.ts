@@ -2,7 +2,7 @@ import type { CauseCode } from '../delivery/causes';
 import { isHardBounce } from '../suppressions/suppression';
 import type { InboundAttachmentMeta } from '../inbound/inbound-message';
 import { headerValue, receivedEmail, splitMailbox } from './received-email-fields';
-import { causeSummary, type RecordedWebhookEvent } from './recorded-webhook-event';
+import { causeSummary, engagementOf, type RecordedWebhookEvent } from './recorded-webhook-event';
 import { attachmentsWithContent } from './webhook-attachment-content';
 import type { SentWebhookEventType } from './webhook-events';
 
@@ -138,6 +138,27 @@ const subscriptionChange = (event: RecordedWebhookEvent) => ({
 });
 
 /**
+ * An open or a click as Postmark's `Open` and `Click` records: the user agent as the service saw
+ * it; the client, OS and place Postmark derives from it are left empty, and `FirstOpen` is not
+ * known to the event (the delivery's `opened_at` is the first).
+ */
+const engagementRecord = (recordType: 'Open' | 'Click') => (event: RecordedWebhookEvent) => {
+  const { url, userAgent } = engagementOf(event);
+  return {
+    RecordType: recordType,
+    Recipient: event.recipient!,
+    ReceivedAt: event.occurredAt.toISOString(),
+    UserAgent: userAgent ?? '',
+    Platform: 'Unknown',
+    Client: { Name: '', Company: '', Family: '' },
+    OS: { Name: '', Company: '', Family: '' },
+    Geo: {},
+    ...(recordType === 'Click' ? { OriginalLink: url ?? '', ClickLocation: 'HTML' } : { ReadSeconds: 0 }),
+    ...common(event),
+  };
+};
+
+/**
  * Postmark's webhook payloads (docs/api-decisions.md, "Webhooks", the postmark format), as the
  * `postmark` package's `DeliveryWebhook`, `BounceWebhook`, `SpamComplaintWebhook`, `SubscriptionChangeWebhook` and `InboundWebhook` type them:
  * a deferral is a `Transient` bounce, as Postmark reports a delay. A type absent here is not
@@ -156,6 +177,8 @@ export const POSTMARK_WEBHOOK_SHAPES: Partial<Record<SentWebhookEventType, (even
   'email.failed': bounce('SoftBounce'),
   'email.complained': (event) => bounceRecord(event, 'SpamComplaint', 'SpamComplaint', true),
   'email.unsubscribed': subscriptionChange,
+  'email.opened': engagementRecord('Open'),
+  'email.clicked': engagementRecord('Click'),
   'email.received': inbound,
   'webhook.test': (event) => ({ RecordType: 'Test', Metadata: event.data, SentAt: event.occurredAt.toISOString() }),
 };

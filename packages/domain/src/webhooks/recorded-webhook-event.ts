@@ -48,3 +48,12 @@ export function causeSummary(event: RecordedWebhookEvent): string {
   const codes = [cause.smtp_code, cause.enhanced_status].filter((c) => c !== null).join(' ');
   return codes ? `${cause.code} (${codes})` : cause.code;
 }
+
+/**
+ * An open's or a click's details, as the outbox recorded them in the event's data (the API's
+ * names: docs/api-decisions.md, "Opens and clicks"); empty details for any other event.
+ */
+export function engagementOf(event: RecordedWebhookEvent): { url: string | null; userAgent: string | null; proxy: string | null } {
+  const data = (event.data ?? {}) as { url?: string; user_agent?: string | null; proxy?: string | null };
+  return { url: data.url ?? null, userAgent: data.user_agent ?? null, proxy: data.proxy ?? null };
+}

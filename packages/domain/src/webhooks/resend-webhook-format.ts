@@ -2,7 +2,7 @@ import type { CauseCode } from '../delivery/causes';
 import { formatMailbox } from '../emails/from-address';
 import { addressKey } from '../senders/sender-email';
 import { headerValue, receivedEmail } from './received-email-fields';
-import { causeSummary, type RecordedWebhookEvent } from './recorded-webhook-event';
+import { causeSummary, engagementOf, type RecordedWebhookEvent } from './recorded-webhook-event';
 import type { SentWebhookEventType } from './webhook-events';
 
 /** Resend's bounce `subType` for a cause (its SES-derived vocabulary); `General` for the rest. */
@@ -78,6 +78,12 @@ export const RESEND_WEBHOOK_SHAPES: Partial<Record<SentWebhookEventType, (event:
   'email.failed': email('email.failed', (event) => ({ failed: { reason: causeSummary(event) } })),
   'email.complained': email('email.complained'),
   'email.unsubscribed': suppressionAdded,
+  'email.opened': email('email.opened'),
+  // The service keeps no client address: ipAddress is empty.
+  'email.clicked': email('email.clicked', (event) => {
+    const { url, userAgent } = engagementOf(event);
+    return { click: { ipAddress: '', link: url ?? '', timestamp: event.occurredAt.toISOString(), userAgent: userAgent ?? '' } };
+  }),
   'email.received': received,
   'webhook.test': (event) => ({ type: 'webhook.test', created_at: event.occurredAt.toISOString(), data: event.data }),
 };

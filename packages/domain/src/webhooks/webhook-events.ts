@@ -10,6 +10,9 @@ export const WEBHOOK_EVENT_TYPES = [
   'email.complained',
   /** A recipient unsubscribed through the message's List-Unsubscribe (docs/api-decisions.md, "Unsubscribe"). */
   'email.unsubscribed',
+  /** A recipient's mail client fetched the open pixel, or followed a tracked link (docs/api-decisions.md, "Opens and clicks"). */
+  'email.opened',
+  'email.clicked',
   'domain.status_changed',
   'domain.dkim_rotation_pending',
   /** An account's sending status changed (docs/api-decisions.md, "Reputation"). */

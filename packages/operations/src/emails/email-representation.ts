@@ -62,11 +62,19 @@ export const emailDetailSchema = emailSummarySchema.extend({
       type: z.string().meta({
         description:
           '`queued`, then per recipient `sending`, `deferred`, `accepted`, `bounced`, `failed`; from the return path also ' +
-          '`bounced` after `accepted` (a DSN), `delayed` and `complained`; `unsubscribed` when the recipient used the List-Unsubscribe link or address.',
+          '`bounced` after `accepted` (a DSN), `delayed` and `complained`; `unsubscribed` when the recipient used the List-Unsubscribe link or address; ' +
+          '`opened` and `clicked` for each fetch of the open pixel and each tracked link followed (docs/api-decisions.md, "Opens and clicks").',
       }),
       at: timestamp,
       recipient: z.string().optional(),
       cause: causeSchema.optional(),
+      url: z.string().optional().meta({ description: '`clicked`: the original URL of the link.' }),
+      user_agent: z.string().nullable().optional().meta({ description: '`opened` and `clicked`: the mail client\'s user agent.' }),
+      proxy: z
+        .enum(['apple_mpp', 'gmail'])
+        .nullable()
+        .optional()
+        .meta({ description: '`opened` and `clicked`: the image proxy it came through: Apple Mail Privacy Protection\'s prefetch, or Gmail\'s image proxy.' }),
     }),
   ),
   attachments: z.array(z.object({ filename: z.string(), content_type: z.string(), size: z.number().int(), inline: z.boolean() })),
@@ -132,7 +140,15 @@ export function toEmailDetail(detail: EmailDetail): z.infer<typeof emailDetailSc
     })),
     events: detail.events.map((e) => {
       const eventCause = cause(e.cause);
-      return { type: e.type, at: iso(e.at), ...(isShown(e.recipient) ? { recipient: e.recipient } : {}), ...(eventCause ? { cause: eventCause } : {}) };
+      return {
+        type: e.type,
+        at: iso(e.at),
+        ...(isShown(e.recipient) ? { recipient: e.recipient } : {}),
+        ...(eventCause ? { cause: eventCause } : {}),
+        ...(e.engagement
+          ? { ...(e.engagement.url === undefined ? {} : { url: e.engagement.url }), user_agent: e.engagement.user_agent, proxy: e.engagement.proxy as 'apple_mpp' | 'gmail' | null }
+          : {}),
+      };
     }),
     attachments: detail.attachments.map((a) => ({ filename: a.filename, content_type: a.contentType, size: a.size, inline: a.contentId !== null })),
     timestamps: { created_at: iso(email.createdAt), updated_at: iso(email.updatedAt), completed_at: iso(email.completedAt) },

@@ -4,3 +4,4 @@ export * from './schedule';
 export * from './operator-moves';
 export * from './reports';
 export * from './unsubscribe';
+export * from './engagement';

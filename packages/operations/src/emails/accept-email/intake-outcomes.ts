@@ -1,5 +1,6 @@
 import type { AcceptedEmail, IdempotencyRecord, SendingIdentity, SuppressedRecipient } from '@mailer/db';
 import { addressKey, AppError, firstDueAt, isDomainReady, newId, sendingIdentityProblem, type Admission, type EmailDraft, type EmailType, type RateLimitHeaders } from '@mailer/domain';
+import { trackedLinks } from '@mailer/message';
 import type { DueMessage } from '@mailer/queue';
 
 /**
@@ -162,7 +163,7 @@ export function toAcceptedEmail(
     fromName: draft.from.displayName ?? identity.displayName,
     type: draft.type,
     unsubscribe: draft.unsubscribe,
-    track: draft.track,
+    ...messageTracking(draft, identity, test),
     subject: draft.subject,
     to: draft.recipients.to,
     cc: draft.recipients.cc,
@@ -181,4 +182,15 @@ export function toAcceptedEmail(
     recipients: draft.recipients.recipients.map((r) => ({ id: newId('delivery'), ...r, suppressed: suppressed(addressKey(r.address), draft.type) })),
     attachments: draft.attachments,
   };
+}
+
+/**
+ * Opens and clicks of an accepted message (docs/api-decisions.md, "Opens and clicks"): its own
+ * `track`, else its domain's now; a test message tracks nothing. With clicks, the links of its
+ * HTML part are kept with it, so that a click token's index names its URL once the body is gone.
+ */
+function messageTracking(draft: EmailDraft, identity: SendingIdentity, test: boolean): Pick<AcceptedEmail, 'track' | 'trackedLinks'> {
+  const opens = !test && (draft.track.opens ?? identity.tracking.opens);
+  const clicks = !test && draft.html !== null && (draft.track.clicks ?? identity.tracking.clicks);
+  return { track: { opens, clicks }, trackedLinks: clicks ? trackedLinks(draft.html!) : null };
 }

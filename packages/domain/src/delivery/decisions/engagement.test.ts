@@ -1,0 +1,29 @@
+import { recordEngagement } from './engagement';
+import { delivery, message } from '../../testing/locked-messages';
+
+const at = new Date('2026-12-02T12:00:00Z');
+const engagement = { userAgent: 'Mail', proxy: null };
+
+describe('an open or a click of the delivery its token names', () => {
+  it('is the observation of an accepted delivery, or of one bounced after acceptance, each time', () => {
+    const accepted = message([delivery('dlv_a', { status: 'accepted', openedAt: at }), delivery('dlv_b', { status: 'bounced' })]);
+    expect(recordEngagement(accepted, 'dlv_a', 'opened', at, engagement)).toEqual({
+      observations: [{ observation: 'opened', delivery: 'dlv_a', at, engagement }],
+      answer: { kind: 'recorded' },
+    });
+    const click = { ...engagement, url: 'https://shop.test/' };
+    expect(recordEngagement(accepted, 'dlv_b', 'clicked', at, click).observations).toEqual([{ observation: 'clicked', delivery: 'dlv_b', at, engagement: click }]);
+  });
+
+  it('records nothing of a delivery not accepted yet', () => {
+    for (const status of ['queued', 'sending', 'deferred', 'failed'] as const) {
+      expect(recordEngagement(message([delivery('dlv_a', { status })]), 'dlv_a', 'clicked', at, engagement)).toEqual({ answer: { kind: 'none', reason: 'not_delivered' } });
+    }
+  });
+
+  it('knows no BCC delivery, no test message and no delivery the message does not hold', () => {
+    expect(recordEngagement(message([delivery('dlv_a', { status: 'accepted', kind: 'bcc' })]), 'dlv_a', 'opened', at, engagement).answer).toEqual({ kind: 'none', reason: 'unknown' });
+    expect(recordEngagement(message([delivery('dlv_a', { status: 'accepted' })], { test: true }), 'dlv_a', 'opened', at, engagement).answer).toEqual({ kind: 'none', reason: 'unknown' });
+    expect(recordEngagement(undefined, 'dlv_a', 'opened', at, engagement).answer).toEqual({ kind: 'none', reason: 'unknown' });
+  });
+});
