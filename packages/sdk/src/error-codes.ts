@@ -22,7 +22,6 @@ export const API_ERROR_CODES = [
   "invalid_json",
   "invalid_query",
   "message_too_large",
-  "not_found",
   "operator_token_not_configured",
   "payload_too_large",
   "plan_limit_exceeded",

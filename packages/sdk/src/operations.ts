@@ -220,13 +220,5 @@ export const OPERATIONS = {
   "getDocsScript": {
     "method": "GET",
     "path": "/docs/redoc.standalone.js"
-  },
-  "openPixel": {
-    "method": "GET",
-    "path": "/o/{token}"
-  },
-  "followLink": {
-    "method": "GET",
-    "path": "/c/{token}"
   }
 } as const satisfies Record<keyof operations, { method: string; path: string; idempotencyKey?: true }>;
