@@ -43,7 +43,7 @@ describe('webhook endpoints over the API', () => {
       expect(res.status).toBe(422);
       expect(res.body.error.details[0].path).toBe('url');
     }
-    const res = await call('post', '/v1/webhooks', { url: 'https://hooks.example.com/x', events: ['email.accepted', 'email.opened'] });
+    const res = await call('post', '/v1/webhooks', { url: 'https://hooks.example.com/x', events: ['email.accepted', 'email.viewed'] });
     expect(res.status).toBe(422);
     expect(res.body.error.details[0]).toEqual({ path: 'events[1]', message: `must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}` });
   });
