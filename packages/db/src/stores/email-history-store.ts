@@ -25,6 +25,8 @@ export interface EmailSummary {
   completedAt: Date | null;
   /** Sent with the account's test key (docs/api-decisions.md, "Test mode"). */
   test: boolean;
+  /** Opens and clicks as decided at intake (docs/api-decisions.md, "Opens and clicks"). */
+  track: { opens: boolean; clicks: boolean };
   /** The template version it was rendered from (docs/api-decisions.md, "Templates"), or null. */
   template: { id: string; version: number } | null;
 }
@@ -40,7 +42,7 @@ export interface EmailOwner {
 
 const summaryColumns = (db: Queryable) => db`
   id, status, type, unsubscribe, from_email, from_name, "to", cc, bcc_count, subject, tags, reply_to, scheduled_at, cause, created_at, updated_at, completed_at, test,
-  template_id, template_version`;
+  track_opens, track_clicks, template_id, template_version`;
 
 export function toEmailSummary(r: Row): EmailSummary {
   return {
@@ -62,6 +64,7 @@ export function toEmailSummary(r: Row): EmailSummary {
     updatedAt: r.updated_at,
     completedAt: r.completed_at,
     test: r.test,
+    track: { opens: r.track_opens, clicks: r.track_clicks },
     template: r.template_id === null ? null : { id: r.template_id, version: r.template_version },
   };
 }

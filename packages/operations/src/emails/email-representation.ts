@@ -20,6 +20,12 @@ export const emailSummarySchema = z.object({
   status,
   type: z.enum(EMAIL_TYPES).meta({ description: 'The stream: `transactional` or `broadcast`.' }),
   unsubscribe: z.boolean().meta({ description: 'Sent with `unsubscribe: true`: its deliveries carry the List-Unsubscribe headers (a broadcast message always does).' }),
+  track: z
+    .object({ opens: z.boolean(), clicks: z.boolean() })
+    .meta({
+      description:
+        "Opens and clicks as decided at intake: the request's `track`, else the domain's `tracking` then; both false for a test message, `clicks` false without an HTML part.",
+    }),
   from: z.string().meta({ description: '`Display Name <address>` when the From header has a display name, else the address.' }),
   to: z.array(z.string()),
   cc: z.array(z.string()),
@@ -93,6 +99,7 @@ export function toEmailSummary(email: EmailSummary): z.infer<typeof emailSummary
     status: email.status,
     type: email.type,
     unsubscribe: email.unsubscribe,
+    track: email.track,
     from: formatMailbox(email.fromEmail, email.fromName),
     to: email.to,
     cc: email.cc,

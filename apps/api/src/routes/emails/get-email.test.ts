@@ -65,6 +65,7 @@ describe('GET /v1/emails/{id}', () => {
       status: 'deferred',
       type: 'transactional',
       unsubscribe: false,
+      track: { opens: false, clicks: false },
       from: 'Acme <hello@acme.test>',
       to: ['ann@example.test'],
       cc: ['cc@example.test'],

@@ -54,6 +54,17 @@ describe('sending through the Postmark client', () => {
     const details = await client.getOutboundMessageDetails(sent.MessageID);
     expect(details).toMatchObject({ MessageID: sent.MessageID, Tag: 'welcome', Metadata: { order: '42' }, TextBody: null, HtmlBody: null, Bcc: [] });
     expect(details.To.map((r) => r.Email)).toEqual(['ann@example.test', 'jo@example.test']);
+    expect(details).toMatchObject({ TrackOpens: false, TrackLinks: 'None' });
+    expect(v1.body.track).toEqual({ opens: false, clicks: false });
+  });
+
+  it('tracks as TrackOpens and TrackLinks ask, and shows it back', async () => {
+    const sent = await client.sendEmail({ From: from(), To: 'ann@example.test', Subject: 'Tracked', HtmlBody: '<a href="https://acme.test/">Go</a>', TrackOpens: true, TrackLinks: 'HtmlAndText' as never });
+    expect(sent.ErrorCode).toBe(0);
+    expect((await acme.get(`/v1/emails/${sent.MessageID}`)).body.track).toEqual({ opens: true, clicks: true });
+    expect(await client.getOutboundMessageDetails(sent.MessageID)).toMatchObject({ TrackOpens: true, TrackLinks: 'HtmlOnly' });
+    const textOnly = await client.sendEmail({ From: from(), To: 'ann@example.test', Subject: 'Tracked', HtmlBody: '<a href="https://acme.test/">Go</a>', TrackLinks: 'TextOnly' as never });
+    expect((await client.getOutboundMessageDetails(textOnly.MessageID)).TrackLinks).toBe('None');
   });
 
   it('sends on the broadcast stream with MessageStream broadcast, and shows each message on its stream', async () => {

@@ -20,8 +20,8 @@ export const postmarkMessageSchema = z
     Attachments: z.array(z.string()),
     ReceivedAt: z.string().meta({ format: 'date-time' }),
     Status: z.enum(['Queued', 'Sent', 'Processed']).meta({ description: 'Queued until every delivery is terminal; Sent when all were accepted; Processed otherwise.' }),
-    TrackOpens: z.literal(false),
-    TrackLinks: z.literal('None'),
+    TrackOpens: z.boolean().meta({ description: "/v1's `track.opens`." }),
+    TrackLinks: z.enum(['None', 'HtmlOnly']).meta({ description: "/v1's `track.clicks`: only the HTML part's links are rewritten." }),
     Sandboxed: z.boolean().meta({ description: 'Sent with the test key.' }),
   })
   .meta({ id: 'PostmarkOutboundMessage' });
@@ -61,8 +61,8 @@ export function toPostmarkMessage(email: EmailSummary): z.infer<typeof postmarkM
     Attachments: [],
     ReceivedAt: iso(email.createdAt),
     Status: status(email),
-    TrackOpens: false,
-    TrackLinks: 'None',
+    TrackOpens: email.track.opens,
+    TrackLinks: email.track.clicks ? 'HtmlOnly' : 'None',
     Sandboxed: email.test,
   };
 }
