@@ -27,6 +27,8 @@ export {
 export { listDestinations, type ListedDestination } from './destinations/list-destinations';
 export { redeliverWebhookDelivery } from './webhooks/redeliver-webhook-delivery';
 export { createDomain } from './domains/create-domain';
+export { changeDomainSettings, type DomainSettingsChange } from './domains/change-domain-settings';
+export { domainNotFound } from './domains/domain-not-found';
 export { addSender } from './senders/add-sender';
 export { accountView, accountViewSchema, type AccountView } from './accounts/account-view';
 export { logConfigWarnings } from './startup/config-warnings';

@@ -1051,6 +1051,11 @@ export interface components {
             type: "transactional" | "broadcast";
             /** @description Sent with `unsubscribe: true`: its deliveries carry the List-Unsubscribe headers (a broadcast message always does). */
             unsubscribe: boolean;
+            /** @description Opens and clicks as decided at intake: the request's `track`, else the domain's `tracking` then; both false for a test message, `clicks` false without an HTML part. */
+            track: {
+                opens: boolean;
+                clicks: boolean;
+            };
             /** @description `Display Name <address>` when the From header has a display name, else the address. */
             from: string;
             to: string[];
@@ -1085,6 +1090,11 @@ export interface components {
             type: "transactional" | "broadcast";
             /** @description Sent with `unsubscribe: true`: its deliveries carry the List-Unsubscribe headers (a broadcast message always does). */
             unsubscribe: boolean;
+            /** @description Opens and clicks as decided at intake: the request's `track`, else the domain's `tracking` then; both false for a test message, `clicks` false without an HTML part. */
+            track: {
+                opens: boolean;
+                clicks: boolean;
+            };
             /** @description `Display Name <address>` when the From header has a display name, else the address. */
             from: string;
             to: string[];

@@ -293,6 +293,7 @@ describe('every answer conforms to /openapi.json', () => {
     conforms(await admin(api.http.get('/resend/domains')), 'get', '/resend/domains');
     conforms(await admin(api.http.get(`/resend/domains/${domain.body.id}`)), 'get', '/resend/domains/{id}');
     conforms(await admin(api.http.post(`/resend/domains/${domain.body.id}/verify`)), 'post', '/resend/domains/{id}/verify');
+    conforms(await admin(api.http.patch(`/resend/domains/${domain.body.id}`)).send({ open_tracking: true }), 'patch', '/resend/domains/{id}');
     conforms(await admin(api.http.delete(`/resend/domains/${domain.body.id}`)), 'delete', '/resend/domains/{id}');
     conforms(await admin(api.http.get(`/resend/domains/${domain.body.id}`)), 'get', '/resend/domains/{id}');
 

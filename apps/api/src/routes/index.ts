@@ -68,6 +68,7 @@ import { resendRescheduleEmailRoute } from './resend/reschedule-email';
 import { resendCreateDomainRoute } from './resend/create-domain';
 import { resendListDomainsRoute } from './resend/list-domains';
 import { resendGetDomainRoute } from './resend/get-domain';
+import { resendUpdateDomainRoute } from './resend/update-domain';
 import { resendDeleteDomainRoute } from './resend/delete-domain';
 import { resendVerifyDomainRoute } from './resend/verify-domain';
 import { postmarkSendEmailRoute } from './postmark/send-email';
@@ -137,6 +138,7 @@ export const apiRoutes: RouteDefinition[] = [
   resendCreateDomainRoute,
   resendListDomainsRoute,
   resendGetDomainRoute,
+  resendUpdateDomainRoute,
   resendDeleteDomainRoute,
   resendVerifyDomainRoute,
   postmarkSendEmailRoute,

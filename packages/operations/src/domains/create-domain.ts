@@ -1,6 +1,7 @@
 import { findActiveDomainKeys, findDomainQuota, findDomainView, insertDomain, type Database, type DomainQuota, type NewDkimKey } from '@mailer/db';
 import { AppError, decideDomainCreation, newId, newOwnershipToken } from '@mailer/domain';
 import { newSealedDkimKeys } from './dkim-keys';
+import { domainNotFound } from './domain-not-found';
 import { serializeDomain, type DomainRepresentation } from './domain-representation';
 
 /** Enough for a conflicting domain to be deleted between our look-up and our insert, and then some. */
@@ -29,7 +30,7 @@ export async function createDomain(
     switch (decision.kind) {
       case 'natural_retry': {
         const existing = await findDomainView(db, accountId, decision.id);
-        if (!existing) throw new AppError('domain_not_found', 'No domain with this id exists in this account.');
+        if (!existing) throw domainNotFound();
         return { created: false, domain: serializeDomain(existing) };
       }
       case 'name_taken':

@@ -5,8 +5,6 @@ export {
   findDomain,
   findDomainView,
   listDomains,
-  updateDomainSettings,
-  type DomainSettings,
   type DomainRow,
   type DomainView,
 } from '@mailer/db';

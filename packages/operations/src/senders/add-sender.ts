@@ -1,5 +1,6 @@
 import { createSender, type Database, type DomainRow, type SenderRecord } from '@mailer/db';
 import { AppError, mailboxBelongsTo, validationError, type Mailbox, type TransportSecurityPolicy } from '@mailer/domain';
+import { domainNotFound } from '../domains/domain-not-found';
 
 /**
  * Creates a sender identity under the account's domain (POST /v1/domains/{id}/senders and the
@@ -24,7 +25,7 @@ export async function addSender(
     transportSecurityPolicy: input.transportSecurityPolicy,
     now,
   });
-  if (result.outcome === 'domain_gone') throw new AppError('domain_not_found', 'No domain with this id exists in this account.');
+  if (result.outcome === 'domain_gone') throw domainNotFound();
   if (result.outcome === 'already_exists') {
     throw new AppError('sender_already_exists', `An active sender ${input.email.address} already exists under this domain.`, {
       details: [{ path: 'email', message: 'already an active sender of this domain' }],

@@ -1,8 +1,8 @@
 import { DEFAULT_TRANSPORT_SECURITY_POLICY, normalizeDomainName, PROVIDER_REQUIREMENTS, TRANSPORT_SECURITY_POLICIES, validationError } from '@mailer/domain';
-import { addSender, checkDomainDns, createDomain, domainCompliance, listDomains, listSenders, serializeDomain } from '@mailer/operations';
+import { addSender, checkDomainDns, createDomain, domainCompliance, domainNotFound, listDomains, listSenders, serializeDomain } from '@mailer/operations';
 import { validateBody } from '../../http/route';
 import { domainDnsRecords } from '../../routes/domains/domain-dns-records';
-import { domainNotFound, requireDomain, requireDomainView } from '../../routes/domains/domain-lookup';
+import { requireDomain, requireDomainView } from '../../routes/domains/domain-lookup';
 import { createSenderBodySchema } from '../../routes/senders/create-sender.schema';
 import { field, type ConsoleRoute } from '../console-route';
 import { html } from '../html';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { checkDomainDns, domainSchema, serializeDomain } from '@mailer/operations';
+import { checkDomainDns, domainNotFound, domainSchema, serializeDomain } from '@mailer/operations';
 import { defineRoute } from '../../http/route';
-import { domainNotFound, requireDomain } from './domain-lookup';
+import { requireDomain } from './domain-lookup';
 import { sendJson } from '../../http/respond';
 
 export const checkDomainDnsRoute = defineRoute({

@@ -1,6 +1,7 @@
 import { AppError } from '@mailer/domain';
 import {
   deleteDomain,
+  domainNotFound,
   findDomain,
   findDomainView,
   type Database,
@@ -9,7 +10,6 @@ import {
   type DomainView,
 } from '@mailer/operations';
 
-export const domainNotFound = () => new AppError('domain_not_found', 'No domain with this id exists in this account.');
 
 /** The caller's active domain, or 404 domain_not_found for a malformed, unknown, deleted or foreign id. */
 export async function requireDomain(db: Queryable, accountId: string, id: string): Promise<DomainRow> {

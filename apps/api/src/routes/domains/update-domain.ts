@@ -1,8 +1,7 @@
-import { isSubdomainOf, validationError } from '@mailer/domain';
-import { domainSchema, serializeDomain, updateDomainSettings } from '@mailer/operations';
+import { changeDomainSettings, domainSchema, serializeDomain } from '@mailer/operations';
 import { defineRoute } from '../../http/route';
 import { sendJson } from '../../http/respond';
-import { domainNotFound, requireDomain, requireDomainView } from './domain-lookup';
+import { requireDomain, requireDomainView } from './domain-lookup';
 import { updateDomainBodySchema } from './update-domain.schema';
 
 export const updateDomainRoute = defineRoute({
@@ -25,24 +24,8 @@ export const updateDomainRoute = defineRoute({
   responses: { 200: { description: 'The domain as it now is.', schema: domainSchema } },
   async handle({ res, deps, key, params, body }) {
     const domain = await requireDomain(deps.db, key.accountId, params.id!);
-    const changes = body();
-    const receivingSubdomain = changes.receiving_subdomain === undefined ? domain.receivingSubdomain : changes.receiving_subdomain;
-    if (receivingSubdomain !== null && !isSubdomainOf(receivingSubdomain, domain.name)) {
-      throw validationError([{ path: 'receiving_subdomain', message: `must be a subdomain of ${domain.name}` }]);
-    }
-    const updated = await updateDomainSettings(
-      deps.db,
-      domain,
-      {
-        receivingEnabled: changes.receiving ?? domain.receivingEnabled,
-        receivingSubdomain,
-        trackingOpens: changes.tracking?.opens ?? domain.trackingOpens,
-        trackingClicks: changes.tracking?.clicks ?? domain.trackingClicks,
-        trackingSubdomain: changes.tracking?.subdomain ?? domain.trackingSubdomain,
-      },
-      deps.now(),
-    );
-    if (!updated) throw domainNotFound();
+    const { receiving, receiving_subdomain: receivingSubdomain, tracking } = body();
+    await changeDomainSettings(deps.db, domain, { receiving, receivingSubdomain, tracking }, deps.now());
     sendJson(res, 200, serializeDomain(await requireDomainView(deps.db, key.accountId, domain.id)));
   },
 });

@@ -1,11 +1,11 @@
-import { createDomain } from '@mailer/operations';
+import { changeDomainSettings, createDomain, serializeDomain } from '@mailer/operations';
 import { defineRoute } from '../../http/route';
 import { sendJson } from '../../http/respond';
-import { requireDomain } from '../domains/domain-lookup';
+import { requireDomain, requireDomainView } from '../domains/domain-lookup';
 import { domainDnsRecords } from '../domains/domain-dns-records';
 import { resendDialect } from './resend-dialect';
 import { resendDomainSchema, toResendDomain } from './resend-domain.representation';
-import { resendCreateDomainBodySchema } from './create-domain.schema';
+import { resendCreateDomainBodySchema, trackingChange } from './resend-domain.schema';
 
 export const resendCreateDomainRoute = defineRoute({
   tag: 'resend',
@@ -19,8 +19,11 @@ export const resendCreateDomainRoute = defineRoute({
   body: resendCreateDomainBodySchema,
   responses: { 200: { description: 'Created (or the existing domain of this name, as /v1 retries).', schema: resendDomainSchema } },
   async handle({ res, deps, key, body }) {
-    const outcome = await createDomain(deps.db, deps.config.encryptionKey, key.accountId, { name: body().name, externalId: null }, deps.now);
-    const records = (await domainDnsRecords(deps, await requireDomain(deps.db, key.accountId, outcome.domain.id))).records;
-    sendJson(res, 200, toResendDomain(outcome.domain, records));
+    const request = body();
+    const outcome = await createDomain(deps.db, deps.config.encryptionKey, key.accountId, { name: request.name, externalId: null }, deps.now);
+    // A retry of the same create asks for the same settings, so they apply to an existing domain too.
+    await changeDomainSettings(deps.db, await requireDomain(deps.db, key.accountId, outcome.domain.id), trackingChange(request), deps.now());
+    const view = await requireDomainView(deps.db, key.accountId, outcome.domain.id);
+    sendJson(res, 200, toResendDomain(serializeDomain(view), (await domainDnsRecords(deps, view)).records));
   },
 });

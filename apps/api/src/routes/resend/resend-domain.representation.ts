@@ -23,9 +23,15 @@ export const resendDomainSchema = z
     status: z.enum(STATUSES).meta({ description: '`verified` when the /v1 domain is ready.' }),
     region: z.null().meta({ description: 'The service has no regions.' }),
     created_at: timestampSchema,
+    open_tracking: z.boolean().meta({ description: "/v1's `tracking.opens`." }),
+    click_tracking: z.boolean().meta({ description: "/v1's `tracking.clicks`." }),
+    tracking_subdomain: z.string().meta({ description: "/v1's `tracking.subdomain`: the tracking host is `<tracking_subdomain>.<name>`." }),
     records: z.array(record).optional().meta({ description: 'On create and get: the records of GET /v1/domains/{id}/dns.' }),
   })
   .meta({ id: 'ResendDomain' });
+
+/** What Resend's update and verify answer. */
+export const resendDomainRefSchema = z.object({ object: z.literal('domain'), id: z.string() }).meta({ id: 'ResendDomainRef' });
 
 type Component = keyof Pick<DomainRepresentation, 'ownership' | 'dkim' | 'dkim_ed25519' | 'dmarc' | 'return_path' | 'receiving' | 'tracking'>;
 const RECORDS: Record<DnsRecordInstruction['purpose'], { record: string; component: Component }> = {
@@ -56,6 +62,9 @@ export function toResendDomain(domain: DomainRepresentation, records?: DnsRecord
     status: status(domain),
     region: null,
     created_at: domain.created_at,
+    open_tracking: domain.tracking.opens,
+    click_tracking: domain.tracking.clicks,
+    tracking_subdomain: domain.tracking.subdomain,
     ...(records
       ? {
           records: records.map((r) => {

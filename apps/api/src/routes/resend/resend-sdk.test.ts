@@ -148,6 +148,27 @@ describe('domains through the Resend SDK', () => {
     const region = await admin.domains.create({ name: 'other.test', region: 'eu-west-1' });
     expect(region.error!.message).toContain('region');
   });
+
+  it('turns opens and clicks on at create and with update, as /v1 tracking, and refuses what it does not do', async () => {
+    const admin = new Resend(acme.management_key, { baseUrl });
+    const created = await admin.domains.create({ name: 'tracked-resend.test', openTracking: true, trackingSubdomain: 'Links' });
+    expect(created.error).toBeNull();
+    expect(created.data).toMatchObject({ open_tracking: true, click_tracking: false, tracking_subdomain: 'links' });
+    expect(created.data!.records).toContainEqual(expect.objectContaining({ record: 'Tracking', type: 'CNAME', name: 'links.tracked-resend.test' }));
+    const id = created.data!.id;
+    expect((await admin.domains.update({ id, clickTracking: true, openTracking: false })).data).toEqual({ object: 'domain', id });
+    const v1 = await api.http.get(`/v1/domains/${id}`).set('Authorization', `Bearer ${acme.management_key}`);
+    expect(v1.body.tracking).toMatchObject({ opens: false, clicks: true, subdomain: 'links', status: 'not_checked' });
+    expect((await admin.domains.get(id)).data).toMatchObject({ open_tracking: false, click_tracking: true, tracking_subdomain: 'links' });
+
+    const tls = await admin.domains.update({ id, tls: 'enforced' });
+    expect(tls.error).toMatchObject({ statusCode: 422 });
+    expect(tls.error!.message).toContain('tls');
+    const label = await admin.domains.update({ id, trackingSubdomain: 'a.b' });
+    expect(label.error!.message).toContain('tracking_subdomain');
+    expect((await admin.domains.get(id)).data).toMatchObject({ click_tracking: true, tracking_subdomain: 'links' });
+    expect((await admin.domains.update({ id: 'dom_unknown', openTracking: true })).error).toMatchObject({ name: 'not_found' });
+  });
 });
 
 describe('templates through the Resend SDK', () => {
