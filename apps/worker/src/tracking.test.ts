@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { simpleParser } from 'mailparser';
 import { startTestApi, type TestApi } from '@mailer/api/testing';
 import { trackedLinks } from '@mailer/message';
+import { purgeExpired } from '@mailer/operations';
 import { insertReadyDomain, insertSender, startTestSmtpServer, startWebhookReceiver, type TestSmtpServer, type WebhookReceiver } from '@mailer/testing';
 import { startWorkerHarness, type WorkerHarness } from './testing/worker-harness';
 import { verifyDkim } from './testing/verify-dkim';
@@ -148,5 +149,25 @@ describe('a message of a domain that tracks opens and clicks', () => {
       expect(answer.status).toBe(404);
       expect(answer.headers.location).toBeUndefined();
     }
+  });
+
+  // Last: retention deletes the message.
+  it('still follows a link once retention deleted the message, recording nothing, until its tokens expire', async () => {
+    const [sale] = trackedLinks(byRecipient.get('ann@readers.test')!.html).map((url) => new URL(url).pathname);
+    const clicks = async () => (await api.deps.db`select count(*)::int as n from events where email_id = ${emailId} and type = 'clicked'`)[0]!.n as number;
+    const before = await clicks();
+    const retention = { retentionDays: 30, usageWindowMs: 0, batchSize: 100 };
+    const purged = await purgeExpired(api.deps.db, { ...retention, now: new Date(Date.now() + 31 * 86_400_000) });
+    expect(purged.emails).toBeGreaterThanOrEqual(1);
+    expect((await api.http.get(`/v1/emails/${emailId}`).set('Authorization', auth)).status).toBe(404);
+
+    const followed = await api.http.get(sale!);
+    expect(followed.status).toBe(302);
+    expect(followed.headers.location).toBe('https://shop.test/sale?from=mail&x=1');
+    expect(before).toBeGreaterThan(0);
+    expect(await clicks()).toBe(0);
+
+    await purgeExpired(api.deps.db, { ...retention, now: new Date(Date.now() + 62 * 86_400_000) });
+    expect((await api.http.get(sale!)).status).toBe(404);
   });
 });

@@ -18,6 +18,6 @@ export async function purgeExpiredData(deps: Pick<WorkerDependencies, 'db' | 'co
     usageWindowMs: USAGE_KEPT_MS,
     batchSize: BATCH_SIZE,
   });
-  if (result.emails + result.webhookDeliveries + result.idempotencyKeys + result.usageRows + result.inboundEmails > 0) deps.logger.info('retention pass deleted expired data', { ...result });
+  if (result.emails + result.webhookDeliveries + result.idempotencyKeys + result.usageRows + result.inboundEmails + result.retiredTrackedLinks > 0) deps.logger.info('retention pass deleted expired data', { ...result });
   return result;
 }

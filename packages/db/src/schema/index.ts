@@ -10,3 +10,4 @@ export * from './egress';
 export * from './reputation';
 export * from './templates';
 export * from './inbound';
+export * from './tracking';

@@ -10,6 +10,12 @@ export async function findTrackedDelivery(db: Database, deliveryId: string): Pro
   return row && { emailId: row.email_id as string, trackedLinks: row.tracked_links as string[] | null };
 }
 
+/** The links of a tracked delivery whose message retention deleted, until its click tokens expire (retired_tracked_links). */
+export async function findRetiredTrackedLinks(db: Database, deliveryId: string, now: Date): Promise<string[] | undefined> {
+  const [row] = await db`select links from retired_tracked_links where delivery_id = ${deliveryId} and expires_at > ${now}`;
+  return row?.links as string[] | undefined;
+}
+
 /**
  * Records an open or a click of the delivery, in one transaction (recordEngagement,
  * docs/api-decisions.md, "Opens and clicks"): the event, the webhook and the first one's stamp.

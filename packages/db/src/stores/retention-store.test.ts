@@ -56,7 +56,7 @@ describe('purgeExpired', () => {
     await message('em_queued', 'queued', ago(90 * DAY));
 
     // Five in batches of two: the last batch, short, ends it.
-    expect(await purgeExpired(database.db, policy)).toEqual({ emails: 5, webhookDeliveries: 0, idempotencyKeys: 0, usageRows: 0, inboundEmails: 0 });
+    expect(await purgeExpired(database.db, policy)).toEqual({ emails: 5, webhookDeliveries: 0, idempotencyKeys: 0, usageRows: 0, inboundEmails: 0, retiredTrackedLinks: 0 });
     const all = [...expired, 'em_at_cutoff', 'em_owed', 'em_queued'];
     for (const table of ['emails', 'deliveries', 'attempts', 'events'] as const) expect(await remaining(table, all)).toEqual(['em_at_cutoff', 'em_owed', 'em_queued']);
     expect((await purgeExpired(database.db, policy)).emails).toBe(0);
@@ -97,9 +97,32 @@ describe('purgeExpired', () => {
     await inbound('inb_old', ago(30 * DAY + 1));
     await inbound('inb_at_cutoff', cutoff);
 
-    expect(await purgeExpired(database.db, policy)).toEqual({ emails: 0, webhookDeliveries: 0, idempotencyKeys: 2, usageRows: 1, inboundEmails: 1 });
+    expect(await purgeExpired(database.db, policy)).toEqual({ emails: 0, webhookDeliveries: 0, idempotencyKeys: 2, usageRows: 1, inboundEmails: 1, retiredTrackedLinks: 0 });
     expect((await db`select key from idempotency_keys where account_id = ${accountId}`).map((r) => r.key)).toEqual(['live']);
     expect((await db`select email_id from recipient_usage where account_id = ${accountId} order by cumulative`).map((r) => r.email_id)).toEqual(['em_u2', 'em_u3']);
     expect((await db`select id from inbound_emails where account_id = ${accountId}`).map((r) => r.id)).toEqual(['inb_at_cutoff']);
+  });
+
+  it("keeps a deleted tracked message's links for each to/cc delivery until its click tokens expire", async () => {
+    const { db } = database;
+    const tracked = async (id: string, completedAt: Date) => {
+      await message(id, 'accepted', ago(40 * DAY));
+      await db`update emails set track_clicks = true, tracked_links = '["https://acme.test/a"]'::jsonb, completed_at = ${completedAt} where id = ${id}`;
+      await db`
+        insert into deliveries (id, email_id, account_id, recipient, recipient_domain, kind, status, attempt_count, next_attempt_at, created_at, updated_at)
+        values (${`dlv_bcc_${id}`}, ${id}, ${accountId}, 'b@example.test', 'example.test', 'bcc', 'accepted', 1, ${now}, ${now}, ${now})`;
+    };
+    await tracked('em_tracked', ago(35 * DAY));
+    // Its tokens, issued by the day it completed, have all expired: nothing to keep.
+    await tracked('em_tracked_long_ago', ago(61 * DAY));
+
+    expect((await purgeExpired(database.db, policy)).emails).toBe(2);
+    const kept = await db`select delivery_id, links, expires_at from retired_tracked_links`;
+    expect(kept).toEqual([{ delivery_id: 'dlv_em_tracked', links: ['https://acme.test/a'], expires_at: new Date(ago(35 * DAY).getTime() + 61 * DAY) }]);
+
+    const expiry = kept[0]!.expires_at as Date;
+    expect((await purgeExpired(database.db, { ...policy, now: new Date(expiry.getTime() - 1) })).retiredTrackedLinks).toBe(0);
+    expect((await purgeExpired(database.db, { ...policy, now: expiry })).retiredTrackedLinks).toBe(1);
+    expect(await db`select delivery_id from retired_tracked_links`).toEqual([]);
   });
 });

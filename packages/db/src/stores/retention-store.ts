@@ -1,4 +1,4 @@
-import { TERMINAL_STATUSES } from '@mailer/domain';
+import { LINK_TOKEN_VALID_DAYS, TERMINAL_STATUSES } from '@mailer/domain';
 import { booleansParam, type Database } from '../database';
 import { lockMessages } from '../deliveries/locked-messages';
 import { inTransaction } from '../transaction';
@@ -20,7 +20,15 @@ export interface RetentionResult {
   usageRows: number;
   /** Received messages (docs/api-decisions.md, "Inbound mail"), raw bytes included. */
   inboundEmails: number;
+  /** The links of deleted tracked messages whose every click token has expired ("Opens and clicks"). */
+  retiredTrackedLinks: number;
 }
+
+/**
+ * A token is issued, at the latest, when its message completes, and verifies for
+ * LINK_TOKEN_VALID_DAYS whole days after the day it was issued: a day more covers the last one.
+ */
+const TRACKED_LINKS_KEPT = `${LINK_TOKEN_VALID_DAYS + 1} days`;
 
 async function deleteInBatches(deleteBatch: () => Promise<number>, batchSize: number): Promise<number> {
   let total = 0;
@@ -35,7 +43,8 @@ async function deleteInBatches(deleteBatch: () => Promise<number>, batchSize: nu
  * Deletes what the service no longer owes anyone: finished messages past retention with
  * their deliveries, attempts and events (their attachments cascade), finished webhook
  * deliveries past retention with their events, expired idempotency
- * keys, usage rows no plan window can see, and received messages past retention. Messages still owed a delivery are kept
+ * keys, usage rows no plan window can see, and received messages past retention. A deleted
+ * message's tracked links stay until its click tokens expire (retired_tracked_links). Messages still owed a delivery are kept
  * whatever their age. Only terminal deliveries are deleted, so no counter moves
  * (counterDeltas); their locks come first, as for every writer of deliveries (lock-order).
  */
@@ -53,6 +62,13 @@ export async function purgeExpired(db: Database, policy: RetentionPolicy): Promi
           await tx.commit(
             // In the lock order: a lease renewal may hold one of them (see renewLeases).
             lockMessages(tx, ids),
+            tx.sql`
+              insert into retired_tracked_links (delivery_id, links, expires_at)
+              select d.id, e.tracked_links, e.completed_at + ${TRACKED_LINKS_KEPT}::interval
+                from emails e join deliveries d on d.email_id = e.id
+               where e.id = any(${ids}::text[]) and e.track_clicks and e.tracked_links is not null and d.kind <> 'bcc'
+                 and e.completed_at + ${TRACKED_LINKS_KEPT}::interval > ${policy.now}
+              on conflict (delivery_id) do nothing`,
             tx.sql`delete from deliveries where email_id = any(${ids}::text[])`,
             tx.sql`delete from attempts where email_id = any(${ids}::text[])`,
             tx.sql`delete from events where email_id = any(${ids}::text[])`,
@@ -115,5 +131,11 @@ export async function purgeExpired(db: Database, policy: RetentionPolicy): Promi
       delete from inbound_emails where id in (select id from inbound_emails where created_at < ${emailCutoff} order by created_at limit ${policy.batchSize})`;
     return deleted.count;
   }, policy.batchSize);
-  return { emails, webhookDeliveries, idempotencyKeys, usageRows, inboundEmails };
+  const retiredTrackedLinks = await deleteInBatches(async () => {
+    const deleted = await db`
+      delete from retired_tracked_links
+       where delivery_id in (select delivery_id from retired_tracked_links where expires_at <= ${policy.now} order by expires_at limit ${policy.batchSize})`;
+    return deleted.count;
+  }, policy.batchSize);
+  return { emails, webhookDeliveries, idempotencyKeys, usageRows, inboundEmails, retiredTrackedLinks };
 }

@@ -1,4 +1,4 @@
-import { findTrackedDelivery, recordDeliveryEngagement, type Database } from '@mailer/db';
+import { findRetiredTrackedLinks, findTrackedDelivery, recordDeliveryEngagement, type Database } from '@mailer/db';
 import { detectImageProxy } from '@mailer/domain';
 
 /** What an open's or a click's request showed: its user agent. */
@@ -20,14 +20,16 @@ export async function recordOpen(db: Database, deliveryId: string, at: Date, req
 /**
  * A click of the tracked link its token names: the original URL, the `link`-th of the links
  * intake kept for the message (trackedLinks), never one the request carries, and `clicked` with
- * it. Undefined when there is no such link (the message is no longer kept, or tracks no
- * clicks). A genuine link is followed even when nothing is recorded (a click racing the record
- * of the delivery's acceptance).
+ * it. Once retention deleted the message, the link still redirects, by the links kept for its
+ * delivery until its tokens expire, and records nothing. Undefined when there is no such link
+ * (clicks not tracked, or not kept any more). A genuine link is followed even when nothing is
+ * recorded (a click racing the record of the delivery's acceptance).
  */
 export async function recordClick(db: Database, deliveryId: string, link: number, at: Date, request: EngagementRequest): Promise<string | undefined> {
   const found = await findTrackedDelivery(db, deliveryId);
-  const url = found?.trackedLinks?.[link];
-  if (!found || url === undefined) return undefined;
+  if (!found) return (await findRetiredTrackedLinks(db, deliveryId, at))?.[link];
+  const url = found.trackedLinks?.[link];
+  if (url === undefined) return undefined;
   const outcome = await recordDeliveryEngagement(db, found.emailId, deliveryId, 'clicked', at, { url, userAgent: request.userAgent, proxy: detectImageProxy(request.userAgent) });
   return outcome.kind === 'none' && outcome.reason === 'unknown' ? undefined : url;
 }

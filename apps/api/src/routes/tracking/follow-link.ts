@@ -18,7 +18,8 @@ export const followLinkRoute = defineRoute({
   summary: 'A tracked link: records a click of the delivery and link the token names, and redirects to the original URL.',
   description:
     'No key: the link token is the credential. Every click is a `clicked` event and an `email.clicked` webhook with the URL (the ' +
-    'first one stamps the delivery). A token that is forged, altered, older than 60 days or of a message no longer kept answers `not_found`.',
+    'first one stamps the delivery). Once retention deleted the message, its links still redirect, recording nothing. A token that is ' +
+    'forged, altered, of another use or older than 60 days answers `not_found`.',
   auth: { kind: 'none' },
   responses: { 302: { description: "To the link's original URL.", headers: ['Location'] } },
   errors: ['not_found'],
