@@ -4,7 +4,7 @@ import { createDnsResolver, createRecordLookup, type DnsResolver, type RecordLoo
 import { createLogger, type Logger } from '@mailer/logger';
 import { createCursorCodec, type CursorCodec } from '@mailer/domain';
 import { AuthThrottle, type DeliveryQueue, type Redis } from '@mailer/queue';
-import { BodyBudget, closeIntakeServices, openIntakeServices, type IntakeBatcher } from '@mailer/operations';
+import { BodyBudget, closeIntakeServices, engagementServices, openIntakeServices, type EngagementDependencies, type IntakeBatcher } from '@mailer/operations';
 import { createApiMetrics, type ApiMetrics } from './operator/metrics';
 import { ConsoleSessions } from './console/console-sessions';
 
@@ -26,6 +26,8 @@ export interface ApiDependencies {
   metrics: ApiMetrics;
   /** Accepted messages of concurrent requests, one transaction per account's batch. */
   intake: IntakeBatcher;
+  /** Opens and clicks of concurrent requests, one look-up and one transaction per batch (docs/api-decisions.md, "Opens and clicks"). */
+  tracking: EngagementDependencies;
   /** The request-body bytes the process holds at once (MAX_BODY_BYTES_IN_FLIGHT, shared per account). */
   bodyBudget: BodyBudget;
   /** The operator console's sessions, in Redis (docs/api-decisions.md, "Operator console"). */
@@ -53,6 +55,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     cursors: createCursorCodec(config.encryptionKey),
     dns: createDnsResolver(config.dns),
     lookup: createRecordLookup(config.dns),
+    tracking: engagementServices(services.db),
     bodyBudget: new BodyBudget(config.bodyBudget),
     consoleSessions: new ConsoleSessions(services.redis, config.redisPrefix, config.console.sessionIdleTimeoutMs),
     consoleThrottle: new AuthThrottle(services.redis, config.redisPrefix, 'console', (error) => logger.warn('console sign-in throttle counts in this process: Redis is unreachable', { error: error.message }), now),

@@ -218,7 +218,8 @@ export function writeTransitions(tx: Transaction, write: TransitionWrite): Writt
     const effects = observationEffects(o.observation, before);
     const row: DeliveryRecord = { ...before, [effects.stamp]: before[effects.stamp] ?? o.at };
     after.set(o.delivery, row);
-    updated.add(o.delivery);
+    // Only the first stamps the row: a repeated open or click writes its event alone.
+    if (before[effects.stamp] === null) updated.add(o.delivery);
     const engagement = o.engagement ? { ...(o.engagement.url === undefined ? {} : { url: o.engagement.url }), user_agent: o.engagement.userAgent, proxy: o.engagement.proxy } : null;
     report(message, row, effects.event, null, effects.webhook, o.at, engagement);
     if (effects.suppression && !message.test) {

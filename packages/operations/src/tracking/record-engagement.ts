@@ -1,4 +1,11 @@
-import { findRetiredTrackedLinks, findTrackedDelivery, recordDeliveryEngagement, type Database } from '@mailer/db';
+import {
+  createEngagementRecorder,
+  createTrackedDeliveryLookup,
+  findRetiredTrackedLinks,
+  type Database,
+  type EngagementRecorder,
+  type TrackedDeliveryLookup,
+} from '@mailer/db';
 import { detectImageProxy } from '@mailer/domain';
 
 /** What an open's or a click's request showed: its user agent. */
@@ -6,15 +13,29 @@ export interface EngagementRequest {
   userAgent: string | null;
 }
 
+/** The tracking endpoints' services: concurrent opens and clicks share their look-ups and their writes. */
+export interface EngagementDependencies {
+  db: Database;
+  trackedDeliveries: TrackedDeliveryLookup;
+  engagements: EngagementRecorder;
+}
+
+export const engagementServices = (db: Database): EngagementDependencies => ({
+  db,
+  trackedDeliveries: createTrackedDeliveryLookup(db),
+  engagements: createEngagementRecorder(db),
+});
+
 /**
  * A fetch of the open pixel of the delivery its token names (docs/api-decisions.md, "Opens and
  * clicks"): `opened`, with the user agent and the image proxy it came through. A delivery no
  * longer kept, or not tracked, records nothing; the pixel answers the same whatever happened.
  */
-export async function recordOpen(db: Database, deliveryId: string, at: Date, request: EngagementRequest): Promise<void> {
-  const found = await findTrackedDelivery(db, deliveryId);
+export async function recordOpen(deps: EngagementDependencies, deliveryId: string, at: Date, request: EngagementRequest): Promise<void> {
+  const found = await deps.trackedDeliveries.submit(deliveryId);
   if (!found) return;
-  await recordDeliveryEngagement(db, found.emailId, deliveryId, 'opened', at, { userAgent: request.userAgent, proxy: detectImageProxy(request.userAgent) });
+  const engagement = { userAgent: request.userAgent, proxy: detectImageProxy(request.userAgent) };
+  await deps.engagements.submit({ emailId: found.emailId, deliveryId, observation: 'opened', at, engagement });
 }
 
 /**
@@ -25,11 +46,12 @@ export async function recordOpen(db: Database, deliveryId: string, at: Date, req
  * (clicks not tracked, or not kept any more). A genuine link is followed even when nothing is
  * recorded (a click racing the record of the delivery's acceptance).
  */
-export async function recordClick(db: Database, deliveryId: string, link: number, at: Date, request: EngagementRequest): Promise<string | undefined> {
-  const found = await findTrackedDelivery(db, deliveryId);
-  if (!found) return (await findRetiredTrackedLinks(db, deliveryId, at))?.[link];
+export async function recordClick(deps: EngagementDependencies, deliveryId: string, link: number, at: Date, request: EngagementRequest): Promise<string | undefined> {
+  const found = await deps.trackedDeliveries.submit(deliveryId);
+  if (!found) return (await findRetiredTrackedLinks(deps.db, deliveryId, at))?.[link];
   const url = found.trackedLinks?.[link];
   if (url === undefined) return undefined;
-  const outcome = await recordDeliveryEngagement(db, found.emailId, deliveryId, 'clicked', at, { url, userAgent: request.userAgent, proxy: detectImageProxy(request.userAgent) });
+  const engagement = { url, userAgent: request.userAgent, proxy: detectImageProxy(request.userAgent) };
+  const outcome = await deps.engagements.submit({ emailId: found.emailId, deliveryId, observation: 'clicked', at, engagement });
   return outcome.kind === 'none' && outcome.reason === 'unknown' ? undefined : url;
 }

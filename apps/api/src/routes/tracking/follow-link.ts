@@ -25,7 +25,7 @@ export const followLinkRoute = defineRoute({
   errors: ['not_found'],
   async handle({ req, res, deps, params }) {
     const target = trackingTarget(deps, params.token!, 'click');
-    const url = target && (await recordClick(deps.db, target.deliveryId, target.link, deps.now(), engagementRequest(req)));
+    const url = target && (await recordClick(deps.tracking, target.deliveryId, target.link, deps.now(), engagementRequest(req)));
     if (!url) throw notFound();
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('Referrer-Policy', 'no-referrer');

@@ -24,7 +24,7 @@ export const openPixelRoute = defineRoute({
   responses: { 200: { description: 'A transparent 1x1 GIF, never cached.', contentType: 'image/gif' } },
   async handle({ req, res, deps, params }) {
     const target = trackingTarget(deps, params.token!, 'open');
-    if (target) await recordOpen(deps.db, target.deliveryId, deps.now(), engagementRequest(req));
+    if (target) await recordOpen(deps.tracking, target.deliveryId, deps.now(), engagementRequest(req));
     res.statusCode = 200;
     res.setHeader('Content-Type', 'image/gif');
     res.setHeader('Content-Length', PIXEL.length);

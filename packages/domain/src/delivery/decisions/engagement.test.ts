@@ -1,4 +1,4 @@
-import { recordEngagement } from './engagement';
+import { recordEngagement, recordEngagements } from './engagement';
 import { delivery, message } from '../../testing/locked-messages';
 
 const at = new Date('2026-12-02T12:00:00Z');
@@ -25,5 +25,26 @@ describe('an open or a click of the delivery its token names', () => {
     expect(recordEngagement(message([delivery('dlv_a', { status: 'accepted', kind: 'bcc' })]), 'dlv_a', 'opened', at, engagement).answer).toEqual({ kind: 'none', reason: 'unknown' });
     expect(recordEngagement(message([delivery('dlv_a', { status: 'accepted' })], { test: true }), 'dlv_a', 'opened', at, engagement).answer).toEqual({ kind: 'none', reason: 'unknown' });
     expect(recordEngagement(undefined, 'dlv_a', 'opened', at, engagement).answer).toEqual({ kind: 'none', reason: 'unknown' });
+  });
+});
+
+describe('opens and clicks that arrived together', () => {
+  it('are each decided alone, in order, and written as one change', () => {
+    const messages = new Map([
+      ['em_1', message([delivery('dlv_a', { status: 'accepted' })], { emailId: 'em_1' })],
+      ['em_2', message([delivery('dlv_b', { status: 'queued' })], { emailId: 'em_2' })],
+    ]);
+    const click = { ...engagement, url: 'https://shop.test/' };
+    const changes = recordEngagements(messages, [
+      { emailId: 'em_1', deliveryId: 'dlv_a', observation: 'opened', at, engagement },
+      { emailId: 'em_2', deliveryId: 'dlv_b', observation: 'clicked', at, engagement: click },
+      { emailId: 'em_gone', deliveryId: 'dlv_c', observation: 'opened', at, engagement },
+      { emailId: 'em_1', deliveryId: 'dlv_a', observation: 'clicked', at, engagement: click },
+    ]);
+    expect(changes.answer).toEqual([{ kind: 'recorded' }, { kind: 'none', reason: 'not_delivered' }, { kind: 'none', reason: 'unknown' }, { kind: 'recorded' }]);
+    expect(changes.observations).toEqual([
+      { observation: 'opened', delivery: 'dlv_a', at, engagement },
+      { observation: 'clicked', delivery: 'dlv_a', at, engagement: click },
+    ]);
   });
 });

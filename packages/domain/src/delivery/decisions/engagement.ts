@@ -26,3 +26,22 @@ export function recordEngagement(
   if (!isAllowedObservation(observation, delivery)) return { answer: { kind: 'none', reason: 'not_delivered' } };
   return { observations: [{ observation, delivery: delivery.id, at, engagement }], answer: { kind: 'recorded' } };
 }
+
+/** One open or click to record: the delivery its token named, in the message it belongs to. */
+export interface EngagementRecord {
+  emailId: string;
+  deliveryId: string;
+  observation: 'opened' | 'clicked';
+  at: Date;
+  engagement: Engagement;
+}
+
+/**
+ * Opens and clicks that arrived together, recorded in one write: each as recordEngagement
+ * decides it alone, in arrival order (observations change no status, so none decides
+ * another); the answers are in the records' order.
+ */
+export function recordEngagements(messages: ReadonlyMap<string, MessageDeliveries>, records: readonly EngagementRecord[]): DeliveryChanges<EngagementOutcome[]> {
+  const decided = records.map((r) => recordEngagement(messages.get(r.emailId), r.deliveryId, r.observation, r.at, r.engagement));
+  return { observations: decided.flatMap((d) => d.observations ?? []), answer: decided.map((d) => d.answer) };
+}
