@@ -41,6 +41,7 @@ declare module 'autocannon' {
       duration: number;
       non2xx: number;
       '2xx': number;
+      '3xx': number;
     }
   }
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { endProcess, freePort } from '@mailer/testing';
 import path from 'node:path';
 import { withDatabase, type Config } from '@mailer/config';
-import { migrateDatabase, openDatabase } from '@mailer/db';
+import { migrateDatabase, openDatabase, type DatabaseHandle } from '@mailer/db';
 import { openRedis } from '@mailer/queue';
 
 export const BENCH_DATABASE = 'mailer_bench';
@@ -162,4 +162,13 @@ export function startWorker(config: Config, databaseUrl: string, encryptionKey: 
     },
     stdio: ['ignore', options.outputFd ?? 'inherit', options.outputFd ?? 'inherit'],
   });
+}
+
+/** A fresh bench database and the built API on it, with a pool of the benchmark's own for its set-up. */
+export async function prepareBenchApi(config: Config, { cpuProfile }: { cpuProfile: boolean }): Promise<{ databaseUrl: string; api: ApiProcess; database: DatabaseHandle }> {
+  console.log('preparing the benchmark database and the API (production build)…');
+  const databaseUrl = await freshDatabase(config);
+  await clearRedisPrefix(config);
+  const api = await startApi(config, databaseUrl, cpuProfile ? { cpuProfileDir: 'bench-results' } : {});
+  return { databaseUrl, api, database: openDatabase(databaseUrl, 2) };
 }

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,6 +9,7 @@ import { benchMessage, provisionBenchSender, THIS_BUILD } from './bench-provisio
 import { clearRedisPrefix, freshDatabase, startApi, startWorker, type ApiProcess } from './bench-environment';
 import { writeBenchmarkSection } from './benchmarks-file';
 import { fmt } from './format';
+import { loadPostEmails } from './post-emails-load';
 import { deliveryTarget, measureDelivery, SINK_PORT, STALL_MS, type DeliveryTarget } from './measure-delivery';
 import { sampleLockWaits } from './lock-waits';
 import { cpuBetween, readCpu } from './process-cpu';
@@ -82,19 +82,12 @@ async function burst(target: DeliveryTarget, apis: readonly ApiProcess[], sink: 
   const started = Date.now();
   const results = await Promise.all(
     apis.map((api, i) =>
-      autocannon({
+      loadPostEmails({
         url: api.baseUrl,
+        sendingKey: target.sendingKey,
+        body,
         connections: Math.floor(CONNECTIONS / apis.length) + (i < CONNECTIONS % apis.length ? 1 : 0),
-        duration: SECONDS,
-        requests: [
-          {
-            method: 'POST',
-            path: '/v1/emails',
-            headers: { authorization: `Bearer ${target.sendingKey}`, 'content-type': 'application/json' },
-            body,
-            setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': randomUUID() } }),
-          },
-        ],
+        seconds: SECONDS,
       }),
     ),
   );

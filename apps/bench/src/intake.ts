@@ -1,13 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import { cpus } from 'node:os';
 import autocannon from 'autocannon';
 import { loadConfig } from '@mailer/config';
-import { openDatabase } from '@mailer/db';
-import { clearRedisPrefix, freshDatabase, startApi } from './bench-environment';
+import { clearRedisPrefix, prepareBenchApi } from './bench-environment';
 import { provisionBenchSender, THIS_BUILD } from './bench-provisioning';
 import { writeBenchmarkSection } from './benchmarks-file';
 import { median } from './median';
 import { measureInsertCeiling } from './pgbench';
+import { loadPostEmails } from './post-emails-load';
 
 /**
  * Intake throughput: POST /v1/emails against the production build at 50 connections,
@@ -38,34 +37,15 @@ function messageBody(): string {
 }
 
 async function main() {
-  const cpuProfile = process.argv.includes('--cpu-prof');
   const config = loadConfig();
-  console.log('preparing the benchmark database and the API (production build)…');
-  const databaseUrl = await freshDatabase(config);
-  await clearRedisPrefix(config);
-  const api = await startApi(config, databaseUrl, cpuProfile ? { cpuProfileDir: 'bench-results' } : {});
-  const database = openDatabase(databaseUrl, 2);
+  const { databaseUrl, api, database } = await prepareBenchApi(config, { cpuProfile: process.argv.includes('--cpu-prof') });
   const rounds: { intake: autocannon.Result; ceiling: number; ratio: number }[] = [];
   let floor: autocannon.Result;
   try {
     const provisioned = await provisionBenchSender(THIS_BUILD, database.db, api.encryptionKey);
 
     const body = messageBody();
-    const run = (duration: number) =>
-      autocannon({
-        url: api.baseUrl,
-        connections: CONNECTIONS,
-        duration,
-        requests: [
-          {
-            method: 'POST',
-            path: '/v1/emails',
-            headers: { authorization: `Bearer ${provisioned.sendingKey}`, 'content-type': 'application/json' },
-            body,
-            setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': randomUUID() } }),
-          },
-        ],
-      });
+    const run = (seconds: number) => loadPostEmails({ url: api.baseUrl, sendingKey: provisioned.sendingKey, body, connections: CONNECTIONS, seconds });
     console.log(`warming up for ${WARMUP_SECONDS} s…`);
     await run(WARMUP_SECONDS);
     for (let round = 1; round <= ROUNDS; round++) {
