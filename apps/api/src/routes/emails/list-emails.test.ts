@@ -41,7 +41,7 @@ describe('GET /v1/emails', () => {
     expect(res.body.next_cursor).toBeNull();
     expect(res.body.data).toHaveLength(7);
     const [newest] = res.body.data;
-    expect(Object.keys(newest).sort()).toEqual(['bcc_count', 'cc', 'created_at', 'from', 'id', 'status', 'subject', 'tags', 'test', 'to', 'type', 'unsubscribe', 'updated_at']);
+    expect(Object.keys(newest).sort()).toEqual(['bcc_count', 'cc', 'created_at', 'from', 'id', 'status', 'subject', 'tags', 'test', 'to', 'track', 'type', 'unsubscribe', 'updated_at']);
     expect(newest).toMatchObject({ status: 'queued', type: 'transactional', from: 'Acme <hello@acme.test>', to: ['ann@example.test'], cc: ['cc@example.test'], bcc_count: 1, subject: 'message 6' });
     const times = res.body.data.map((e: { created_at: string }) => e.created_at);
     expect([...times].sort().reverse()).toEqual(times);
