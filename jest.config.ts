@@ -19,6 +19,7 @@ const config: Config = {
   },
   globalSetup: '<rootDir>/packages/testing/src/global-setup.ts',
   globalTeardown: '<rootDir>/packages/testing/src/global-teardown.ts',
+  setupFilesAfterEnv: ['<rootDir>/packages/testing/src/close-leftovers.ts'],
   testTimeout: 30000,
   reporters: ['default', '<rootDir>/scripts/jest-summary-reporter.js'],
 };

@@ -279,7 +279,7 @@ export async function startTestSmtpServer(options: TestSmtpServerOptions): Promi
   });
   const port = await listen(behavior.silent ? server : smtp.server, options.host, options.port ?? 0);
 
-  return {
+  const peer: TestSmtpServer = {
     host: options.host,
     port,
     behavior,
@@ -299,9 +299,22 @@ export async function startTestSmtpServer(options: TestSmtpServerOptions): Promi
     },
     close: () =>
       new Promise<void>((resolve) => {
+        openPeers.delete(peer);
         for (const socket of sockets) socket.destroy();
         if (behavior.silent) server.close(() => resolve());
         else smtp.close(() => resolve());
       }),
   };
+  openPeers.add(peer);
+  return peer;
+}
+
+/**
+ * Peers a test left open (it failed before its own close): closed after each test file, since
+ * jest runs the files in one process on a 2-core machine and a listening peer keeps it alive.
+ */
+const openPeers = new Set<TestSmtpServer>();
+
+export async function closeLeftoverPeers(): Promise<void> {
+  await Promise.all([...openPeers].map((peer) => peer.close()));
 }

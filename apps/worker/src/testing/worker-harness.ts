@@ -71,7 +71,7 @@ export async function startWorkerHarness(env: Record<string, string> = {}, optio
     DATABASE_URL: await createTestDatabase(),
     REDIS_PREFIX: testRedisPrefix(),
     DNS_SERVERS: dns.address,
-    DNS_TIMEOUT: '500ms',
+    DNS_TIMEOUT: '2s',
     SMTP_PORT: String(smtpPort),
     SMTP_HELO_NAME: 'worker.mailer.test',
     SMTP_CA_FILE: TEST_CA_FILE,
