@@ -21,8 +21,11 @@ export const resendCreateDomainRoute = defineRoute({
   async handle({ res, deps, key, body }) {
     const request = body();
     const outcome = await createDomain(deps.db, deps.config.encryptionKey, key.accountId, { name: request.name, externalId: null }, deps.now);
+    const change = trackingChange(request);
     // A retry of the same create asks for the same settings, so they apply to an existing domain too.
-    await changeDomainSettings(deps.db, await requireDomain(deps.db, key.accountId, outcome.domain.id), trackingChange(request), deps.now());
+    if (Object.values(change.tracking).some((value) => value !== undefined)) {
+      await changeDomainSettings(deps.db, await requireDomain(deps.db, key.accountId, outcome.domain.id), change, deps.now());
+    }
     const view = await requireDomainView(deps.db, key.accountId, outcome.domain.id);
     sendJson(res, 200, toResendDomain(serializeDomain(view), (await domainDnsRecords(deps, view)).records));
   },
