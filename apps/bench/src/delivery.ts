@@ -41,8 +41,9 @@ const N_WEBHOOKS = Number(process.env.N_WEBHOOKS ?? 5_000);
  * below the next ones in five runs out of five, and level with them after 5,000.
  */
 const WARMUP = Number(process.env.WARMUP ?? 5_000);
+/** Against Postfix + OpenDKIM, the like-for-like (the same RSA signing per message). */
 const TARGET_RATIO = 1;
-const GOAL_RATIO = 2;
+const GOAL_RATIO = 3;
 /** Its own database and Redis prefix, so that it never meets the intake benchmark's. */
 const DATABASE = 'mailer_bench_delivery';
 const REDIS_PREFIX = 'mailer_bench_delivery';
@@ -303,7 +304,7 @@ ${many.rows.join('\n')}
 | worker peak RSS | ${fmt(rssMiB)} MiB | | | | |
 | requests refused | ${refused} | | | | |
 
-CPU per delivery (median of the rounds; user and system time of every thread, from /proc, over each run of ours): a
+CPU per delivery (median of the rounds; user and system time of every thread but a profiler's, from /proc, over each run of ours): a
 figure that drifts less than the rates when other work shares the machine.
 
 | phase | worker (ms) | API (ms) | PostgreSQL backends (ms) | Redis (ms) | all (ms) |
@@ -321,8 +322,8 @@ Webhooks while mail flows (after the rounds above): ${N_WEBHOOKS} more messages,
 | delay p50 / p99 | ${fmt(webhooks?.p50)} ms / ${fmt(webhooks?.p99)} ms |
 | mail meanwhile, 1 recipient (msg/s) | ${fmt(webhooks?.mailPerSecond)} |
 
-Target (>= ${TARGET_RATIO}x bare Postfix end to end): ${verdict(one.postfix.ratio, TARGET_RATIO)} (1 recipient), ${verdict(many.postfix.ratio, TARGET_RATIO)} (${RCPTS} domains).
-Goal (>= ${GOAL_RATIO}x): ${verdict(one.postfix.ratio, GOAL_RATIO)}, ${verdict(many.postfix.ratio, GOAL_RATIO)}.`,
+Target (>= ${TARGET_RATIO}x Postfix + OpenDKIM end to end): ${verdict(one.postfixDkim.ratio, TARGET_RATIO)} (1 recipient), ${verdict(many.postfixDkim.ratio, TARGET_RATIO)} (${RCPTS} domains).
+Goal (>= ${GOAL_RATIO}x Postfix + OpenDKIM): ${verdict(one.postfixDkim.ratio, GOAL_RATIO)}, ${verdict(many.postfixDkim.ratio, GOAL_RATIO)}.`,
   );
   console.log('written to BENCHMARKS.md (Delivery)');
 }

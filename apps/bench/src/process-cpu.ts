@@ -3,13 +3,31 @@ import { readdirSync, readFileSync } from 'node:fs';
 /** Clock ticks per second of /proc's utime and stime (USER_HZ, 100 on Linux). */
 const TICKS_PER_SECOND = 100;
 
-/** CPU seconds (user and system, every thread) a process has used so far; undefined once it is gone. */
+/** utime + stime of a /proc stat line, in seconds. */
+function statSeconds(stat: string): number {
+  // Fields after the command name, which may hold spaces and parentheses.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+
+/**
+ * V8's sampling thread under --cpu-prof: it spins while the profiler runs, so counting it would
+ * make a profiled process never look quiet and add the profiler's cost to the service's.
+ */
+const PROFILER_THREAD = 'v8:ProfEvntProc';
+
+/** CPU seconds (user and system, every thread but the profiler's) a process has used so far; undefined once it is gone. */
 function cpuSeconds(pid: number): number | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name, which may hold spaces and parentheses.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+    let seconds = statSeconds(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        if (readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim() === PROFILER_THREAD) seconds -= statSeconds(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8'));
+      } catch {
+        // The thread ended meanwhile.
+      }
+    }
+    return seconds;
   } catch {
     return undefined;
   }
