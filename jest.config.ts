@@ -21,6 +21,11 @@ const config: Config = {
   globalTeardown: '<rootDir>/packages/testing/src/global-teardown.ts',
   setupFilesAfterEnv: ['<rootDir>/packages/testing/src/close-leftovers.ts'],
   testTimeout: 30000,
+  // Without it jest runs every file in its main process on a 2-core machine (one worker): the
+  // modules each file loads stay on the heap (1 GB after a few dozen files), and collecting
+  // several GB stalls a test for seconds, longer than the harnesses' SMTP timeouts. A worker
+  // grown past this after a file is replaced by a fresh one.
+  workerIdleMemoryLimit: '1GB',
   reporters: ['default', '<rootDir>/scripts/jest-summary-reporter.js'],
 };
 

@@ -311,7 +311,7 @@ export async function startTestSmtpServer(options: TestSmtpServerOptions): Promi
 
 /**
  * Peers a test left open (it failed before its own close): closed after each test file, since
- * jest runs the files in one process on a 2-core machine and a listening peer keeps it alive.
+ * jest's process runs file after file and a listening peer would keep it alive.
  */
 const openPeers = new Set<TestSmtpServer>();
 

@@ -38,9 +38,13 @@ it("claims a second account's messages at the next turns, not after the first ac
   daemon = h.startDaemon();
 
   const ids = [...a, ...b];
+  // Until every delivery ended its attempt; any not accepted shows with its cause.
   for (;;) {
-    const [done] = await h.deps.db`select count(*)::int as n from deliveries where email_id = any(${ids}::text[]) and status = 'accepted'`;
-    if (done!.n === ids.length) break;
+    const ended = await h.deps.db`select status, cause from deliveries where email_id = any(${ids}::text[]) and status not in ('queued', 'sending')`;
+    if (ended.length === ids.length) {
+      expect(ended.filter((d) => d.status !== 'accepted')).toEqual([]);
+      break;
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   const claims = await h.deps.db`select email_id from events where type = 'sending' and email_id = any(${ids}::text[]) order by id`;
