@@ -174,6 +174,7 @@ export class SmtpSession {
     // nodemailer pipes the message in (which resumes it) only after the server's 354 to DATA.
     source.once('resume', () => {
       messageStarted = true;
+      this.coalesceMessageWrites();
     });
     source.once('end', () => {
       finalDotSent = true;
@@ -233,6 +234,19 @@ export class SmtpSession {
       this.conn.close();
     }
     return ended;
+  }
+
+  /**
+   * nodemailer's data stream writes the message and then its final dot, each a write of its own
+   * that wakes the peer: the socket is corked until the loop's next turn, by which both are
+   * written, and they leave in one (docs/api-decisions.md, "Delivery"). A message larger than
+   * the socket's buffer goes on as the peer drains it.
+   */
+  private coalesceMessageWrites() {
+    const socket = this.conn._socket;
+    if (!socket || socket.destroyed) return;
+    socket.cork();
+    setImmediate(() => socket.uncork());
   }
 
   private socketTimeout(ms: number) {
