@@ -66,6 +66,8 @@ export interface ApiProcess {
 export function productionEnv(config: Config, databaseUrl: string, encryptionKey: Buffer, redisPrefix: string): Record<string, string | undefined> {
   return {
     PATH: process.env.PATH,
+    // Node's own flags pass through, e.g. --perf-basic-prof-only-functions for `perf` (BENCHMARKS.md, "Where a delivery's CPU goes").
+    NODE_OPTIONS: process.env.NODE_OPTIONS,
     NODE_ENV: 'production',
     LOG_LEVEL: 'warn',
     // Production refuses a HELO name that is not fully qualified (a bench machine's own name may not be).
