@@ -57,6 +57,8 @@ export interface WorkerDependencies extends DeliveryBatches {
   egress: EgressPools;
   /** Held deliveries per destination; runs their SMTP transactions, WORKER_CONCURRENCY at once at most. */
   scheduler: DestinationScheduler;
+  /** The limits and reply-rule actions every daemon shares (it follows their announcements until closed). */
+  sharedLimits: SharedDestinationLimits;
   metrics: WorkerMetrics;
   /** Aborted when the shutdown grace period is over: in-flight attempts stop and release their leases. */
   shutdown: AbortController;
@@ -80,6 +82,9 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
   const recordBacklog = new RecordBacklog();
   // A write of the journal left unanswered fails as a record would, so that claims waiting for it go on.
   const journal = new AttemptJournal(config.worker.journalFile, (writes) => withinStall(writeAttempts(database.db, writes), RECORD_STALL_MS), logger);
+  const sharedLimits = new SharedDestinationLimits(producerRedis, config.redisPrefix, (error) =>
+    logger.warn('shared destination limits unavailable, applied by this daemon alone', { error: error.message }),
+  );
   const scheduler = new DestinationScheduler({
     globalLimit: config.worker.concurrency,
     activeLimit: config.worker.activeLimit,
@@ -94,9 +99,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     replyRules: config.worker.replyRules,
     onReplyRule: (rule) => metrics.replyRuleActions.inc({ rule: rule.name, action: rule.action.kind }),
     paused: () => recordBacklog.behind,
-    shared: new SharedDestinationLimits(producerRedis, config.redisPrefix, (error) =>
-      logger.warn('shared destination limits unavailable, applied by this daemon alone', { error: error.message }),
-    ),
+    shared: sharedLimits,
     logger,
   });
   registerDestinationGauges(metrics.registry, () => scheduler.snapshot());
@@ -129,6 +132,7 @@ export function createContainer(config: Config, overrides: ContainerOverrides = 
     ),
     leases: new LeaseKeeper({ db: database.db, leaseMs: config.worker.leaseMs, now, logger, renewals: metrics.leaseRenewals, shutdown: shutdown.signal }),
     scheduler,
+    sharedLimits,
     metrics,
     shutdown,
     now,
@@ -165,6 +169,7 @@ export async function closeContainer(deps: WorkerDependencies): Promise<void> {
   deps.transport.pool.closeAll();
   await deps.composer.close();
   await deps.deliveryQueue.close().catch(() => undefined);
+  deps.sharedLimits.close();
   deps.producerRedis.disconnect();
   deps.workerRedis.disconnect();
   await deps.database.close();

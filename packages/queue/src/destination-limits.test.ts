@@ -4,17 +4,23 @@ import { HOLDER_TTL_MS, SharedDestinationLimits } from './destination-limits';
 
 describe('operator limits shared through Redis', () => {
   const redises: Redis[] = [];
-  afterAll(() => redises.forEach((r) => r.disconnect()));
+  const daemons: SharedDestinationLimits[] = [];
+  afterAll(() => {
+    daemons.forEach((d) => d.close());
+    redises.forEach((r) => r.disconnect());
+  });
   /** Two daemons' views of one REDIS_PREFIX, each on its own connection, with a clock the test moves. */
   function twoDaemons() {
     const prefix = testRedisPrefix();
     let now = Date.now();
-    const make = () => {
-      const redis = openRedis({ url: 'redis://127.0.0.1:6379' }, 'worker');
+    const make = (role: 'worker' | 'producer' = 'worker') => {
+      const redis = openRedis({ url: 'redis://127.0.0.1:6379' }, role);
       redises.push(redis);
-      return new SharedDestinationLimits(redis, prefix, (error) => { throw error; }, () => now);
+      const daemon = new SharedDestinationLimits(redis, prefix, (error) => { throw error; }, () => now);
+      daemons.push(daemon);
+      return { daemon, redis };
     };
-    return { a: make(), b: make(), advance: (ms: number) => (now += ms) };
+    return { a: make().daemon, b: make().daemon, make, advance: (ms: number) => (now += ms) };
   }
 
   it('holds `connections` across daemons, and gives a slot back on release', async () => {
@@ -55,10 +61,12 @@ describe('operator limits shared through Redis', () => {
     const destination = { pattern: 'mx.replied.test' };
     expect(await a.acquire(destination)).toMatchObject({ granted: true, connectionsLimited: false });
     await a.throttle(destination, { kind: 'rate', messagesPerMinute: 2 }, 60_000);
+    await heard(b, destination.pattern);
     const grants = [await b.acquire(destination), await a.acquire(destination), await b.acquire(destination)];
     expect(grants.map((g) => g.granted)).toEqual([true, true, false]);
     expect(grants[2]).toMatchObject({ suspended: false });
     await b.throttle(destination, { kind: 'suspend' }, 60_000);
+    await heard(a, destination.pattern);
     const refused = await a.acquire(destination);
     expect(refused).toMatchObject({ granted: false, suspended: true });
     expect(refused.granted === false && refused.retryInMs > 0 && refused.retryInMs <= 60_000).toBe(true);
@@ -67,4 +75,48 @@ describe('operator limits shared through Redis', () => {
     expect(held).toMatchObject({ granted: true, connectionsLimited: true });
     expect(await a.acquire(destination)).toMatchObject({ granted: false, suspended: false });
   });
+
+  it('asks Redis nothing for a destination without an operator rule or an action in force, once it listens', async () => {
+    const { a, make } = twoDaemons();
+    // A producer's connection refuses commands while it is down: any round trip would reach failOpen, which throws.
+    const { daemon: quiet, redis } = make('producer');
+    await listening(quiet);
+    redises.splice(redises.indexOf(redis), 1);
+    redis.disconnect();
+    expect(await quiet.acquire({ pattern: 'mx.quiet.test' })).toMatchObject({ granted: true, connectionsLimited: false });
+    // An operator's limit still asks.
+    await expect(quiet.acquire({ pattern: 'mx.quiet.test', connections: 1 })).rejects.toThrow();
+    await a.throttle({ pattern: 'mx.quiet.test' }, { kind: 'suspend' }, 60_000);
+    await heard(quiet, 'mx.quiet.test');
+  });
+
+  it('a daemon that starts while an action is in force reads it from the index; it lapses with the action', async () => {
+    const { a, make, advance } = twoDaemons();
+    await a.throttle({ pattern: 'mx.earlier.test' }, { kind: 'suspend' }, 60_000);
+    const { daemon: later } = make();
+    await listening(later);
+    expect(later.asksRedisFor('mx.earlier.test')).toBe(true);
+    expect(await later.acquire({ pattern: 'mx.earlier.test' })).toMatchObject({ granted: false, suspended: true });
+    expect(later.asksRedisFor('mx.other.test')).toBe(false);
+    advance(60_001);
+    expect(later.asksRedisFor('mx.earlier.test')).toBe(false);
+  });
 });
+
+/** Until the daemon listens: it then asks Redis nothing for a destination nobody throttled. */
+async function listening(daemon: SharedDestinationLimits): Promise<void> {
+  await until(() => !daemon.asksRedisFor('mx.nobody-throttled.test'));
+}
+
+/** Until the daemon has heard of an action on the pattern (announcements arrive on a connection of their own). */
+async function heard(daemon: SharedDestinationLimits, pattern: string): Promise<void> {
+  await until(() => daemon.asksRedisFor(pattern));
+  await listening(daemon);
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  for (let tries = 0; !condition(); tries++) {
+    if (tries > 500) throw new Error('condition never held');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

@@ -66,15 +66,28 @@ export const HOLDER_TTL_MS = 60_000;
 /** A destination whose connections are all held elsewhere looks again this much later. */
 const CONNECTIONS_FULL_RETRY_MS = 250;
 
+/** A grant with nothing to hold or give back. */
+const UNLIMITED: SharedGrant = { granted: true, connectionsLimited: false, release: () => undefined };
+
 /**
  * An operator rule's limits, and the reply rules' actions, held in Redis under REDIS_PREFIX, so
  * that every daemon process shares them (docs/api-decisions.md, "Scheduling", "Reply rules"):
  * `connections` as a semaphore of expiring holders (renewed while held), `messagesPerMinute` as
  * a counter per clock minute, an action as a hash that expires with it. Redis being away
  * grants (`failOpen`): delivery goes on within each daemon's own limits.
+ *
+ * Each action is also announced on a channel, and listed in an index, so that every daemon
+ * knows which destinations have one in force: a destination with neither an operator rule nor
+ * an action takes no round trip. Until the subscription is ready, and whenever it is lost, every
+ * transaction asks Redis as if an action might be in force.
  */
 export class SharedDestinationLimits {
   private readonly redis: LimitsRedis;
+  private readonly subscriber: Redis;
+  /** Patterns with an action in force, as this daemon heard of them: pattern → until (its clock); kept longest when heard twice. */
+  private readonly actions = new Map<string, number>();
+  /** The subscription is up and the index was read through it: `actions` holds every action in force. */
+  private listening = false;
 
   constructor(
     redis: Redis,
@@ -84,9 +97,63 @@ export class SharedDestinationLimits {
   ) {
     if (!('mailerDestinationAcquire' in redis)) redis.defineCommand('mailerDestinationAcquire', { numberOfKeys: 3, lua: ACQUIRE });
     this.redis = redis as LimitsRedis;
+    this.subscriber = redis.duplicate();
+    this.subscriber.on('error', () => undefined);
+    this.subscriber.on('close', () => (this.listening = false));
+    this.subscriber.on('ready', () => void this.listen());
+    this.subscriber.on('message', (_channel: string, message: string) => {
+      try {
+        const { pattern, durationMs } = JSON.parse(message) as { pattern: unknown; durationMs: unknown };
+        if (typeof pattern === 'string' && typeof durationMs === 'number') this.heard(pattern, durationMs);
+      } catch {
+        // Not an announcement of ours: nothing to hear.
+      }
+    });
+  }
+
+  /** Whether `acquire` would ask Redis for a destination without an operator rule: not listening, or an action in force on it. */
+  asksRedisFor(pattern: string): boolean {
+    return !this.unlimited({ pattern });
+  }
+
+  /** Stops following the actions (the daemon closes). */
+  close(): void {
+    this.listening = false;
+    this.subscriber.disconnect();
+  }
+
+  /** Subscribes, then reads the actions already in force: one announced meanwhile is heard either way. */
+  private async listen(): Promise<void> {
+    try {
+      await this.subscriber.subscribe(this.actionsKey());
+      const patterns = await this.redis.zrangebyscore(this.actionsKey(), this.now(), '+inf');
+      const left = patterns.length === 0 ? [] : await this.redis.pipeline(patterns.map((p) => ['pttl', this.key({ pattern: p }, 'throttle')])).exec();
+      patterns.forEach((pattern, i) => {
+        const [error, ms] = left![i]!;
+        if (!error && Number(ms) > 0) this.heard(pattern, Number(ms));
+      });
+      this.listening = this.subscriber.status === 'ready';
+    } catch {
+      // Not listening: every transaction asks Redis until the subscription is ready again.
+    }
+  }
+
+  private heard(pattern: string, durationMs: number): void {
+    this.actions.set(pattern, Math.max(this.actions.get(pattern) ?? 0, this.now() + durationMs));
+  }
+
+  /** Neither an operator's limit nor, as far as this listening daemon knows, an action in force. */
+  private unlimited(rule: SharedLimits): boolean {
+    if (!this.listening || rule.connections || rule.messagesPerMinute) return false;
+    const until = this.actions.get(rule.pattern);
+    if (until === undefined) return true;
+    if (until > this.now()) return false;
+    this.actions.delete(rule.pattern);
+    return true;
   }
 
   async acquire(rule: SharedLimits): Promise<SharedGrant> {
+    if (this.unlimited(rule)) return UNLIMITED;
     const now = this.now();
     const minute = Math.floor(now / 60_000);
     const holders = this.key(rule, 'connections');
@@ -107,11 +174,11 @@ export class SharedDestinationLimits {
       );
     } catch (error) {
       this.failOpen(error as Error);
-      return { granted: true, connectionsLimited: false, release: () => undefined };
+      return UNLIMITED;
     }
     if (status === 1) return { granted: false, retryInMs: CONNECTIONS_FULL_RETRY_MS, suspended: false };
     if (status !== 0) return { granted: false, retryInMs: value, suspended: status === 3 };
-    if (value === 0) return { granted: true, connectionsLimited: false, release: () => undefined };
+    if (value === 0) return UNLIMITED;
     const renew = setInterval(() => {
       this.redis.zadd(holders, 'XX', this.now() + HOLDER_TTL_MS, holder).catch(() => undefined);
     }, HOLDER_TTL_MS / 3);
@@ -128,21 +195,36 @@ export class SharedDestinationLimits {
 
   /**
    * Puts a reply rule's action in force for `durationMs` on the limits every daemon shares for
-   * the destination (docs/api-decisions.md, "Reply rules"); it replaces the action in force.
-   * Redis being away is reported to `failOpen` and the action stays with this daemon.
+   * the destination (docs/api-decisions.md, "Reply rules"); it replaces the action in force, and
+   * is announced to every daemon. Redis being away is reported to `failOpen` and the action stays
+   * with this daemon.
    */
   async throttle(rule: SharedLimits, action: ReplyAction, durationMs: number): Promise<void> {
     const key = this.key(rule, 'throttle');
     const fields =
       action.kind === 'suspend' ? { suspend: 1 } : action.kind === 'concurrency' ? { connections: action.connections } : { perMinute: action.messagesPerMinute };
     try {
-      await this.redis.multi().del(key).hset(key, fields).pexpire(key, durationMs).exec();
+      const now = this.now();
+      await this.redis
+        .multi()
+        .del(key)
+        .hset(key, fields)
+        .pexpire(key, durationMs)
+        .zremrangebyscore(this.actionsKey(), '-inf', now)
+        .zadd(this.actionsKey(), now + durationMs, rule.pattern)
+        .publish(this.actionsKey(), JSON.stringify({ pattern: rule.pattern, durationMs }))
+        .exec();
     } catch (error) {
       this.failOpen(error as Error);
     }
   }
 
-  private key(rule: SharedLimits, part: string): string {
+  /** The index of the patterns with an action (scored by its end), and the channel announcing each. */
+  private actionsKey(): string {
+    return `${this.prefix}:destination-limits-actions`;
+  }
+
+  private key(rule: Pick<SharedLimits, 'pattern'>, part: string): string {
     return `${this.prefix}:destination-limits:${rule.pattern}:${part}`;
   }
 }
