@@ -4,7 +4,7 @@ import path from 'node:path';
 import { findDomain, rotateWebhookSecret } from '@mailer/db';
 import { DKIM_SEAL_PURPOSE, newWebhookSecret, seal, unseal, WEBHOOK_CREDENTIALS_SEAL_PURPOSE, WEBHOOK_SECRET_SEAL_PURPOSE } from '@mailer/domain';
 import { ensureEd25519Key, startDkimRotation } from '@mailer/operations';
-import { createTestDatabase, freePort, insertWebhookEndpoint, startTestSmtpServer, type TestSmtpServer } from '@mailer/testing';
+import { createTestDatabase, freePort, insertWebhookEndpoint, startTestSmtpServer, waitUntil, type TestSmtpServer } from '@mailer/testing';
 import { startWorkerHarness, type SendingSetup, type WorkerHarness } from './testing/worker-harness';
 import { verifyDkim } from './testing/verify-dkim';
 
@@ -15,7 +15,6 @@ import { verifyDkim } from './testing/verify-dkim';
 const WORKER_MAIN = path.resolve(__dirname, '..', 'dist', 'main.js');
 const API_MAIN = path.resolve(__dirname, '..', '..', 'api', 'dist', 'main.js');
 const CLI_MAIN = path.resolve(__dirname, '..', '..', 'cli', 'dist', 'main.js');
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const keyA = randomBytes(32).toString('base64');
 const keyB = randomBytes(32).toString('base64');
@@ -41,13 +40,6 @@ function start(main: string, env: Record<string, string | undefined>, args: stri
   return { output: () => output, exited, stop: () => child.kill('SIGTERM') };
 }
 
-async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 const apiUp = (port: number) => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
 
@@ -80,7 +72,7 @@ describe('the development key', () => {
     // A database of its own: the stored keys of this file are sealed under key A.
     const port = await freePort();
     const started = start(API_MAIN, { DATABASE_URL: await createTestDatabase(), ENCRYPTION_KEY: undefined, PORT: String(port) });
-    await waitFor(() => apiUp(port), 'the API');
+    await waitUntil(() => apiUp(port), 'the API');
     const warning = started
       .output()
       .split('\n')
@@ -142,7 +134,7 @@ describe('secrets reseal --from-key-env', () => {
 
     const port = await freePort();
     const api = start(API_MAIN, { ENCRYPTION_KEY: keyB, PORT: String(port) });
-    await waitFor(() => apiUp(port), 'the API under the new key');
+    await waitUntil(() => apiUp(port), 'the API under the new key');
     const id = await h.queueEmail(setup, { to: ['ann@rcpt.test'] });
     await h.deps.deliveryQueue.enqueue({ emailId: id, dueAt: new Date() });
     const worker = start(WORKER_MAIN, { ENCRYPTION_KEY: keyB });

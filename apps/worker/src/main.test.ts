@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { messageIdOf, startTestSmtpServer, TransactionGauge, type ReceivedMessage, type TestSmtpServer } from '@mailer/testing';
+import { messageIdOf, startTestSmtpServer, TransactionGauge, waitUntil, type ReceivedMessage, type TestSmtpServer } from '@mailer/testing';
 import { deferDeliveries, startWorkerHarness, type SendingSetup, type WorkerHarness } from './testing/worker-harness';
 import { verifyDkim } from './testing/verify-dkim';
 
@@ -41,14 +41,6 @@ function spawnWorker(env: Record<string, string> = {}): WorkerProcess {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
 async function queueMessages(count: number, createdAt?: Date): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < count; i++) ids.push(await h.queueEmail(setup, { to: [`user${i}@rcpt.test`], ...(createdAt ? { createdAt } : {}) }));
@@ -59,13 +51,13 @@ const deliveryStatuses = async (emailIds: string[]): Promise<string[]> =>
   (await h.deps.db`select status from deliveries where email_id = any(${emailIds}::text[])`).map((r) => r.status);
 
 async function allAccepted(ids: string[], timeoutMs = 40_000) {
-  await waitFor(
+  await waitUntil(
     async () => {
       const statuses = await deliveryStatuses(ids);
       return statuses.length === ids.length && statuses.every((status) => status === 'accepted');
     },
-    timeoutMs,
     'every message accepted',
+    timeoutMs,
   );
 }
 
@@ -101,13 +93,13 @@ describe('crash safety', () => {
     const ids = await queueMessages(60);
     for (const id of ids) await h.deps.deliveryQueue.enqueue({ emailId: id, dueAt: new Date() });
     const first = spawnWorker({ DELIVERY_LEASE: '3s', WORKER_CONCURRENCY: '4' });
-    await waitFor(() => peer.messages.length >= 15, 20_000, 'the first deliveries');
+    await waitUntil(() => peer.messages.length >= 15, 'the first deliveries', 20_000);
     // From here the sink holds its final-dot replies; the kill comes once every 250 it gave is
     // recorded, so the transactions in flight die with the worker unanswered. (A kill between a
     // 250 and its record is the documented in-doubt window: it may repeat.)
     peer.behavior.data = { kind: 'never_answer' };
-    await waitFor(() => peer.repliesPending() === 0, 20_000, 'the last 250s given');
-    await waitFor(async () => (await deliveryStatuses(ids)).filter((s) => s === 'accepted').length === peer.messages.length, 20_000, 'the 250s recorded');
+    await waitUntil(() => peer.repliesPending() === 0, 'the last 250s given', 20_000);
+    await waitUntil(async () => (await deliveryStatuses(ids)).filter((s) => s === 'accepted').length === peer.messages.length, 'the 250s recorded', 20_000);
     first.child.kill('SIGKILL');
     await first.exited;
     const inFlight = await h.deps.db`select id from deliveries where status = ${'sending'}`;
@@ -124,7 +116,7 @@ describe('crash safety', () => {
     const ids = await queueMessages(80);
     const workers = [spawnWorker({ WORKER_CONCURRENCY: '8' }), spawnWorker({ WORKER_CONCURRENCY: '8' })];
     // Both take jobs from the start (a daemon alone would read every job ahead of its claims).
-    for (const worker of workers) await waitFor(() => worker.output().includes('worker started'), 10_000, 'a worker started');
+    for (const worker of workers) await waitUntil(() => worker.output().includes('worker started'), 'a worker started', 10_000);
     // Every message gets two jobs (two due times), so both workers race for the same messages.
     for (const id of ids) {
       await h.deps.deliveryQueue.enqueue({ emailId: id, dueAt: new Date(Date.now() - 1) });
@@ -169,11 +161,11 @@ describe('leases that follow the daemon\'s life', () => {
     const ids = await queueMessages(5);
     for (const id of ids) await h.deps.deliveryQueue.enqueue({ emailId: id, dueAt: new Date() });
     const doomed = spawnWorker(env);
-    await waitFor(() => peer.dataReceived() >= ids.length, 20_000, 'every transaction held at the final dot');
+    await waitUntil(() => peer.dataReceived() >= ids.length, 'every transaction held at the final dot', 20_000);
     expect(await deliveryStatuses(ids)).toEqual(ids.map(() => 'sending'));
     // The other daemon runs beside it, with its own jobs, expired-lease look and reconciler.
     const survivor = spawnWorker(env);
-    await waitFor(() => survivor.output().includes('worker started'), 10_000, 'the second daemon');
+    await waitUntil(() => survivor.output().includes('worker started'), 'the second daemon', 10_000);
 
     peer.behavior.data = { kind: 'accept' };
     doomed.child.kill('SIGKILL');
@@ -245,7 +237,7 @@ describe('operations', () => {
         .filter((line) => line.startsWith('{'))
         .map((line) => JSON.parse(line) as { message?: string; port?: number })
         .find((line) => line.message === 'metrics listening');
-    await waitFor(() => listening() !== undefined, 5_000, 'the metrics server');
+    await waitUntil(() => listening() !== undefined, 'the metrics server', 5_000);
     const port = listening()!.port;
     const url = `http://127.0.0.1:${port}/metrics`;
     expect((await fetch(url)).status).toBe(401);
@@ -268,7 +260,7 @@ describe('signals', () => {
     for (const id of ids) await h.deps.deliveryQueue.enqueue({ emailId: id, dueAt: new Date() });
     // A grace period that a 1 s attempt fits in whatever the machine's load.
     const worker = spawnWorker({ WORKER_SHUTDOWN_GRACE: '20s' });
-    await waitFor(() => peer.dataReceived() >= 3, 15_000, 'the messages in flight');
+    await waitUntil(() => peer.dataReceived() >= 3, 'the messages in flight', 15_000);
     worker.child.kill('SIGTERM');
     expect(await worker.exited).toBe(0);
     expect(await deliveryStatuses(ids)).toEqual(['accepted', 'accepted', 'accepted']);

@@ -1,4 +1,4 @@
-import { testRedisPrefix } from '@mailer/testing';
+import { testRedisPrefix, waitUntil } from '@mailer/testing';
 import { openRedis, type Redis } from './connection';
 import { HOLDER_TTL_MS, SharedDestinationLimits } from './destination-limits';
 
@@ -105,18 +105,11 @@ describe('operator limits shared through Redis', () => {
 
 /** Until the daemon listens: it then asks Redis nothing for a destination nobody throttled. */
 async function listening(daemon: SharedDestinationLimits): Promise<void> {
-  await until(() => !daemon.asksRedisFor('mx.nobody-throttled.test'));
+  await waitUntil(() => !daemon.asksRedisFor('mx.nobody-throttled.test'), 'the subscription', 5_000, 10);
 }
 
 /** Until the daemon has heard of an action on the pattern (announcements arrive on a connection of their own). */
 async function heard(daemon: SharedDestinationLimits, pattern: string): Promise<void> {
-  await until(() => daemon.asksRedisFor(pattern));
+  await waitUntil(() => daemon.asksRedisFor(pattern), `the action on ${pattern}`, 5_000, 10);
   await listening(daemon);
-}
-
-async function until(condition: () => boolean): Promise<void> {
-  for (let tries = 0; !condition(); tries++) {
-    if (tries > 500) throw new Error('condition never held');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }

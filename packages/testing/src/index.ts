@@ -4,6 +4,7 @@ export { insertReadyDomain, insertSender, insertWebhookEndpoint, type ReadyDomai
 export { startTestSmtpServer, messageIdOf, TEST_CA_FILE, TEST_MX_CERT_FILE, TransactionGauge, type TestSmtpServer, type TestSmtpServerOptions, type PeerBehavior, type DataBehavior, type ReceivedMessage } from './smtp-server';
 export { insertQueuedEmail, type QueuedEmailInput, type QueuedEmail } from './email-factory';
 export { freePort } from './free-port';
+export { waitUntil } from './wait-until';
 export { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver';
 export { endProcess } from './end-process';
 export { startPrivatePostgres, type PrivatePostgres } from './private-postgres';
