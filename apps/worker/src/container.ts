@@ -169,7 +169,7 @@ export async function closeContainer(deps: WorkerDependencies): Promise<void> {
   deps.transport.pool.closeAll();
   await deps.composer.close();
   await deps.deliveryQueue.close().catch(() => undefined);
-  deps.sharedLimits.close();
+  await deps.sharedLimits.close();
   deps.producerRedis.disconnect();
   deps.workerRedis.disconnect();
   await deps.database.close();

@@ -5,8 +5,8 @@ import { HOLDER_TTL_MS, SharedDestinationLimits } from './destination-limits';
 describe('operator limits shared through Redis', () => {
   const redises: Redis[] = [];
   const daemons: SharedDestinationLimits[] = [];
-  afterAll(() => {
-    daemons.forEach((d) => d.close());
+  afterAll(async () => {
+    await Promise.all(daemons.map((d) => d.close()));
     redises.forEach((r) => r.disconnect());
   });
   /** Two daemons' views of one REDIS_PREFIX, each on its own connection, with a clock the test moves. */
@@ -20,7 +20,7 @@ describe('operator limits shared through Redis', () => {
       daemons.push(daemon);
       return { daemon, redis };
     };
-    return { a: make().daemon, b: make().daemon, make, advance: (ms: number) => (now += ms) };
+    return { a: make().daemon, b: make().daemon, make, prefix, advance: (ms: number) => (now += ms) };
   }
 
   it('holds `connections` across daemons, and gives a slot back on release', async () => {
@@ -90,6 +90,18 @@ describe('operator limits shared through Redis', () => {
     await heard(quiet, 'mx.quiet.test');
   });
 
+  it('an action announced while a daemon had lost its subscription is read from the index once it is back', async () => {
+    const { a, b, make, prefix } = twoDaemons();
+    const { daemon: cut, redis } = make();
+    await listening(cut);
+    await cutSubscriptions(redis, prefix);
+    // Before the subscriptions are back (ioredis reconnects after 50 ms): the announcement goes to nobody.
+    await a.throttle({ pattern: 'mx.missed.test' }, { kind: 'suspend' }, 60_000);
+    for (const daemon of [cut, a, b]) await listening(daemon);
+    expect(cut.asksRedisFor('mx.missed.test')).toBe(true);
+    expect(await cut.acquire({ pattern: 'mx.missed.test' })).toMatchObject({ granted: false, suspended: true });
+  });
+
   it('a daemon that starts while an action is in force reads it from the index; it lapses with the action', async () => {
     const { a, make, advance } = twoDaemons();
     await a.throttle({ pattern: 'mx.earlier.test' }, { kind: 'suspend' }, 60_000);
@@ -102,6 +114,14 @@ describe('operator limits shared through Redis', () => {
     expect(later.asksRedisFor('mx.earlier.test')).toBe(false);
   });
 });
+
+/** Drops the connections of the prefix's subscriptions, as a Redis restart or a network cut would. */
+async function cutSubscriptions(redis: Redis, prefix: string): Promise<void> {
+  const clients = String(await redis.call('CLIENT', 'LIST', 'TYPE', 'pubsub')).split('\n');
+  const ids = clients.filter((c) => c.includes(` name=${prefix}:`)).map((c) => /\bid=(\d+)/.exec(c)![1]!);
+  expect(ids.length).toBeGreaterThan(0);
+  for (const id of ids) await redis.call('CLIENT', 'KILL', 'ID', id);
+}
 
 /** Until the daemon listens: it then asks Redis nothing for a destination nobody throttled. */
 async function listening(daemon: SharedDestinationLimits): Promise<void> {

@@ -88,6 +88,8 @@ export class SharedDestinationLimits {
   private readonly actions = new Map<string, number>();
   /** The subscription is up and the index was read through it: `actions` holds every action in force. */
   private listening = false;
+  /** Connections the subscription had: an index read started on an earlier one proves nothing of the current. */
+  private connection = 0;
 
   constructor(
     redis: Redis,
@@ -97,9 +99,13 @@ export class SharedDestinationLimits {
   ) {
     if (!('mailerDestinationAcquire' in redis)) redis.defineCommand('mailerDestinationAcquire', { numberOfKeys: 3, lua: ACQUIRE });
     this.redis = redis as LimitsRedis;
-    this.subscriber = redis.duplicate();
+    // Named, so that an operator's CLIENT LIST tells the subscription apart.
+    this.subscriber = redis.duplicate({ connectionName: this.actionsKey() });
     this.subscriber.on('error', () => undefined);
-    this.subscriber.on('close', () => (this.listening = false));
+    this.subscriber.on('close', () => {
+      this.listening = false;
+      this.connection++;
+    });
     this.subscriber.on('ready', () => void this.listen());
     this.subscriber.on('message', (_channel: string, message: string) => {
       try {
@@ -116,14 +122,22 @@ export class SharedDestinationLimits {
     return !this.unlimited({ pattern });
   }
 
-  /** Stops following the actions (the daemon closes). */
-  close(): void {
+  /**
+   * Stops following the actions (the daemon closes); resolves once an open subscription's
+   * connection has ended (at once when Redis is away: there is none to wait for).
+   */
+  async close(): Promise<void> {
     this.listening = false;
+    this.connection++;
+    const open = this.subscriber.status === 'connect' || this.subscriber.status === 'ready';
+    const ended = open ? new Promise<void>((resolve) => this.subscriber.once('end', () => resolve())) : undefined;
     this.subscriber.disconnect();
+    await ended;
   }
 
   /** Subscribes, then reads the actions already in force: one announced meanwhile is heard either way. */
   private async listen(): Promise<void> {
+    const connection = this.connection;
     try {
       await this.subscriber.subscribe(this.actionsKey());
       const patterns = await this.redis.zrangebyscore(this.actionsKey(), this.now(), '+inf');
@@ -132,7 +146,7 @@ export class SharedDestinationLimits {
         const [error, ms] = left![i]!;
         if (!error && Number(ms) > 0) this.heard(pattern, Number(ms));
       });
-      this.listening = this.subscriber.status === 'ready';
+      this.listening = connection === this.connection;
     } catch {
       // Not listening: every transaction asks Redis until the subscription is ready again.
     }
