@@ -86,10 +86,13 @@ export class SharedDestinationLimits {
   private readonly subscriber: Redis;
   /** Patterns with an action in force, as this daemon heard of them: pattern → until (its clock); kept longest when heard twice. */
   private readonly actions = new Map<string, number>();
-  /** The subscription is up and the index was read through it: `actions` holds every action in force. */
-  private listening = false;
-  /** Connections the subscription had: an index read started on an earlier one proves nothing of the current. */
+  /** Connections the subscription had, counted as each ends. */
   private connection = 0;
+  /**
+   * The connection on which the subscription was up when the index was read: while it is the current one,
+   * `actions` holds every action in force (a read begun on an earlier connection proves nothing of it).
+   */
+  private listenedOn = -1;
 
   constructor(
     redis: Redis,
@@ -102,10 +105,7 @@ export class SharedDestinationLimits {
     // Named, so that an operator's CLIENT LIST tells the subscription apart.
     this.subscriber = redis.duplicate({ connectionName: this.actionsKey() });
     this.subscriber.on('error', () => undefined);
-    this.subscriber.on('close', () => {
-      this.listening = false;
-      this.connection++;
-    });
+    this.subscriber.on('close', () => this.connection++);
     this.subscriber.on('ready', () => void this.listen());
     this.subscriber.on('message', (_channel: string, message: string) => {
       try {
@@ -127,7 +127,6 @@ export class SharedDestinationLimits {
    * connection has ended (at once when Redis is away: there is none to wait for).
    */
   async close(): Promise<void> {
-    this.listening = false;
     this.connection++;
     const open = this.subscriber.status === 'connect' || this.subscriber.status === 'ready';
     const ended = open ? new Promise<void>((resolve) => this.subscriber.once('end', () => resolve())) : undefined;
@@ -141,12 +140,13 @@ export class SharedDestinationLimits {
     try {
       await this.subscriber.subscribe(this.actionsKey());
       const patterns = await this.redis.zrangebyscore(this.actionsKey(), this.now(), '+inf');
-      const left = patterns.length === 0 ? [] : await this.redis.pipeline(patterns.map((p) => ['pttl', this.key({ pattern: p }, 'throttle')])).exec();
+      const left = patterns.length === 0 ? [] : ((await this.redis.pipeline(patterns.map((p) => ['pttl', this.key({ pattern: p }, 'throttle')])).exec()) ?? []);
       patterns.forEach((pattern, i) => {
-        const [error, ms] = left![i]!;
+        const [error, ms] = left[i] ?? [new Error('no reply')];
         if (!error && Number(ms) > 0) this.heard(pattern, Number(ms));
       });
-      this.listening = connection === this.connection;
+      // A read begun on an earlier connection must not undo a later one's.
+      if (connection === this.connection) this.listenedOn = connection;
     } catch {
       // Not listening: every transaction asks Redis until the subscription is ready again.
     }
@@ -158,7 +158,7 @@ export class SharedDestinationLimits {
 
   /** Neither an operator's limit nor, as far as this listening daemon knows, an action in force. */
   private unlimited(rule: SharedLimits): boolean {
-    if (!this.listening || rule.connections || rule.messagesPerMinute) return false;
+    if (this.listenedOn !== this.connection || rule.connections || rule.messagesPerMinute) return false;
     const until = this.actions.get(rule.pattern);
     if (until === undefined) return true;
     if (until > this.now()) return false;
